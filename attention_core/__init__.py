@@ -1,0 +1,22 @@
+"""attention_core: traced attention that reproduces the seed notebooks number by number.
+
+Modules, one job each:
+    sdpa       scaled dot-product attention returning a frozen trace; masks and fill conventions
+    multihead  projections, seeded weight recipes, concat and split multi-head attention
+    tokenizer  003's SimpleTokenizer and weightless simplified attention
+    scenario   the JSON contract ``compute(scenario) -> result`` and its validation
+    presets    every notebook example as data, with the tensors it printed
+"""
+
+from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
+from .presets import Preset, Printed, all_presets, check, get_preset, preset_ids, scenario_of
+from .scenario import MAX_D, MAX_HEADS, MAX_T, Scenario, ScenarioError, compute, evaluate, parse, result_json
+from .sdpa import AttentionTrace, attend, causal_keep, padding_keep
+from .tokenizer import SimpleTokenizer, simplified_attention
+
+__all__ = [
+    "MAX_D", "MAX_HEADS", "MAX_T", "AttentionTrace", "MultiHeadTrace", "Preset", "Printed", "Scenario",
+    "ScenarioError", "SimpleTokenizer", "Weights", "all_presets", "attend", "causal_keep", "check", "compute",
+    "evaluate", "get_preset", "init_weights", "multi_head", "padding_keep", "parse", "preset_ids",
+    "result_json", "scenario_of", "simplified_attention",
+]  # fmt: skip

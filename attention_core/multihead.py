@@ -1,0 +1,175 @@
+"""Projections, seeded weight recipes and multi-head attention in the seeds' two styles.
+
+Symbols: L query length, S key length, D = d_in (d_model), d = d_out (per-head width), H heads.
+
+Layouts (how a stored matrix is applied):
+    "linear"  out×in, applied as ``x @ W.T``  (nn.Linear; notebooks 000, 002, 003's Linear class)
+    "matmul"  in×out, applied as ``x @ W``    (a bare Parameter/tensor; 001, 003's Parameter class)
+
+Head modes:
+    "concat"  every head has its own full-width W_q/W_k/W_v (D→d); head outputs are concatenated
+              (000/002's ``nn.ModuleList`` of ``Attention`` heads, ``torch.cat(..., dim=1)``)
+    "split"   one D×D projection, viewed as H heads of D/H (``Q.view(1, T, H, D//H).transpose(1, 2)``,
+              001 and the Vaswani paper), merged back and optionally passed through W_o
+
+Weight recipes (``init``), each drawn from its own ``torch.Generator`` so the global RNG is untouched:
+    "linear"    nn.Linear(in, out, bias=False) default: U(-1/√in, 1/√in), out×in   (000/002 seed 42)
+    "rand"      torch.rand(in, out)                                                    (003 seed 69)
+    "randn"     torch.randn(in, out)                                                   (001)
+    "identity"  the identity, so q = k = v = x                                        (003, 004)
+A recipe fixes the numbers; the layout only fixes how they are stored, so flipping the layout
+stores the transpose and leaves every output unchanged (003 shows exactly this equivalence).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from .sdpa import AttentionTrace, attend
+
+LAYOUTS = ("linear", "matmul")
+MODES = ("concat", "split")
+RECIPES = ("linear", "rand", "randn", "identity")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Projection matrices in one layout. concat: one matrix per head; split: exactly one."""
+
+    W_q: Tensor  # (H or 1, d, D) linear | (H or 1, D, d) matmul
+    W_k: Tensor  # same as W_q
+    W_v: Tensor  # same as W_q
+    W_o: Tensor | None  # (D, H·d) linear | (H·d, D) matmul
+    layout: str
+
+
+def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator) -> Tensor:
+    """One (n_out, n_in) matrix in linear layout, drawn by ``recipe`` from generator ``g``."""
+    if recipe == "linear":
+        bound = 1 / math.sqrt(n_in)  # kaiming_uniform_(a=√5) as nn.Linear.reset_parameters does
+        return torch.empty(n_out, n_in).uniform_(-bound, bound, generator=g)
+    if recipe == "rand":
+        return torch.rand(n_in, n_out, generator=g).T
+    if recipe == "randn":
+        return torch.randn(n_in, n_out, generator=g).T
+    if recipe == "identity":
+        return torch.eye(n_out, n_in)
+    raise ValueError(f"init={recipe!r} is not one of {RECIPES}")
+
+
+def to_layout(w_linear: Tensor, layout: str) -> Tensor:
+    """Store an (out, in) matrix in ``layout``."""
+    return (w_linear if layout == "linear" else w_linear.T).contiguous()
+
+
+def init_weights(
+    recipe: str,
+    seed: int,
+    d_in: int,
+    d_out: int,
+    heads: int,
+    mode: str,
+    layout: str,
+    with_w_o: bool = False,
+    dtype: torch.dtype = torch.float32,
+) -> Weights:
+    """Seeded weights drawn in the notebooks' order: W_q, W_k, W_v, then the next head, then W_o.
+
+    Reproduces ``torch.manual_seed(seed)`` followed by creating the layers, without touching the
+    global RNG. In split mode d_out is ignored: the projections are D×D.
+    """
+    g = torch.Generator().manual_seed(seed)
+    n_mats, width = (heads, d_out) if mode == "concat" else (1, d_in)
+    per: list[list[Tensor]] = [[], [], []]
+    for _ in range(n_mats):
+        for slot in per:  # W_q, W_k, W_v of this head
+            slot.append(to_layout(draw(recipe, d_in, width, g), layout))
+    w_o = None
+    if with_w_o:
+        w_o = to_layout(draw(recipe, n_mats * width, d_in, g), layout)  # (D, H·d) before layout
+    stacked = [torch.stack(s).to(dtype) for s in per]
+    return Weights(*stacked, W_o=None if w_o is None else w_o.to(dtype), layout=layout)
+
+
+def project(x: Tensor, w: Tensor, layout: str) -> Tensor:
+    """(..., T, D) with (H, ·, ·) weights -> (..., H, T, d)."""
+    x = x.unsqueeze(-3)  # (..., 1, T, D)
+    return x @ w.transpose(-2, -1) if layout == "linear" else x @ w
+
+
+def apply_out(concat: Tensor, w_o: Tensor | None, layout: str) -> Tensor:
+    """(..., L, H·d) through W_o -> (..., L, D); identity when there is no W_o."""
+    if w_o is None:
+        return concat
+    return concat @ w_o.T if layout == "linear" else concat @ w_o
+
+
+@dataclass(frozen=True)
+class MultiHeadTrace:
+    """All heads at once. ``attention`` fields carry a head axis: (..., H, L, ·)."""
+
+    attention: AttentionTrace
+    heads: int
+    mode: str
+    weights: Weights
+    concat: Tensor  # (..., L, H·d_v) head outputs side by side
+    output: Tensor  # (..., L, D) after W_o, or == concat without W_o
+
+    def head(self, h: int) -> dict[str, Tensor]:
+        """The intermediates of head ``h`` as (L, ·) tensors (for unbatched input)."""
+        a = self.attention
+        names = ("q", "k", "v", "scores", "scaled", "masked", "weights_raw", "weights", "output")
+        return {n: getattr(a, n)[..., h, :, :] for n in names}
+
+
+def split_heads(x: Tensor, heads: int) -> Tensor:
+    """(..., T, D) -> (..., H, T, D/H), as 001's ``view(1, T, H, hd).transpose(1, 2)``."""
+    *lead, t, d = x.shape
+    return x.reshape(*lead, t, heads, d // heads).transpose(-3, -2)
+
+
+def merge_heads(x: Tensor) -> Tensor:
+    """(..., H, T, hd) -> (..., T, H·hd), as 001's ``transpose(1, 2).reshape(1, T, D)``."""
+    *lead, h, t, hd = x.shape
+    return x.transpose(-3, -2).reshape(*lead, t, h * hd)
+
+
+def multi_head(
+    x_q: Tensor,
+    x_k: Tensor,
+    x_v: Tensor,
+    weights: Weights,
+    heads: int,
+    mode: str = "concat",
+    keep: Tensor | None = None,
+    scale: bool | float = True,
+    fill: str = "-inf",
+    normalize: str = "softmax",
+) -> MultiHeadTrace:
+    """Multi-head attention over x_q (..., L, D) and x_k, x_v (..., S, D).
+
+    concat: per-head (d×D) projections; every head sees d_k = d.
+    split:  one D×D projection per role, split into H heads of D/H; d_k = D/H.
+    """
+    layout = weights.layout
+    if mode == "concat":
+        q = project(x_q, weights.W_q, layout)  # (..., H, L, d)
+        k = project(x_k, weights.W_k, layout)  # (..., H, S, d)
+        v = project(x_v, weights.W_v, layout)  # (..., H, S, d)
+    elif mode == "split":
+        d_model = weights.W_q.shape[-1]
+        if d_model % heads:
+            raise ValueError(f"heads={heads} does not divide d_model={d_model} in split mode")
+        q = split_heads(project(x_q, weights.W_q, layout).squeeze(-3), heads)  # (..., H, L, D/H)
+        k = split_heads(project(x_k, weights.W_k, layout).squeeze(-3), heads)  # (..., H, S, D/H)
+        v = split_heads(project(x_v, weights.W_v, layout).squeeze(-3), heads)  # (..., H, S, D/H)
+    else:
+        raise ValueError(f"head_mode={mode!r} is not one of {MODES}")
+    trace = attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize)
+    concat = merge_heads(trace.output)  # (..., H, L, d) -> (..., L, H·d)
+    output = apply_out(concat, weights.W_o, layout)
+    return MultiHeadTrace(trace, heads, mode, weights, concat, output)

@@ -1,0 +1,358 @@
+"""The JSON contract: ``compute(scenario: dict) -> dict``, with strict, field-naming validation.
+
+Every bad input raises :class:`ScenarioError` (a ValueError) whose message starts with the field,
+e.g. ``x_k row 2, column 1: 'abc' is not a number``. Sizes are checked before any cell is read
+and before any tensor is built. Rows and columns in messages count from 1, as a table shows them.
+See README.md ("The compute contract") for the full key list.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .multihead import LAYOUTS, MODES, RECIPES, MultiHeadTrace, Weights, init_weights, multi_head
+from .sdpa import FILLS, causal_keep, padding_keep
+
+MAX_T = 64  # tokens per sequence (query or key side)
+MAX_D = 64  # d_in (d_model) and d_out
+MAX_HEADS = 8
+MAX_ABS = 1e6  # largest |cell|; with the caps above no float32 intermediate can overflow
+MAX_SEED = 2**63 - 1
+MASK_KINDS = ("none", "causal", "padding", "causal+padding", "custom")
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+NORMALIZE = ("softmax", "sum")
+KNOWN_KEYS = {
+    "x", "x_q", "x_k", "x_v", "tokens", "tokens_k", "heads", "head_mode", "weights", "layout",
+    "d_out", "mask", "scale", "dtype", "normalize", "preset", "title",
+}  # fmt: skip
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be computed; the message names the field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario, as tensors. x_q (L, D); x_k, x_v (S, D)."""
+
+    x_q: Tensor
+    x_k: Tensor
+    x_v: Tensor
+    self_attention: bool
+    tokens: list[str]
+    tokens_k: list[str]
+    heads: int
+    head_mode: str
+    weights: Weights
+    keep: Tensor | None  # (L, S) bool, True = visible
+    mask_kind: str
+    fill: str
+    scale: bool | float
+    dtype: str
+    normalize: str
+
+
+def parse_number(value: Any, where: str) -> float:
+    """One cell as the browser or a script sends it: a number, a numeric string, or junk."""
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        raise ScenarioError(where, "is blank" if not isinstance(value, bool) else "true/false is not a number")
+    if isinstance(value, (int, float)):
+        x = float(value)
+    elif isinstance(value, str):
+        try:
+            x = float(value.strip())
+        except ValueError:
+            raise ScenarioError(where, f"{value[:20]!r} is not a number") from None
+    else:
+        raise ScenarioError(where, f"a {type(value).__name__} is not a number")
+    if not math.isfinite(x):
+        raise ScenarioError(where, f"{value!r} is not a finite number (masks are set with 'mask', not with -inf)")
+    if abs(x) > MAX_ABS:
+        raise ScenarioError(where, f"{value!r} is too large: |value| must be at most {MAX_ABS:g}")
+    return x
+
+
+def parse_matrix(
+    value: Any, field: str, rows: int | None = None, cols: int | None = None, max_rows: int = MAX_T
+) -> list[list[float]]:
+    """A rows×cols matrix of finite numbers. Sizes are checked before any cell is parsed."""
+    if not isinstance(value, list):
+        raise ScenarioError(field, f"must be a list of rows, not {type(value).__name__}")
+    if not value:
+        raise ScenarioError(field, "is empty")
+    if len(value) > max_rows:
+        raise ScenarioError(field, f"has {len(value)} rows; at most {max_rows} are allowed")
+    if rows is not None and len(value) != rows:
+        raise ScenarioError(field, f"has {len(value)} rows; expected {rows}")
+    for i, row in enumerate(value):
+        if not isinstance(row, list):
+            raise ScenarioError(f"{field} row {i + 1}", f"must be a list of numbers, not {type(row).__name__}")
+    width = len(value[0]) if cols is None else cols
+    if width == 0:
+        raise ScenarioError(field, "has no columns")
+    if width > MAX_D:
+        raise ScenarioError(field, f"has {width} columns; at most {MAX_D} are allowed")
+    for i, row in enumerate(value):
+        if len(row) != width:
+            raise ScenarioError(f"{field} row {i + 1}", f"has {len(row)} values; expected {width}")
+    return [[parse_number(c, f"{field} row {i + 1}, column {j + 1}") for j, c in enumerate(r)] for i, r in enumerate(value)]
+
+
+def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ScenarioError(field, f"{value!r} is not a whole number")
+    try:
+        f = float(value)
+    except ValueError:
+        raise ScenarioError(field, f"{value!r} is not a whole number") from None
+    if not math.isfinite(f) or f != int(f):
+        raise ScenarioError(field, f"{value!r} is not a whole number")
+    if not lo <= int(f) <= hi:
+        raise ScenarioError(field, f"{int(f)} is out of range {lo}..{hi}")
+    return int(f)
+
+
+def parse_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ScenarioError(field, f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def parse_tokens(value: Any, field: str, n: int, default_prefix: str) -> list[str]:
+    if value is None:
+        return [f"{default_prefix}{i + 1}" for i in range(n)]
+    if not isinstance(value, list) or len(value) != n:
+        raise ScenarioError(field, f"must be a list of {n} labels, one per row")
+    return [str(t)[:40] for t in value]
+
+
+def parse_scale(value: Any) -> bool | float:
+    if isinstance(value, bool):
+        return value
+    x = parse_number(value, "scale")
+    if x <= 0:
+        raise ScenarioError("scale", f"{value!r}: a temperature must be positive")
+    return x
+
+
+def _check_keys(obj: dict, field: str, allowed: set[str]) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise ScenarioError(f"{field}{unknown[0]}", f"unknown key; allowed keys are {', '.join(sorted(allowed))}")
+
+
+def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None]:
+    """-> (kind, fill, keep (L, S) or None)."""
+    if value is None:
+        return "none", "-inf", None
+    if not isinstance(value, dict):
+        raise ScenarioError("mask", "must be an object like {'kind': 'causal', 'fill': '-inf'}")
+    _check_keys(value, "mask.", {"kind", "keep", "padding", "fill"})
+    kind = parse_choice(value.get("kind", "none"), "mask.kind", MASK_KINDS)
+    fill = parse_choice(value.get("fill", "-inf"), "mask.fill", FILLS)
+    keep: Tensor | None = None
+    if kind in ("causal", "causal+padding"):
+        keep = causal_keep(n_q, n_k)
+    if kind in ("padding", "causal+padding"):
+        pad = value.get("padding")
+        if not isinstance(pad, list) or len(pad) != n_k:
+            raise ScenarioError("mask.padding", f"must list {n_k} true/false flags, one per key")
+        flags = [_parse_flag(p, f"mask.padding item {j + 1}") for j, p in enumerate(pad)]
+        pk = padding_keep(n_q, flags)
+        keep = pk if keep is None else keep & pk
+    if kind == "custom":
+        grid = parse_matrix(value.get("keep"), "mask.keep", rows=n_q, cols=n_k)
+        for i, row in enumerate(grid):
+            for j, c in enumerate(row):
+                if c not in (0.0, 1.0):
+                    raise ScenarioError(f"mask.keep row {i + 1}, column {j + 1}", f"{c:g} must be 0 (hide) or 1 (keep)")
+        keep = torch.tensor(grid) == 1
+    return kind, fill, keep
+
+
+def _parse_flag(v: Any, field: str) -> bool:
+    if isinstance(v, bool):
+        return v
+    if v in (0, 1):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in ("true", "false", "0", "1"):
+        return v.strip().lower() in ("true", "1")
+    raise ScenarioError(field, f"{v!r} is not true/false")
+
+
+def parse_weights(
+    value: Any, d_in: int, d_out: int | None, heads: int, mode: str, layout: str, dtype: torch.dtype
+) -> Weights:
+    """Seeded ({"init", "seed", "w_o"}) or explicit ({"W_q", "W_k", "W_v", "W_o"}) weights."""
+    if not isinstance(value, dict):
+        raise ScenarioError("weights", "must be {'init': 'linear', 'seed': 42} or {'W_q': [...], ...}")
+    if "init" in value:
+        _check_keys(value, "weights.", {"init", "seed", "w_o"})
+        recipe = parse_choice(value["init"], "weights.init", RECIPES)
+        seed = parse_int(value.get("seed", 0), "weights.seed", 0, MAX_SEED)
+        width = d_in if d_out is None else d_out
+        if recipe == "identity" and mode == "concat" and width != d_in:
+            raise ScenarioError("weights.init", f"identity needs d_out = d_in = {d_in}, not {width}")
+        w_o = bool(value.get("w_o", False))
+        return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype)
+    _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o"})
+    n_mats = heads if mode == "concat" else 1
+    mats: dict[str, Tensor] = {}
+    width = d_out if mode == "concat" else d_in
+    for name in ("W_q", "W_k", "W_v"):
+        lst = value.get(name)
+        if not isinstance(lst, list) or len(lst) != n_mats or not all(isinstance(m, list) for m in lst):
+            what = f"{heads} matrices, one per head" if mode == "concat" else "exactly one d_model×d_model matrix"
+            raise ScenarioError(f"weights.{name}", f"must be a list of {what}")
+        parsed = []
+        for h, m in enumerate(lst):
+            field = f"{name} head {h + 1}" if mode == "concat" else name
+            if width is None and isinstance(m, list) and m and isinstance(m[0], list):
+                width = len(m) if layout == "linear" else len(m[0])
+            rows, cols = (width, d_in) if layout == "linear" else (d_in, width)
+            parsed.append(parse_matrix(m, field, rows=rows, cols=cols, max_rows=MAX_D))
+        mats[name] = torch.tensor(parsed, dtype=dtype)
+    w_o = None
+    if value.get("W_o") is not None:
+        cat = n_mats * (width or d_in)
+        rows, cols = (d_in, cat) if layout == "linear" else (cat, d_in)
+        w_o = torch.tensor(parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=MAX_HEADS * MAX_D), dtype=dtype)
+    return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout)
+
+
+def parse(scenario: Any) -> Scenario:
+    """Validate a JSON-able scenario dict into tensors, or raise ScenarioError naming the field."""
+    if not isinstance(scenario, dict):
+        raise ScenarioError("scenario", f"must be a JSON object, not {type(scenario).__name__}")
+    _check_keys(scenario, "", KNOWN_KEYS)
+    dtype_name = parse_choice(scenario.get("dtype", "float32"), "dtype", tuple(DTYPES))
+    dtype = DTYPES[dtype_name]
+    cross = any(k in scenario for k in ("x_q", "x_k", "x_v"))
+    if cross and "x" in scenario:
+        raise ScenarioError("x", "give either x (self-attention) or x_q and x_k (cross-attention), not both")
+    if cross:
+        if "x_q" not in scenario or "x_k" not in scenario:
+            raise ScenarioError("x_q" if "x_q" not in scenario else "x_k", "is missing (cross-attention needs x_q and x_k)")
+        xq = parse_matrix(scenario["x_q"], "x_q")
+        xk = parse_matrix(scenario["x_k"], "x_k", cols=len(xq[0]))
+        xv = parse_matrix(scenario["x_v"], "x_v", rows=len(xk), cols=len(xq[0])) if "x_v" in scenario else xk
+    else:
+        if "x" not in scenario:
+            raise ScenarioError("x", "is missing: give the token encodings as a list of rows")
+        xq = xk = xv = parse_matrix(scenario["x"], "x")
+    n_q, n_k, d_in = len(xq), len(xk), len(xq[0])
+    heads = parse_int(scenario.get("heads", 1), "heads", 1, MAX_HEADS)
+    mode = parse_choice(scenario.get("head_mode", "concat"), "head_mode", MODES)
+    layout = parse_choice(scenario.get("layout", "linear"), "layout", LAYOUTS)
+    d_out = None if scenario.get("d_out") is None else parse_int(scenario["d_out"], "d_out", 1, MAX_D)
+    if mode == "split":
+        if d_in % heads:
+            raise ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
+        if d_out not in (None, d_in):
+            raise ScenarioError("d_out", f"split mode projects d_model→d_model, so d_out must be {d_in}, not {d_out}")
+    elif d_out is None and isinstance(scenario.get("weights"), dict) and "init" in scenario["weights"]:
+        d_out = d_in
+    weights = parse_weights(scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype)
+    kind, fill, keep = parse_mask(scenario.get("mask"), n_q, n_k)
+    normalize = parse_choice(scenario.get("normalize", "softmax"), "normalize", NORMALIZE)
+    tokens = parse_tokens(scenario.get("tokens"), "tokens", n_q, "t")
+    tokens_k = parse_tokens(scenario.get("tokens_k"), "tokens_k", n_k, "s") if cross else tokens
+    if not cross and scenario.get("tokens_k") is not None:
+        tokens_k = parse_tokens(scenario["tokens_k"], "tokens_k", n_k, "s")
+    return Scenario(
+        x_q=torch.tensor(xq, dtype=dtype),
+        x_k=torch.tensor(xk, dtype=dtype),
+        x_v=torch.tensor(xv, dtype=dtype),
+        self_attention=not cross,
+        tokens=tokens,
+        tokens_k=tokens_k,
+        heads=heads,
+        head_mode=mode,
+        weights=weights,
+        keep=keep,
+        mask_kind=kind,
+        fill=fill,
+        scale=parse_scale(scenario.get("scale", True)),
+        dtype=dtype_name,
+        normalize=normalize,
+    )
+
+
+def evaluate(s: Scenario) -> MultiHeadTrace:
+    """Run a parsed scenario through the traced multi-head path."""
+    return multi_head(
+        s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale,
+        fill=s.fill, normalize=s.normalize,
+    )  # fmt: skip
+
+
+def to_json(t: Tensor) -> Any:
+    """A tensor as nested lists; -inf, inf and NaN survive JSON as the strings "-inf", "inf", "nan"."""
+    if bool(torch.isfinite(t).all()):
+        return t.tolist()
+    return _fix(t.tolist())
+
+
+def _fix(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_fix(v) for v in x]
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+HEAD_KEYS = ("q", "k", "v", "scores", "scaled", "masked", "weights_raw", "weights", "output")
+
+
+def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
+    """The contract's result: per-head intermediates, combined output, warnings and context."""
+    a = tr.attention
+    w = tr.weights
+    heads = []
+    for h in range(tr.heads):
+        parts = tr.head(h)
+        head: dict[str, Any] = {n: to_json(t) for n, t in parts.items()}
+        # population variance (numpy's .var()), as 004 prints it to motivate √d_k
+        head["stats"] = {f"var_{n}": float(parts[n].var(unbiased=False)) for n in ("q", "k", "scores", "scaled")}
+        heads.append(head)
+    return {
+        "heads": heads,
+        "concat": to_json(tr.concat),
+        "output": to_json(tr.output),
+        "warnings": list(a.warnings),
+        "fully_masked_rows": list(a.fully_masked_rows),
+        "keep": None if a.keep is None else a.keep.int().tolist(),
+        "d_k": int(a.k.shape[-1]),
+        "divisor": a.divisor,
+        "weights_used": {
+            "layout": w.layout,
+            "W_q": to_json(w.W_q),
+            "W_k": to_json(w.W_k),
+            "W_v": to_json(w.W_v),
+            "W_o": None if w.W_o is None else to_json(w.W_o),
+        },
+        "tokens": s.tokens,
+        "tokens_k": s.tokens_k,
+        "dtype": s.dtype,
+    }
+
+
+def compute(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The JSON contract: a scenario dict in, every intermediate as plain lists out.
+
+    Raises ScenarioError (a ValueError) whose message names the offending field.
+    """
+    s = parse(scenario)
+    return result_json(s, evaluate(s))

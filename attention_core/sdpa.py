@@ -1,0 +1,160 @@
+"""Scaled dot-product attention that returns every intermediate.
+
+Shapes (PyTorch's MultiheadAttention symbols):
+    L  target (query) length          S  source (key/value) length
+    E  query/key width (d_k)          Ev value width (d_v)
+    ...  any leading batch dims, e.g. (B, H)
+
+Mask polarity, stated once for the whole package:
+    ``keep`` is a bool tensor (..., L, S); ``True`` means "this query may look at this key".
+    Each notebook's own polarity is converted at the edge by :func:`apply_fill`.
+
+Fill conventions (each named after the notebook that teaches it):
+    "-inf"      000: ``scaled.masked_fill(mask == 0, float('-inf'))``
+    "-1e9"      002: ``scaled.masked_fill(block_mask, -1e9)``, block_mask = ~keep
+                (the notebook writes ``values=-1.e9``, which raises TypeError in every torch;
+                this is what that line means)
+    "additive"  004: ``scaled + M`` with M = 0 where kept and -inf where masked
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+FILLS = ("-inf", "-1e9", "additive")
+
+
+@dataclass(frozen=True)
+class AttentionTrace:
+    """Every intermediate of softmax(mask(QKᵀ / s)) V. Tensors keep their leading dims."""
+
+    q: Tensor  # (..., L, E)
+    k: Tensor  # (..., S, E)
+    v: Tensor  # (..., S, Ev)
+    scores: Tensor  # (..., L, S)  q @ kᵀ
+    scaled: Tensor  # (..., L, S)  scores / s
+    masked: Tensor  # (..., L, S)  after the fill convention
+    weights_raw: Tensor  # (..., L, S)  what the normaliser literally returned (NaN possible)
+    weights: Tensor  # (..., L, S)  NaN-free: a fully masked row is defined as all zeros
+    output: Tensor  # (..., L, Ev) weights @ v
+    keep: Tensor | None  # (L, S) bool, True = visible; None = no mask
+    fill: str
+    divisor: float | None  # s; None when scaling is off
+    normalize: str  # "softmax" | "sum"
+    fully_masked_rows: tuple[int, ...]  # query rows with no visible key
+    warnings: tuple[str, ...]
+
+
+def scale_divisor(scale: bool | float, d_k: int) -> float | None:
+    """``True`` → √d_k, ``False`` → None (no scaling), a number → that number (temperature)."""
+    if scale is True:
+        return d_k**0.5
+    if scale is False:
+        return None
+    return float(scale)
+
+
+def apply_fill(scaled: Tensor, keep: Tensor | None, fill: str) -> Tensor:
+    """Mask (..., L, S) scores with one notebook's convention; ``keep`` True = visible."""
+    if keep is None:
+        return scaled
+    if fill == "-inf":  # 000
+        return scaled.masked_fill(keep == 0, float("-inf"))
+    if fill == "-1e9":  # 002: a boolean block mask, True = blocked
+        return scaled.masked_fill(~keep, -1e9)
+    if fill == "additive":  # 004: M = 0 / -inf, added
+        m = torch.zeros(keep.shape, dtype=scaled.dtype).masked_fill(~keep, float("-inf"))
+        return scaled + m
+    raise ValueError(f"fill={fill!r} is not one of {FILLS}")
+
+
+def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int) -> str:
+    """A plain-words warning that says what each convention does with rows that see no key."""
+    shown = ", ".join(str(r + 1) for r in rows)
+    base = (
+        f"query row(s) {shown}: every key is masked. "
+        f"With -inf (000) or additive -inf (004) softmax computes 0/0 = NaN; "
+        f"with -1e9 (002) every score is equal, so the weights are uniform 1/{n_keys}."
+    )
+    if fill == "-1e9":
+        return base + " This run uses -1e9, so those rows are uniform."
+    return base + (
+        " This run uses -inf, so those rows are defined as weight 0 and output 0 "
+        "(what F.scaled_dot_product_attention returns)."
+    )
+
+
+def attend(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    keep: Tensor | None = None,
+    scale: bool | float = True,
+    fill: str = "-inf",
+    normalize: str = "softmax",
+) -> AttentionTrace:
+    """Scaled dot-product attention on (..., L, E), (..., S, E), (..., S, Ev) tensors.
+
+    ``keep`` is (L, S) or broadcastable to (..., L, S). ``normalize`` is "softmax" (every seed)
+    or "sum" (003's first, naive normalisation: divide each row by its sum).
+    """
+    scores = q @ k.transpose(-2, -1)  # (..., L, E) x (..., E, S) -> (..., L, S)
+    divisor = scale_divisor(scale, k.size(-1))
+    # 000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
+    scaled = scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
+    masked = apply_fill(scaled, keep, fill)
+    if normalize == "softmax":
+        weights_raw = F.softmax(masked, dim=-1)
+    elif normalize == "sum":
+        visible = masked.masked_fill(~torch.isfinite(masked), 0.0)
+        weights_raw = visible / visible.sum(dim=-1, keepdim=True)
+    else:
+        raise ValueError(f"normalize={normalize!r} is not 'softmax' or 'sum'")
+
+    rows: tuple[int, ...] = ()
+    warnings: list[str] = []
+    weights = weights_raw
+    if keep is not None:
+        dead = ~keep.reshape(-1, *keep.shape[-2:]).any(dim=-1).any(dim=0)  # (L,)
+        rows = tuple(int(i) for i in torch.nonzero(dead).flatten())
+        if rows:
+            warnings.append(fully_masked_note(rows, fill, k.size(-2)))
+            if fill != "-1e9":
+                weights = weights_raw.masked_fill(dead.unsqueeze(-1), 0.0)
+    if normalize == "sum" and not torch.isfinite(weights).all():
+        warnings.append("a row of scores sums to 0, so divide-by-sum is undefined there (shown as 0)")
+        weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
+    output = weights @ v  # (..., L, S) x (..., S, Ev) -> (..., L, Ev)
+    return AttentionTrace(
+        q=q,
+        k=k,
+        v=v,
+        scores=scores,
+        scaled=scaled,
+        masked=masked,
+        weights_raw=weights_raw,
+        weights=weights,
+        output=output,
+        keep=keep,
+        fill=fill,
+        divisor=divisor,
+        normalize=normalize,
+        fully_masked_rows=rows,
+        warnings=tuple(warnings),
+    )
+
+
+def causal_keep(n_q: int, n_k: int) -> Tensor:
+    """(L, S) look-ahead mask: query i sees keys 0..i (``torch.tril(torch.ones(L, S))``)."""
+    return torch.ones(n_q, n_k, dtype=torch.bool).tril()
+
+
+def padding_keep(n_q: int, pad: list[bool]) -> Tensor:
+    """(L, S) padding mask: ``pad[j]`` True marks key j as padding, hidden from every query."""
+    visible = ~torch.tensor(pad, dtype=torch.bool)  # (S,)
+    return visible.unsqueeze(0).expand(n_q, len(pad)).clone()
+
