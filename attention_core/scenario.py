@@ -105,7 +105,9 @@ def parse_matrix(
     for i, row in enumerate(value):
         if len(row) != width:
             raise ScenarioError(f"{field} row {i + 1}", f"has {len(row)} values; expected {width}")
-    return [[parse_number(c, f"{field} row {i + 1}, column {j + 1}") for j, c in enumerate(r)] for i, r in enumerate(value)]
+    return [
+        [parse_number(c, f"{field} row {i + 1}, column {j + 1}") for j, c in enumerate(r)] for i, r in enumerate(value)
+    ]
 
 
 def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
@@ -226,7 +228,9 @@ def parse_weights(
     if value.get("W_o") is not None:
         cat = n_mats * (width or d_in)
         rows, cols = (d_in, cat) if layout == "linear" else (cat, d_in)
-        w_o = torch.tensor(parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=MAX_HEADS * MAX_D), dtype=dtype)
+        w_o = torch.tensor(
+            parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=MAX_HEADS * MAX_D), dtype=dtype
+        )
     return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout)
 
 
@@ -242,7 +246,9 @@ def parse(scenario: Any) -> Scenario:
         raise ScenarioError("x", "give either x (self-attention) or x_q and x_k (cross-attention), not both")
     if cross:
         if "x_q" not in scenario or "x_k" not in scenario:
-            raise ScenarioError("x_q" if "x_q" not in scenario else "x_k", "is missing (cross-attention needs x_q and x_k)")
+            raise ScenarioError(
+                "x_q" if "x_q" not in scenario else "x_k", "is missing (cross-attention needs x_q and x_k)"
+            )
         xq = parse_matrix(scenario["x_q"], "x_q")
         xk = parse_matrix(scenario["x_k"], "x_k", cols=len(xq[0]))
         xv = parse_matrix(scenario["x_v"], "x_v", rows=len(xk), cols=len(xq[0])) if "x_v" in scenario else xk
@@ -262,7 +268,9 @@ def parse(scenario: Any) -> Scenario:
             raise ScenarioError("d_out", f"split mode projects d_model→d_model, so d_out must be {d_in}, not {d_out}")
     elif d_out is None and isinstance(scenario.get("weights"), dict) and "init" in scenario["weights"]:
         d_out = d_in
-    weights = parse_weights(scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype)
+    weights = parse_weights(
+        scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype
+    )
     kind, fill, keep = parse_mask(scenario.get("mask"), n_q, n_k)
     normalize = parse_choice(scenario.get("normalize", "softmax"), "normalize", NORMALIZE)
     tokens = parse_tokens(scenario.get("tokens"), "tokens", n_q, "t")

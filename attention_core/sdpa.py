@@ -157,4 +157,3 @@ def padding_keep(n_q: int, pad: list[bool]) -> Tensor:
     """(L, S) padding mask: ``pad[j]`` True marks key j as padding, hidden from every query."""
     visible = ~torch.tensor(pad, dtype=torch.bool)  # (S,)
     return visible.unsqueeze(0).expand(n_q, len(pad)).clone()
-
