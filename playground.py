@@ -1,0 +1,487 @@
+"""Attention Playground: the seed notebooks' attention, live, number by number.
+
+Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it).
+Module level only builds ``demo``; tests import it without launching. All per-user state lives in
+``gr.State``; every handler is a pure function of its inputs, so Enter's double event is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import gradio as gr
+import torch
+
+import attention_core as ac
+import views as vw
+from attention_core.scenario import MAX_D, MAX_HEADS, MAX_T
+
+log = logging.getLogger("playground")
+
+DEFAULT_PRESET = "statquest-self"
+SCALE_MODES = ("√d_k", "off", "temperature")
+# the editable values, in the order the handlers receive them
+FIELDS = (
+    "tokens",
+    "tokens_k",
+    "cross",
+    "x",
+    "x_kv",
+    "T",
+    "S",
+    "d_in",
+    "d_out",
+    "heads",
+    "head_mode",
+    "layout",
+    "W_q",
+    "W_k",
+    "W_v",
+    "use_wo",
+    "W_o",
+    "mask_kind",
+    "fill",
+    "padding",
+    "keep",
+    "scale_mode",
+    "temperature",
+    "dtype",
+    "normalize",
+    "seed",
+    "view_head",
+)
+TABLE_OUTS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine")
+
+
+# ---- UI values <-> scenario ------------------------------------------------------------------
+
+
+def split_tokens(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def padding_flags(text: str | None, n_keys: int) -> list[bool]:
+    """'2, 3' (1-based key positions) -> flags per key; bad text raises ScenarioError('padding')."""
+    flags = [False] * n_keys
+    for part in (text or "").replace(" ", ",").split(","):
+        if not part:
+            continue
+        if not part.isdigit() or not 1 <= int(part) <= n_keys:
+            raise ac.ScenarioError("padding", f"{part!r} is not a key position 1..{n_keys}")
+        flags[int(part) - 1] = True
+    return flags
+
+
+def in_layout(mats: list[list[list[Any]]], layout: str) -> list[list[list[Any]]]:
+    """Raw per-head matrices between linear (out×in) and ``layout``: the same transpose both ways."""
+    return mats if layout == "linear" else vw.flip(mats)
+
+
+def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
+    """Everything on screen -> a scenario for attention_core (cells passed raw: the core names bad ones)."""
+    heads, mode = int(v["heads"]), v["head_mode"]
+    n_mats = heads if mode == "concat" else 1
+    sc: dict[str, Any] = {
+        "heads": heads,
+        "head_mode": mode,
+        "layout": v["layout"],
+        "dtype": v["dtype"],
+        "normalize": v["normalize"],
+        "weights": {name: vw.table_to_heads(v[name], n_mats) for name in ("W_q", "W_k", "W_v")},
+    }
+    sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
+    tokens = split_tokens(v["tokens"])
+    if v["cross"]:
+        sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_kv"]), tokens=tokens, tokens_k=split_tokens(v["tokens_k"]))
+    else:
+        sc.update(x=vw.cells(v["x"]), tokens=tokens)
+    n_k = len(vw.cells(v["x_kv"] if v["cross"] else v["x"]))
+    kind = v["mask_kind"]
+    mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
+    if "padding" in kind:
+        mask["padding"] = padding_flags(v["padding"], n_k)
+    if kind == "custom":
+        mask["keep"] = vw.cells(v["keep"])
+    sc["mask"] = mask
+    sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
+    return sc
+
+
+# ---- rendering -------------------------------------------------------------------------------
+
+
+def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int) -> dict[str, Any]:
+    """Every view for one parsed scenario and its trace (one head shown in detail)."""
+    h = min(max(int(view_head or 1), 1), s.heads) - 1
+    part = tr.head(h)
+    fam = vw.family(preset_id)
+    dt = s.dtype
+    d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
+    out: dict[str, Any] = {
+        "q": vw.number_table(part["q"], dt, s.tokens, d_cols),
+        "k": vw.number_table(part["k"], dt, s.tokens_k, d_cols),
+        "v": vw.number_table(part["v"], dt, s.tokens_k, v_cols),
+        "output": vw.number_table(part["output"], dt, s.tokens, v_cols),
+        "combine": vw.number_table(tr.output, dt, s.tokens, [f"o{j + 1}" for j in range(tr.output.shape[-1])]),
+    }
+    for name in ("scores", "scaled", "masked", "weights"):
+        out[name] = vw.number_table(part[name], dt, s.tokens, s.tokens_k)
+    head_note = f" (head {h + 1} of {s.heads})" if s.heads > 1 else ""
+    prints = {
+        "qkv": "\n".join(f"{n} = {vw.torch_print(part[n])}" for n in ("q", "k", "v")),
+        "scores": vw.torch_print(part["scores"]),
+        "scaled": vw.torch_print(part["scaled"]),
+        "masked": vw.torch_print(part["masked"]),
+        "weights": vw.torch_print(part["weights"]),
+        "output": vw.torch_print(part["output"]),
+        "combine": vw.torch_print(tr.output),
+    }
+    for step in vw.STEPS:
+        note = head_note if step != "combine" else f" — shape {tuple(tr.output.shape)}"
+        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note)
+    out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
+    return out
+
+
+VIEW_KEYS = ("badge", "message", *TABLE_OUTS, *(f"html_{s}" for s in vw.STEPS), "fig")
+
+
+def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
+    """All views for the on-screen values, or the message plus gr.skip() for everything else."""
+    try:
+        s = ac.parse(scenario_from(v))
+        tr = ac.evaluate(s)
+        out = render(preset_id, s, tr, v["view_head"])
+        result = ac.result_json(s, tr) if preset_id else {}
+        out["badge"] = vw.badge(preset_id, s, result)
+        out["message"] = vw.message_html(list(tr.attention.warnings))
+        return out
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
+    except Exception:  # never a traceback in the browser; the server log keeps it
+        log.exception("render failed")
+        msg = "Something went wrong while computing this state; your edits are kept. Please report it."
+        return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=msg)}
+
+
+# ---- structural changes: presets, sizes, heads, layout, init ---------------------------------
+
+
+def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
+    """Editable values that show a parsed scenario (weights always explicit, exact in its dtype)."""
+    w, dt = s.weights, s.dtype
+    d_in = s.x_q.shape[-1]
+    n_mats = w.W_q.shape[0]
+    d_out = (w.W_q.shape[1] if w.layout == "linear" else w.W_q.shape[2]) if s.head_mode == "concat" else d_in
+    keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
+    pad = ""
+    if s.mask_kind in ("padding", "causal+padding"):
+        pad = ", ".join(str(j + 1) for j in range(len(s.tokens_k)) if not bool(keep[-1, j]))
+    x_cols = [f"d{j + 1}" for j in range(d_in)]
+    wo = w.W_o if w.W_o is not None else torch.eye(d_in, n_mats * d_out).to(w.W_q.dtype)
+    if w.W_o is None and w.layout == "matmul":
+        wo = wo.T
+    return {
+        "tokens": ", ".join(s.tokens),
+        "tokens_k": ", ".join(s.tokens_k),
+        "cross": not s.self_attention,
+        "x": vw.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
+        "x_kv": vw.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        "T": len(s.tokens),
+        "S": len(s.tokens_k),
+        "d_in": d_in,
+        "d_out": d_out,
+        "heads": s.heads,
+        "head_mode": s.head_mode,
+        "layout": w.layout,
+        "W_q": vw.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
+        "W_k": vw.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
+        "W_v": vw.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
+        "use_wo": w.W_o is not None,
+        "W_o": vw.stacked_table([wo.tolist()], "o", w.layout, dt),
+        "mask_kind": s.mask_kind,
+        "fill": s.fill,
+        "padding": pad,
+        "keep": vw.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
+        "scale_mode": "√d_k" if s.scale is True else "off" if s.scale is False else "temperature",
+        "temperature": s.scale if not isinstance(s.scale, bool) else 1.0,
+        "dtype": s.dtype,
+        "normalize": s.normalize,
+        "view_head": min(view_head, s.heads),
+    }
+
+
+def resized(raw: list[list[Any]], rows: int, cols: int, fresh: list[list[float]]) -> list[list[Any]]:
+    """Keep every raw cell that still fits (typos included); new cells come from ``fresh``."""
+    return [[raw[i][j] if i < len(raw) and j < len(raw[i]) else fresh[i][j] for j in range(cols)] for i in range(rows)]
+
+
+def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None) -> dict[str, Any]:
+    """Apply new sizes/heads/mode/layout (or a fresh ``recipe`` draw) to the on-screen values.
+
+    ``shape`` describes the tables as they are now on screen; raw cells are kept where they fit.
+    """
+    seed = int(v["seed"] or 0)
+    T, d_in = int(v["T"]), int(v["d_in"])
+    S = int(v["S"]) if v["cross"] else T
+    heads, mode, layout = int(v["heads"]), v["head_mode"], v["layout"]
+    if mode == "split" and d_in % heads:
+        raise ac.ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
+    d_out = int(v["d_out"]) if mode == "concat" else d_in
+    n_mats = heads if mode == "concat" else 1
+    g = torch.Generator().manual_seed(seed)
+    fresh_x = (torch.randn(T, d_in, generator=g) * 2).round(decimals=2).tolist()
+    fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
+    new_w = ac.init_weights(recipe or shape.get("recipe", "linear"), seed, d_in, d_out, heads, mode, "linear", True)
+    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.cells(v["keep"])]
+    tokens = split_tokens(v["tokens"])
+    tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
+    tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
+    tokens_k = (tokens_k + [f"s{i + 1}" for i in range(len(tokens_k), S)])[:S]
+    old_n = shape["heads"] if shape["head_mode"] == "concat" else 1
+    mats: dict[str, list[list[list[Any]]]] = {}
+    for name in ("W_q", "W_k", "W_v"):
+        fresh = getattr(new_w, name).tolist()
+        old = [] if recipe else in_layout(vw.table_to_heads(v[name], old_n), shape["layout"])
+        same_mode = shape["head_mode"] == mode
+        mats[name] = [
+            resized(old[h] if same_mode and h < len(old) else [], d_out, d_in, fresh[h]) for h in range(n_mats)
+        ]
+    wo_old = [] if recipe else in_layout([vw.cells(v["W_o"])], shape["layout"])[0]
+    wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
+    x = resized(vw.cells(v["x"]), T, d_in, fresh_x)
+    out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
+    x_cols = [f"d{j + 1}" for j in range(d_in)]
+    out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
+    out["x_kv"] = vw.raw_table(
+        resized(vw.cells(v["x_kv"]) if v["cross"] else x, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"]
+    )
+    for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):
+        out[name] = vw.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
+    out["W_o"] = vw.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
+    default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
+    out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
+    out["view_head"] = min(int(v["view_head"] or 1), heads)
+    return out
+
+
+def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
+    """The custom mask grid with one cell flipped 0 <-> 1 (clicks on the label column do nothing)."""
+    rows = [list(r) for r in (keep.get("data", []) if isinstance(keep, dict) else keep or [])]
+    i, j = (index if isinstance(index, (list, tuple)) else (-1, -1))[:2]
+    if 1 <= j and 0 <= i < len(rows) and j < len(rows[i]):
+        rows[i][j] = 0 if str(rows[i][j]).strip() in ("1", "1.0") else 1
+    return {"data": rows, "headers": ["", *key_tokens][: max((len(r) for r in rows), default=1)]}
+
+
+def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
+    return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe}
+
+
+# ---- the app ---------------------------------------------------------------------------------
+
+CSS = """
+.badge {padding: 8px 12px; border-radius: 8px; margin: 4px 0; font-size: 0.95em}
+.badge.ok {background: #e8f6ec; border: 1px solid #3a9d5d}
+.badge.bad {background: #fdecea; border: 1px solid #c0392b}
+.badge.left, .badge.free {background: #fff7e0; border: 1px solid #d4a017}
+.badge table {margin-top: 6px; font-size: 0.85em}
+.badge td, .badge th {padding: 1px 8px}
+.msg-error {background: #fdecea; border: 1px solid #c0392b; padding: 6px 10px; border-radius: 6px}
+.msg-warn {background: #fff7e0; border: 1px solid #d4a017; padding: 6px 10px; border-radius: 6px}
+.step pre {margin: 2px 0; padding: 6px 8px; border-radius: 6px; font-size: 0.85em; overflow-x: auto}
+.step pre.code {background: #f3f4f8; color: #1b2a6b}
+.step pre.tensor {background: #fbfbf4}
+"""
+
+
+def build() -> gr.Blocks:
+    preset_choices = [(p.title, p.id) for p in ac.all_presets()]
+    first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario))
+    with gr.Blocks(title="Attention Playground") as demo:
+        preset_state = gr.State(DEFAULT_PRESET)
+        shape_state = gr.State(shape_of(first, "linear"))
+        gr.Markdown(
+            "# Attention Playground\nThe attention mechanism from five teaching notebooks, live: edit any number "
+            "and every step below updates. Pick a notebook example to start; the badge tells you whether the "
+            "numbers still match what the notebook printed."
+        )
+        with gr.Row():
+            preset = gr.Dropdown(preset_choices, value=DEFAULT_PRESET, label="Preset (notebook example)", scale=3)
+            load_btn = gr.Button("Reload preset", scale=1)
+        badge = gr.HTML()
+        message = gr.HTML()
+        c: dict[str, Any] = {}
+        with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
+            with gr.Row():
+                c["T"] = gr.Slider(1, MAX_T, step=1, value=first["T"], label="T (query tokens)")
+                c["S"] = gr.Slider(1, MAX_T, step=1, value=first["S"], label="S (key tokens, cross only)")
+                c["d_in"] = gr.Slider(1, MAX_D, step=1, value=first["d_in"], label="d_model (encoding width)")
+                c["d_out"] = gr.Slider(1, MAX_D, step=1, value=first["d_out"], label="d_out per head (concat)")
+            with gr.Row():
+                c["heads"] = gr.Slider(1, MAX_HEADS, step=1, value=first["heads"], label="heads")
+                c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
+                c["layout"] = gr.Radio(
+                    [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
+                    value=first["layout"],
+                    label="weight layout",
+                )
+                c["view_head"] = gr.Slider(1, MAX_HEADS, step=1, value=1, label="head shown below")
+            with gr.Row():
+                c["mask_kind"] = gr.Radio(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask")
+                c["fill"] = gr.Radio(
+                    [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+                    value=first["fill"],
+                    label="fill convention",
+                )
+                c["padding"] = gr.Textbox(first["padding"], label="padded key positions (e.g. 3 or 2, 3)")
+            with gr.Row():
+                c["scale_mode"] = gr.Radio(list(SCALE_MODES), value=first["scale_mode"], label="scale")
+                c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
+                c["dtype"] = gr.Radio(["float32", "float64"], value=first["dtype"], label="dtype")
+                c["normalize"] = gr.Radio(["softmax", "sum"], value=first["normalize"], label="normalise rows by")
+            with gr.Row():
+                c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
+                init_linear = gr.Button("Init weights: nn.Linear (seed)")
+                init_rand = gr.Button("Init weights: torch.rand (seed)")
+                c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
+                c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
+        gr.Markdown("## 1 · Inputs: tokens and encodings")
+        with gr.Row():
+            c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
+            c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels (cross)")
+        with gr.Row():
+            c["x"] = table(first["x"], "x: encodings (queries; also keys/values in self-attention)")
+            c["x_kv"] = table(first["x_kv"], "x_kv: key/value source (cross-attention)")
+        gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
+        with gr.Row():
+            c["W_q"] = table(first["W_q"], "W_q")
+            c["W_k"] = table(first["W_k"], "W_k")
+            c["W_v"] = table(first["W_v"], "W_v")
+        c["W_o"] = table(first["W_o"], "W_o (used when 'output projection W_o' is ticked)")
+        c["keep"] = table(first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)")
+        o: dict[str, Any] = {}
+        for step in vw.STEPS:
+            formula, words = vw.FORMULAS[step]
+            gr.Markdown(
+                f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
+                latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
+            )
+            o[f"html_{step}"] = gr.HTML()
+            names = {"qkv": ("q", "k", "v"), "combine": ("combine",)}.get(step, (step,))
+            with gr.Row():
+                for n in names:
+                    o[n] = gr.Dataframe(
+                        label=n if step != "combine" else "final output", interactive=False, max_height=360, wrap=False
+                    )
+            if step == "weights":
+                o["fig"] = gr.Plot(label="heatmaps (head shown)")
+        o["badge"], o["message"] = badge, message
+
+        inputs = [c[f] for f in FIELDS]
+        view_outs = [o[k] for k in VIEW_KEYS]
+        edit_outs = [c[f] for f in FIELDS]
+
+        def refresh(preset_id: str | None, *vals: Any) -> list[Any]:
+            got = compute_views(preset_id, dict(zip(FIELDS, vals, strict=True)))
+            return [got[k] for k in VIEW_KEYS]
+
+        def restructure(action: str, preset_id: str | None, shape: dict, *vals: Any) -> list[Any]:
+            v = dict(zip(FIELDS, vals, strict=True))
+            try:
+                recipe = {"init_linear": "linear", "init_rand": "rand"}.get(action)
+                nv = reshape_values(v, shape, recipe)
+                new_shape = shape_of(nv, recipe or shape.get("recipe", "linear"))
+            except ac.ScenarioError as e:
+                gr.Warning(str(e))
+                skip = {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
+                return [gr.skip()] * (2 + len(FIELDS)) + [skip[k] for k in VIEW_KEYS]
+            got = compute_views(preset_id, nv)
+            return [new_shape, preset_id] + [nv[f] for f in FIELDS] + [got[k] for k in VIEW_KEYS]
+
+        def load(preset_id: str) -> list[Any]:
+            s = ac.parse(ac.get_preset(preset_id).scenario)
+            nv = values_from_scenario(s)
+            nv["seed"] = ac.get_preset(preset_id).scenario.get("weights", {}).get("seed", 42)
+            got = compute_views(preset_id, nv)
+            return [shape_of(nv, "linear"), preset_id] + [nv[f] for f in FIELDS] + [got[k] for k in VIEW_KEYS]
+
+        def toggle(preset_id: str | None, evt: gr.SelectData, *vals: Any) -> list[Any]:
+            v = dict(zip(FIELDS, vals, strict=True))
+            v["keep"] = toggled(v["keep"], evt.index, split_tokens(v["tokens_k"] if v["cross"] else v["tokens"]))
+            v["mask_kind"] = "custom"
+            got = compute_views(preset_id, v)
+            return [v["keep"], "custom"] + [got[k] for k in VIEW_KEYS]
+
+        struct_outs = [shape_state, preset_state, *edit_outs, *view_outs]
+        common = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
+        for f in (
+            "tokens",
+            "tokens_k",
+            "x",
+            "x_kv",
+            "W_q",
+            "W_k",
+            "W_v",
+            "W_o",
+            "fill",
+            "padding",
+            "keep",
+            "scale_mode",
+            "temperature",
+            "dtype",
+            "normalize",
+            "view_head",
+            "use_wo",
+            "mask_kind",
+        ):
+            c[f].input(refresh, [preset_state, *inputs], view_outs, **common)
+        for f in ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross"):
+            c[f].input(
+                lambda *a: restructure("resize", *a), [preset_state, shape_state, *inputs], struct_outs, **common
+            )
+        init_linear.click(
+            lambda *a: restructure("init_linear", *a), [preset_state, shape_state, *inputs], struct_outs, **common
+        )
+        init_rand.click(
+            lambda *a: restructure("init_rand", *a), [preset_state, shape_state, *inputs], struct_outs, **common
+        )
+        preset.input(load, [preset], struct_outs, **common)
+        load_btn.click(load, [preset], struct_outs, **common)
+        c["keep"].select(toggle, [preset_state, *inputs], [c["keep"], c["mask_kind"], *view_outs], **common)
+        demo.load(load, [preset], struct_outs, **common)
+
+        gr.api(compute_api, api_name="compute")
+        gr.api(echo_api, api_name="echo")
+    return demo
+
+
+def table(value: dict[str, Any], label: str) -> gr.Dataframe:
+    """An editable matrix: fixed size, label column 0 read-only, cells arrive as the browser sends them."""
+    return gr.Dataframe(
+        value=value, label=label, interactive=True, type="array", static_columns=[0], max_height=300, wrap=False
+    )
+
+
+def compute_api(scenario: dict) -> dict:
+    """attention_core.compute over HTTP: a scenario dict in, every intermediate out (see README)."""
+    try:
+        return ac.compute(scenario)
+    except ac.ScenarioError as e:
+        raise gr.Error(str(e)) from None
+
+
+def echo_api(text: str) -> str:
+    """Returns its input; the benchmark's REST floor."""
+    return text
+
+
+demo = build()
+demo.queue(max_size=64, default_concurrency_limit=2)
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO)
+    demo.launch(css=CSS, footer_links=["api"], enable_monitoring=False, share=False)

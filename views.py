@@ -1,0 +1,380 @@
+"""Pure conversion and rendering for playground.py: no Gradio objects, no state.
+
+Browser tables <-> scenario dicts, tensors -> torch's own print text, exact-number tables,
+Plotly heatmaps, each step's notebook code, and the match badge.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import torch
+from torch import Tensor
+
+import attention_core as ac
+
+STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
+
+FORMULAS = {
+    "qkv": (
+        "Q = X W_Q,\\; K = X W_K,\\; V = X W_V",
+        "Each token's encoding is multiplied by three weight "
+        "matrices, giving its query (what it looks for), key (what it offers) and value (what it passes on).",
+    ),
+    "scores": (
+        "S = Q K^\\top,\\quad S_{ij} = q_i \\cdot k_j",
+        "Entry (i, j) is the dot product of query i with key j: how well token i's question matches token j.",
+    ),
+    "scaled": (
+        "S' = S / \\sqrt{d_k}",
+        "Dividing by √d_k keeps the scores' spread near 1 as d_k grows, so softmax "
+        "does not saturate (seed 004's variance cell).",
+    ),
+    "masked": (
+        "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}",
+        "Hidden pairs get -inf (or -1e9) so that softmax gives them exactly zero weight.",
+    ),
+    "weights": (
+        "A = \\mathrm{softmax}(S'')\\ \\text{row by row}",
+        "Each row becomes positive weights that sum to 1: how much token i attends to each token j.",
+    ),
+    "output": (
+        "O = A V,\\quad o_i = \\sum_j A_{ij} v_j",
+        "Each output row is the weighted average of the value rows, using that row's attention weights.",
+    ),
+    "combine": (
+        "\\mathrm{MultiHead} = \\mathrm{Concat}(O_1, \\dots, O_h)\\, W_O",
+        "The heads' outputs sit side by side; an optional W_O mixes them back to d_model.",
+    ),
+}
+
+TITLES = {
+    "qkv": "3 · Q, K, V",
+    "scores": "4 · QKᵀ (raw scores)",
+    "scaled": "5 · scaled",
+    "masked": "6 · masked",
+    "weights": "7 · softmax weights",
+    "output": "8 · output",
+    "combine": "9 · heads combined",
+}
+
+
+# ---- numbers ----------------------------------------------------------------------------------
+
+
+def shortest(v: float, dtype: str) -> float:
+    """The shortest decimal that round-trips the value in the working dtype (exact through the browser)."""
+    return float(str(np.float32(v))) if dtype == "float32" else float(v)
+
+
+def fmt(v: float, dtype: str = "float32") -> str:
+    """One exact number as text; -inf/inf/nan are written out (the Dataframe would blank them)."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    return str(np.float32(v)) if dtype == "float32" else repr(float(v))
+
+
+def number_table(t: Tensor, dtype: str, rows: list[str], cols: list[str]) -> dict[str, Any]:
+    """A (R, C) tensor as a read-only Dataframe value with token labels in column 0."""
+    data = [[r, *(fmt(v, dtype) for v in row)] for r, row in zip(rows, t.tolist(), strict=True)]
+    return {"data": data, "headers": ["", *cols]}
+
+
+def cells(table: Any) -> list[list[Any]]:
+    """Browser table -> raw cells (label column dropped). Accepts a list of rows, a dict or a DataFrame."""
+    if table is None:
+        return []
+    if hasattr(table, "values") and hasattr(table, "columns"):  # pandas
+        table = table.values.tolist()
+    elif isinstance(table, dict):
+        table = table.get("data", [])
+    return [list(r)[1:] for r in table]
+
+
+def torch_print(t: Tensor) -> str:
+    """Exactly what ``print(t)`` shows in the notebooks (torch's default print options)."""
+    return str(t)
+
+
+# ---- weights tables: heads stacked vertically ------------------------------------------------
+
+
+def weight_labels(n_heads: int, n_rows: int, role: str, layout: str) -> list[str]:
+    kind = "out" if layout == "linear" else "in"
+    if n_heads == 1:
+        return [f"{kind}{r + 1}" for r in range(n_rows)]
+    return [f"h{h + 1} {role}·{kind}{r + 1}" for h in range(n_heads) for r in range(n_rows)]
+
+
+def stacked_table(mats: list[list[list[Any]]], role: str, layout: str, dtype: str) -> dict[str, Any]:
+    """Per-head matrices (already in ``layout``) -> one table of heads stacked top to bottom."""
+    n_rows = len(mats[0]) if mats else 0
+    n_cols = max((len(r) for m in mats for r in m), default=0)
+    kind = "in" if layout == "linear" else "out"
+    rows = [r for m in mats for r in m]
+    return raw_table(
+        rows, weight_labels(len(mats), n_rows, role, layout), [f"{kind}{c + 1}" for c in range(n_cols)], dtype
+    )
+
+
+def raw_table(m: list[list[Any]], rows: list[str], cols: list[str], dtype: str) -> dict[str, Any]:
+    """An editable matrix with a read-only label column 0: numbers exact in ``dtype``, typos kept as typed."""
+
+    def cell(c: Any) -> Any:
+        return shortest(c, dtype) if isinstance(c, (int, float)) and not isinstance(c, bool) else c
+
+    return {"data": [[r, *(cell(c) for c in row)] for r, row in zip(rows, m, strict=True)], "headers": ["", *cols]}
+
+
+def flip(mats: list[list[list[Any]]]) -> list[list[list[Any]]]:
+    """Transpose raw per-head matrices (linear <-> matmul); missing cells of ragged rows become None."""
+    out = []
+    for m in mats:
+        n_cols = max((len(r) for r in m), default=0)
+        out.append([[r[j] if j < len(r) else None for r in m] for j in range(n_cols)])
+    return out
+
+
+def step_html(code: str, printed: str, note: str) -> str:
+    """One notebook cell: the code that computes the step, then torch's print of the live tensor."""
+    return (
+        f"<div class='step'><pre class='code'>{html.escape(code)}</pre>"
+        f"<pre class='tensor'>{html.escape(printed)}</pre><small>{html.escape(note)}</small></div>"
+    )
+
+
+def message_html(warnings: list[str], error: str | None = None) -> str:
+    """Inline messages: an input error (views keep their last good state) and/or plain-words warnings."""
+    parts = []
+    if error:
+        parts.append(
+            f"<div class='msg-error'>⛔ {html.escape(error)} — the views show the last valid state; "
+            "your other edits are kept.</div>"
+        )
+    parts += [f"<div class='msg-warn'>⚠ {html.escape(w)}</div>" for w in warnings]
+    return "".join(parts)
+
+
+def table_to_heads(table: Any, n_heads: int) -> list[list[list[Any]]]:
+    """Stacked table -> one raw matrix per head. Leftover rows stay with the last head so the core
+    reports the wrong shape by name instead of this function guessing."""
+    rows = cells(table)
+    per = max(1, len(rows) // max(1, n_heads))
+    heads = [rows[h * per : (h + 1) * per] for h in range(n_heads)]
+    heads[-1] = heads[-1] + rows[n_heads * per :]
+    return heads
+
+
+# ---- code, as each notebook writes it --------------------------------------------------------
+
+
+def family(preset_id: str | None) -> str:
+    if not preset_id:
+        return "000"
+    return ac.get_preset(preset_id).source[:3]
+
+
+def code_for(step: str, fam: str, s: ac.Scenario) -> str:
+    """The PyTorch line(s) for one step, in the family's names, for the current settings."""
+    names = {
+        "000": "scaled_sims",
+        "002": "sims_scaled",
+        "001": "attention_scores",
+        "003": "scaled_attn_scores",
+        "004": "scaled_dot_product",
+    }[fam]
+    lin = s.weights.layout == "linear"
+    if step == "qkv":
+        if fam in ("000", "002"):
+            src = ("encodings_for_q", "encodings_for_k", "encodings_for_v")
+            lines = [
+                f"{v} = self.W_{v}({x})" if lin else f"{v} = {x} @ self.W_{v}" for v, x in zip("qkv", src, strict=True)
+            ]
+        elif fam == "003":
+            lines = [
+                f"{n}_vectors = self.W_{n}(x)" if lin else f"{n}_vectors = x @ self.W_{n}"
+                for n in ("query", "key", "value")
+            ]
+        elif fam == "004":
+            lines = ["q, k, v = (np.random.randn(T, d_k) for _ in range(3))  # printed values, used as given"]
+        else:
+            lines = [
+                f"{v} = input_tensor @ W_{v.lower()}" if not lin else f"{v} = input_tensor @ W_{v.lower()}.T"
+                for v in "QKV"
+            ]
+        if s.head_mode == "split":
+            lines.append("Q_heads = Q.view(1, T, num_heads, head_dim).transpose(1, 2)  # and K, V alike")
+        return "\n".join(lines)
+    if step == "scores":
+        return {
+            "000": "sims = torch.matmul(q, k.transpose(dim0=self.row_dim, dim1=self.col_dim))",
+            "002": "sims = torch.matmul(q, k.transpose(self.row_dim_idx, self.col_dim_idx))",
+            "001": "Q @ K.transpose(-2, -1)",
+            "003": "attn_scores = query_vectors @ key_vectors.T",
+            "004": "np.matmul(q, k.T)",
+        }[fam]
+    if step == "scaled":
+        src = {
+            "000": "sims",
+            "002": "sims",
+            "001": "(Q @ K.transpose(-2, -1))",
+            "003": "attn_scores",
+            "004": "np.matmul(q, k.T)",
+        }[fam]
+        if s.scale is False:
+            return f"{names} = {src}  # scaling off"
+        if s.scale is True:
+            root = {
+                "000": "torch.tensor(k.size(self.col_dim)**0.5)",
+                "002": "torch.tensor(k.size(self.col_dim_idx) ** 0.5)",
+                "001": "torch.sqrt(torch.tensor(dk, dtype=torch.float32))",
+                "003": "(key_vectors.shape[-1] ** 0.5)",
+                "004": "math.sqrt(d_k)",
+            }[fam]
+            return f"{names} = {src} / {root}"
+        return f"{names} = {src} / {s.scale:g}  # temperature"
+    if step == "masked":
+        if s.keep is None:
+            return "# no mask"
+        return {
+            "-inf": f"{names} = {names}.masked_fill(mask == 0, float('-inf'))",
+            "-1e9": f"{names} = {names}.masked_fill(mask, -1e9)  # mask True = blocked; 002 writes "
+            "values=-1.e9, a TypeError in every torch",
+            "additive": "mask[mask == 0] = -np.inf\nmask[mask == 1] = 0\n" + f"{names} + mask",
+        }[s.fill]
+    if step == "weights":
+        if s.normalize == "sum":
+            return "atwts = atscs / atscs.sum(dim=-1, keepdim=True)  # 003's naive normalisation"
+        return {
+            "000": f"attention_percents = F.softmax({names}, dim=self.col_dim)",
+            "002": f"attention_percents = F.softmax({names}, dim=self.col_dim_idx)",
+            "001": f"attention_weights = F.softmax({names}, dim=-1)",
+            "003": f"attn_weights = torch.softmax({names}, dim=-1)",
+            "004": f"softmax({names} + mask)",
+        }[fam]
+    if step == "output":
+        return {
+            "000": "attention_scores = torch.matmul(attention_percents, v)",
+            "002": "attention_scores = torch.matmul(attention_percents, v)",
+            "001": "attention_output = attention_weights @ V",
+            "003": "context_vectors = attn_weights @ value_vectors",
+            "004": "attention = np.matmul(softmax(scaled_dot_product + mask), v)",
+        }[fam]
+    if s.head_mode == "split":
+        line = "multi_head_output = attention_output_heads.transpose(1, 2).reshape(1, T, d_model)"
+    else:
+        line = "torch.cat([head(encodings_for_q, encodings_for_k, encodings_for_v) for head in self.heads], dim=1)"
+    if s.weights.W_o is not None:
+        line += "\noutput = W_o(multi_head_output)" if s.weights.layout == "linear" else "\noutput = concat @ W_o"
+    return line
+
+
+# ---- figures ---------------------------------------------------------------------------------
+
+
+def _z(t: Tensor) -> tuple[list[list[float | None]], list[list[str]]]:
+    vals = t.tolist()
+    z = [[None if not math.isfinite(v) else round(v, 4) for v in row] for row in vals]
+    text = [[fmt(v) if not math.isfinite(v) else f"{v:.3f}" for v in row] for row in vals]
+    return z, text
+
+
+def heatmaps(scores: Tensor, weights: Tensor, tokens: list[str], tokens_k: list[str], title: str) -> go.Figure:
+    """Scores (masked) and softmax weights of one head side by side, tokens on both axes."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=("scores after mask", "softmax weights"), horizontal_spacing=0.12
+    )
+    show_text = scores.numel() <= 144
+    for col, (t, scale) in enumerate(((scores, "RdBu"), (weights, "Blues")), start=1):
+        z, text = _z(t)
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=[f"{j + 1}:{k}" for j, k in enumerate(tokens_k)],
+                y=[f"{i + 1}:{q}" for i, q in enumerate(tokens)],
+                text=text,
+                texttemplate="%{text}" if show_text else None,
+                colorscale=scale,
+                zmid=0 if col == 1 else None,
+                zmin=0 if col == 2 else None,
+                zmax=1 if col == 2 else None,
+                showscale=False,
+                hovertemplate="query %{y}<br>key %{x}<br>%{text}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(
+        template="none", height=320, margin={"l": 70, "r": 10, "t": 40, "b": 60}, title=None, meta={"title": title}
+    )
+    return fig
+
+
+# ---- the match badge -------------------------------------------------------------------------
+
+
+def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
+    """Names of the fields where two parsed scenarios differ (empty = the same state)."""
+    diff = []
+    for name in ("x_q", "x_k", "x_v"):
+        ta, tb = getattr(a, name), getattr(b, name)
+        if ta.shape != tb.shape or not torch.equal(ta, tb):
+            diff.append("x" if a.self_attention and b.self_attention else name)
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        ta, tb = getattr(a.weights, name), getattr(b.weights, name)
+        if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
+            diff.append(name)
+    for name in ("heads", "head_mode", "fill", "scale", "dtype", "normalize"):
+        if getattr(a, name) != getattr(b, name):
+            diff.append(name)
+    if a.weights.layout != b.weights.layout:
+        diff.append("layout")
+    ka, kb = a.keep, b.keep
+    if (ka is None) != (kb is None) or (ka is not None and not torch.equal(ka, kb)):
+        diff.append("mask")
+    return sorted(set(diff), key=diff.index)
+
+
+def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
+    """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed."""
+    if not preset_id:
+        return "<div class='badge free'>Free play: no preset loaded.</div>"
+    p = ac.get_preset(preset_id)
+    ref = ac.parse(p.scenario)
+    changed = same_scenario(s, ref)
+    if changed:
+        return (
+            f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
+            f"(changed: {html.escape(', '.join(changed))}). Load it again to compare with the notebook.</div>"
+        )
+    if not p.printed:
+        return (
+            f"<div class='badge ok'>✓ <b>{html.escape(p.title)}</b>: {html.escape(p.source)} printed no "
+            f"tensors; this preset is checked against torch in the test suite.</div>"
+        )
+    rows = []
+    worst_ok = True
+    for pr, dev in ac.check(result, p):
+        ok = dev <= pr.atol
+        worst_ok &= ok
+        mark = "✓" if ok else "✗"
+        rows.append(
+            f"<tr><td>{mark}</td><td><code>{html.escape(pr.label)}</code></td><td>{html.escape(pr.cell)}"
+            f"</td><td>{dev:.1e}</td><td>≤ {pr.atol:g}</td></tr>"
+        )
+    head = "✓ matches" if worst_ok else "✗ does not match"
+    return (
+        f"<div class='badge {'ok' if worst_ok else 'bad'}'>{head} <b>{html.escape(p.title)}</b> "
+        f"({html.escape(p.source)}): largest |ours − printed| per printed tensor"
+        f"<table><tr><th></th><th>printed</th><th>cell</th><th>max dev</th><th>tolerance</th></tr>"
+        f"{''.join(rows)}</table></div>"
+    )
