@@ -8,6 +8,7 @@ Module level only builds ``demo``; tests import it without launching. All per-us
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import gradio as gr
@@ -15,7 +16,8 @@ import torch
 
 import attention_core as ac
 import views as vw
-from attention_core.scenario import MAX_D, MAX_HEADS, MAX_T
+from attention_core.multihead import LAYOUTS, MODES
+from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 
 log = logging.getLogger("playground")
 
@@ -27,7 +29,8 @@ FIELDS = (
     "tokens_k",
     "cross",
     "x",
-    "x_kv",
+    "x_k",
+    "x_v",
     "T",
     "S",
     "d_in",
@@ -58,16 +61,16 @@ TABLE_OUTS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", 
 
 
 def split_tokens(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+    return [t.strip() for t in str(text or "").split(",") if t.strip()]
 
 
 def padding_flags(text: str | None, n_keys: int) -> list[bool]:
     """'2, 3' (1-based key positions) -> flags per key; bad text raises ScenarioError('padding')."""
     flags = [False] * n_keys
-    for part in (text or "").replace(" ", ",").split(","):
+    for part in str(text or "").replace(" ", ",").split(","):
         if not part:
             continue
-        if not part.isdigit() or not 1 <= int(part) <= n_keys:
+        if not re.fullmatch(r"[0-9]{1,3}", part) or not 1 <= int(part) <= n_keys:
             raise ac.ScenarioError("padding", f"{part!r} is not a key position 1..{n_keys}")
         flags[int(part) - 1] = True
     return flags
@@ -80,7 +83,7 @@ def in_layout(mats: list[list[list[Any]]], layout: str) -> list[list[list[Any]]]
 
 def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
     """Everything on screen -> a scenario for attention_core (cells passed raw: the core names bad ones)."""
-    heads, mode = int(v["heads"]), v["head_mode"]
+    heads, mode = parse_int(v["heads"], "heads", 1, MAX_HEADS), v["head_mode"]
     n_mats = heads if mode == "concat" else 1
     sc: dict[str, Any] = {
         "heads": heads,
@@ -93,10 +96,11 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
     sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
     tokens = split_tokens(v["tokens"])
     if v["cross"]:
-        sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_kv"]), tokens=tokens, tokens_k=split_tokens(v["tokens_k"]))
+        sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_k"]), x_v=vw.cells(v["x_v"]), tokens=tokens,
+                  tokens_k=split_tokens(v["tokens_k"]))  # fmt: skip
     else:
         sc.update(x=vw.cells(v["x"]), tokens=tokens)
-    n_k = len(vw.cells(v["x_kv"] if v["cross"] else v["x"]))
+    n_k = len(vw.cells(v["x_k"] if v["cross"] else v["x"]))
     kind = v["mask_kind"]
     mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
     if "padding" in kind:
@@ -113,7 +117,7 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
 
 def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int) -> dict[str, Any]:
     """Every view for one parsed scenario and its trace (one head shown in detail)."""
-    h = min(max(int(view_head or 1), 1), s.heads) - 1
+    h = min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), s.heads) - 1
     part = tr.head(h)
     fam = vw.family(preset_id)
     dt = s.dtype
@@ -189,7 +193,8 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "tokens_k": ", ".join(s.tokens_k),
         "cross": not s.self_attention,
         "x": vw.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
-        "x_kv": vw.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        "x_k": vw.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        "x_v": vw.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
         "T": len(s.tokens),
         "S": len(s.tokens_k),
         "d_in": d_in,
@@ -224,13 +229,16 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
 
     ``shape`` describes the tables as they are now on screen; raw cells are kept where they fit.
     """
-    seed = int(v["seed"] or 0)
-    T, d_in = int(v["T"]), int(v["d_in"])
-    S = int(v["S"]) if v["cross"] else T
-    heads, mode, layout = int(v["heads"]), v["head_mode"], v["layout"]
+    # sizes are checked before any tensor is built
+    seed = parse_int(v["seed"] or 0, "seed", 0, MAX_SEED)
+    T, d_in = parse_int(v["T"], "T", 1, MAX_T), parse_int(v["d_in"], "d_model", 1, MAX_D)
+    S = parse_int(v["S"], "S", 1, MAX_T) if v["cross"] else T
+    heads = parse_int(v["heads"], "heads", 1, MAX_HEADS)
+    mode = parse_choice(v["head_mode"], "head_mode", MODES)
+    layout = parse_choice(v["layout"], "layout", LAYOUTS)
     if mode == "split" and d_in % heads:
         raise ac.ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
-    d_out = int(v["d_out"]) if mode == "concat" else d_in
+    d_out = parse_int(v["d_out"], "d_out", 1, MAX_D) if mode == "concat" else d_in
     n_mats = heads if mode == "concat" else 1
     g = torch.Generator().manual_seed(seed)
     fresh_x = (torch.randn(T, d_in, generator=g) * 2).round(decimals=2).tolist()
@@ -256,15 +264,17 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
     x_cols = [f"d{j + 1}" for j in range(d_in)]
     out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
-    out["x_kv"] = vw.raw_table(
-        resized(vw.cells(v["x_kv"]) if v["cross"] else x, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"]
-    )
+    was_cross = shape.get("cross", v["cross"])
+    for name in ("x_k", "x_v"):  # turning cross on starts both sources from x
+        src = vw.cells(v[name]) if v["cross"] and was_cross else x
+        out[name] = vw.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
+
     for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):
         out[name] = vw.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
     out["W_o"] = vw.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
     default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
     out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
-    out["view_head"] = min(int(v["view_head"] or 1), heads)
+    out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
     return out
 
 
@@ -278,7 +288,57 @@ def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
 
 
 def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
-    return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe}
+    """What the weight tables on screen look like, so the next structural change can read them."""
+    return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
+            "mask_kind": v["mask_kind"], "cross": bool(v["cross"])}  # fmt: skip
+
+
+def restructure_values(
+    action: str, preset_id: str | None, shape: dict[str, Any], v: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
+    """A structural edit (sizes, heads, mode, layout, cross, W_o, mask kind, or an init button).
+
+    Returns (new shape, new editable values or None when refused, views).
+    """
+    try:
+        recipe = {"init_linear": "linear", "init_rand": "rand"}.get(action)
+        if v["mask_kind"] == "custom" and shape.get("mask_kind", "custom") != "custom":
+            v = {**v, "keep": current_keep(v, shape["mask_kind"])}
+        nv = reshape_values(v, shape, recipe)
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return shape, None, {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
+    return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
+
+
+def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
+    """The grid of the mask that was on before switching to 'custom', so the user edits from there."""
+    try:
+        s = ac.parse(scenario_from({**v, "mask_kind": kind}))
+    except ac.ScenarioError:
+        return vw.cells(v["keep"])
+    keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
+    return [["", *r] for r in keep.int().tolist()]
+
+
+def load_values(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Everything on screen for one preset: its exact tensors in its own layout and names."""
+    p = ac.get_preset(preset_id)
+    nv = values_from_scenario(ac.parse(p.scenario))
+    init = p.scenario.get("weights", {})
+    nv["seed"] = init.get("seed", 42)
+    recipe = init.get("init", "linear") if init.get("init") in ("linear", "rand") else "linear"
+    return shape_of(nv, recipe), nv, compute_views(preset_id, nv)
+
+
+def shown(nv: dict[str, Any]) -> list[Any]:
+    """Editable values as updates, hiding the controls that do not apply (cross, W_o, mask grid)."""
+    visible = {
+        "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
+        "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
+        "d_out": nv["head_mode"] == "concat",
+    }  # fmt: skip
+    return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]
 
 
 # ---- the app ---------------------------------------------------------------------------------
@@ -318,7 +378,7 @@ def build() -> gr.Blocks:
         with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
             with gr.Row():
                 c["T"] = gr.Slider(1, MAX_T, step=1, value=first["T"], label="T (query tokens)")
-                c["S"] = gr.Slider(1, MAX_T, step=1, value=first["S"], label="S (key tokens, cross only)")
+                c["S"] = gr.Slider(1, MAX_T, step=1, value=first["S"], label="S (key tokens)", visible=first["cross"])
                 c["d_in"] = gr.Slider(1, MAX_D, step=1, value=first["d_in"], label="d_model (encoding width)")
                 c["d_out"] = gr.Slider(1, MAX_D, step=1, value=first["d_out"], label="d_out per head (concat)")
             with gr.Row():
@@ -337,7 +397,9 @@ def build() -> gr.Blocks:
                     value=first["fill"],
                     label="fill convention",
                 )
-                c["padding"] = gr.Textbox(first["padding"], label="padded key positions (e.g. 3 or 2, 3)")
+                c["padding"] = gr.Textbox(
+                    first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False
+                )
             with gr.Row():
                 c["scale_mode"] = gr.Radio(list(SCALE_MODES), value=first["scale_mode"], label="scale")
                 c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
@@ -352,17 +414,18 @@ def build() -> gr.Blocks:
         gr.Markdown("## 1 · Inputs: tokens and encodings")
         with gr.Row():
             c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
-            c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels (cross)")
+            c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
         with gr.Row():
             c["x"] = table(first["x"], "x: encodings (queries; also keys/values in self-attention)")
-            c["x_kv"] = table(first["x_kv"], "x_kv: key/value source (cross-attention)")
+            c["x_k"] = table(first["x_k"], "x_k: key source (cross-attention)", first["cross"])
+            c["x_v"] = table(first["x_v"], "x_v: value source (cross-attention)", first["cross"])
         gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
         with gr.Row():
             c["W_q"] = table(first["W_q"], "W_q")
             c["W_k"] = table(first["W_k"], "W_k")
             c["W_v"] = table(first["W_v"], "W_v")
-        c["W_o"] = table(first["W_o"], "W_o (used when 'output projection W_o' is ticked)")
-        c["keep"] = table(first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)")
+        c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"])
+        c["keep"] = table(first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)", False)
         o: dict[str, Any] = {}
         for step in vw.STEPS:
             formula, words = vw.FORMULAS[step]
@@ -390,24 +453,14 @@ def build() -> gr.Blocks:
             return [got[k] for k in VIEW_KEYS]
 
         def restructure(action: str, preset_id: str | None, shape: dict, *vals: Any) -> list[Any]:
-            v = dict(zip(FIELDS, vals, strict=True))
-            try:
-                recipe = {"init_linear": "linear", "init_rand": "rand"}.get(action)
-                nv = reshape_values(v, shape, recipe)
-                new_shape = shape_of(nv, recipe or shape.get("recipe", "linear"))
-            except ac.ScenarioError as e:
-                gr.Warning(str(e))
-                skip = {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
-                return [gr.skip()] * (2 + len(FIELDS)) + [skip[k] for k in VIEW_KEYS]
-            got = compute_views(preset_id, nv)
-            return [new_shape, preset_id] + [nv[f] for f in FIELDS] + [got[k] for k in VIEW_KEYS]
+            new_shape, nv, got = restructure_values(action, preset_id, shape, dict(zip(FIELDS, vals, strict=True)))
+            if nv is None:
+                return [gr.skip()] * (2 + len(FIELDS)) + [got[k] for k in VIEW_KEYS]
+            return [new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
         def load(preset_id: str) -> list[Any]:
-            s = ac.parse(ac.get_preset(preset_id).scenario)
-            nv = values_from_scenario(s)
-            nv["seed"] = ac.get_preset(preset_id).scenario.get("weights", {}).get("seed", 42)
-            got = compute_views(preset_id, nv)
-            return [shape_of(nv, "linear"), preset_id] + [nv[f] for f in FIELDS] + [got[k] for k in VIEW_KEYS]
+            new_shape, nv, got = load_values(preset_id)
+            return [new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
         def toggle(preset_id: str | None, evt: gr.SelectData, *vals: Any) -> list[Any]:
             v = dict(zip(FIELDS, vals, strict=True))
@@ -422,7 +475,8 @@ def build() -> gr.Blocks:
             "tokens",
             "tokens_k",
             "x",
-            "x_kv",
+            "x_k",
+            "x_v",
             "W_q",
             "W_k",
             "W_v",
@@ -439,7 +493,7 @@ def build() -> gr.Blocks:
             "mask_kind",
         ):
             c[f].input(refresh, [preset_state, *inputs], view_outs, **common)
-        for f in ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross"):
+        for f in ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind"):
             c[f].input(
                 lambda *a: restructure("resize", *a), [preset_state, shape_state, *inputs], struct_outs, **common
             )
@@ -459,10 +513,17 @@ def build() -> gr.Blocks:
     return demo
 
 
-def table(value: dict[str, Any], label: str) -> gr.Dataframe:
+def table(value: dict[str, Any], label: str, visible: bool = True) -> gr.Dataframe:
     """An editable matrix: fixed size, label column 0 read-only, cells arrive as the browser sends them."""
     return gr.Dataframe(
-        value=value, label=label, interactive=True, type="array", static_columns=[0], max_height=300, wrap=False
+        value=value,
+        label=label,
+        interactive=True,
+        type="array",
+        static_columns=[0],
+        max_height=300,
+        wrap=False,
+        visible=visible,
     )
 
 

@@ -322,6 +322,10 @@ def heatmaps(scores: Tensor, weights: Tensor, tokens: list[str], tokens_k: list[
 # ---- the match badge -------------------------------------------------------------------------
 
 
+def as_linear(w: Tensor | None, layout: str) -> Tensor | None:
+    return w if w is None or layout == "linear" else w.transpose(-2, -1)
+
+
 def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
     """Names of the fields where two parsed scenarios differ (empty = the same state)."""
     diff = []
@@ -329,8 +333,11 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
         ta, tb = getattr(a, name), getattr(b, name)
         if ta.shape != tb.shape or not torch.equal(ta, tb):
             diff.append("x" if a.self_attention and b.self_attention else name)
-    for name in ("W_q", "W_k", "W_v", "W_o"):
-        ta, tb = getattr(a.weights, name), getattr(b.weights, name)
+    for name in ("W_q", "W_k", "W_v", "W_o"):  # compared as out×in, so a layout flip alone is "layout"
+        ta, tb = (
+            as_linear(getattr(a.weights, name), a.weights.layout),
+            as_linear(getattr(b.weights, name), b.weights.layout),
+        )
         if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
             diff.append(name)
     for name in ("heads", "head_mode", "fill", "scale", "dtype", "normalize"):

@@ -1,0 +1,203 @@
+"""UI handlers, fed cells the way the browser sends them: strings, ints and blanks."""
+
+from __future__ import annotations
+
+import copy
+import html
+from typing import Any
+
+import pytest
+import torch
+
+import attention_core as ac
+import playground as pg
+from attention_core.presets import STATQUEST_OUT2
+
+SKIP = type(pg.gr.skip())
+
+
+def loaded(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    return pg.load_values(preset_id)
+
+
+def browserish(v: dict[str, Any]) -> dict[str, Any]:
+    """What comes back from the browser: table cells as strings, the label column included."""
+    out = copy.deepcopy(v)
+    for f in ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep"):
+        out[f] = [[r[0], *(str(c) for c in r[1:])] for r in out[f]["data"]]
+    return out
+
+
+def msg(views: dict[str, Any]) -> str:
+    return html.unescape(views["message"])
+
+
+def table_floats(view: dict[str, Any]) -> torch.Tensor:
+    return torch.tensor([[float(c) for c in r[1:]] for r in view["data"]], dtype=torch.float64)
+
+
+@pytest.mark.parametrize("preset", ac.preset_ids())
+def test_every_preset_loads_and_matches_its_notebook(preset: str) -> None:
+    _, v, views = loaded(preset)
+    assert "msg-error" not in msg(views)
+    assert "✓" in views["badge"] and "✗" not in views["badge"]
+    again = pg.compute_views(preset, browserish(v))  # the same state as the browser returns it
+    assert again["badge"] == views["badge"]
+
+
+def test_statquest_shows_the_printed_tensor_text() -> None:
+    _, _, views = loaded("statquest-self")
+    assert "tensor([[1.0100, 1.0641],\n        [0.2040, 0.7057],\n        [3.4989, 2.2427]])" in views["html_output"]
+    assert "attention_scores = torch.matmul(attention_percents, v)" in views["html_output"]
+
+
+def test_edit_a_cell_as_a_string_changes_views_and_badge_then_back() -> None:
+    _, v, before = loaded("statquest-self")
+    b = browserish(v)
+    b["x"][0][1] = "2.5"
+    after = pg.compute_views("statquest-self", b)
+    assert after["q"] != before["q"] and after["weights"] != before["weights"]
+    assert "left the preset" in after["badge"] and "changed: x" in after["badge"]
+    b["x"][0][1] = "1.16"
+    assert "✓ matches" in pg.compute_views("statquest-self", b)["badge"]
+
+
+def test_handlers_are_idempotent_for_enters_double_event() -> None:
+    _, v, _ = loaded("numpy-masked")
+    b = browserish(v)
+    b["x"][2][3] = "0.5"
+    first, second = pg.compute_views("numpy-masked", b), pg.compute_views("numpy-masked", b)
+    for k in pg.VIEW_KEYS:
+        if k != "fig":
+            assert first[k] == second[k], k
+
+
+@pytest.mark.parametrize(
+    ("field", "row", "col", "typed", "message"),
+    [
+        ("x", 1, 1, "abc", "x row 2, column 1: 'abc' is not a number"),
+        ("x", 0, 2, "", "x row 1, column 2: is blank"),
+        ("x", 2, 1, "nan", "x row 3, column 1"),
+        ("x", 2, 1, "1e308", "too large"),
+        ("W_k", 1, 2, "zz", "W_k head 1 row 2, column 2: 'zz' is not a number"),
+    ],
+)
+def test_bad_cell_names_the_field_keeps_last_good_views(
+    field: str, row: int, col: int, typed: str, message: str
+) -> None:
+    _, v, _ = loaded("statquest-self")
+    b = browserish(v)
+    b[field][row][col] = typed
+    got = pg.compute_views("statquest-self", b)
+    assert message in msg(got)
+    assert all(isinstance(got[k], SKIP) for k in pg.VIEW_KEYS if k != "message")
+    assert b[field][row][col] == typed  # the user's edit is untouched
+
+
+def test_adding_a_head_reproduces_000s_two_head_print() -> None:
+    shape, v, _ = loaded("statquest-self")
+    new_shape, nv, views = pg.restructure_values("resize", "statquest-self", shape, {**browserish(v), "heads": 2})
+    assert nv is not None and new_shape["heads"] == 2
+    torch.testing.assert_close(table_floats(views["combine"]), torch.tensor(STATQUEST_OUT2, dtype=torch.float64),
+                               atol=5e-5, rtol=0)  # fmt: skip
+    assert "left the preset" in views["badge"] and "heads" in views["badge"]
+
+
+def test_resize_keeps_what_fits_including_a_typo_and_draws_new_cells_from_the_seed() -> None:
+    shape, v, _ = loaded("statquest-self")
+    b = browserish(v)
+    b["x"][0][1] = "abc"
+    _, nv, views = pg.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
+    _, nv2, _ = pg.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
+    rows = nv["x"]["data"]
+    assert len(rows) == 4 and rows[0][1] == "abc" and rows[1][1:] == ["0.57", "1.36"]
+    assert rows[3] == nv2["x"]["data"][3] and all(isinstance(c, float) for c in rows[3][1:])
+    assert nv["tokens"] == "t1, t2, t3, t4"
+    assert "x row 1, column 1: 'abc'" in msg(views)
+
+
+def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
+    shape, v, before = loaded("llm-linear")
+    _, nv, after = pg.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
+    assert len(nv["W_k"]["data"]) == 3 and len(nv["W_k"]["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
+    assert after["combine"] == before["combine"]
+    assert "changed: layout" in after["badge"]
+
+
+def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
+    shape, v, _ = loaded("statquest-self")
+    _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), "head_mode": "split", "heads": 3})
+    assert nv is None
+    assert "heads=3 does not divide d_model=2" in msg(views)
+
+
+def test_oversize_and_junk_sizes_are_refused_before_building() -> None:
+    shape, v, _ = loaded("statquest-self")
+    for field, value, text in (("T", 10**6, "T: 1000000 is out of range 1..64"), ("d_in", "abc", "d_model"),
+                               ("heads", 9, "heads: 9 is out of range")):  # fmt: skip
+        _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), field: value})
+        assert nv is None and text in msg(views)
+
+
+def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text() -> None:
+    _, v, _ = loaded("statquest-self")
+    got = pg.compute_views("statquest-self", {**browserish(v), "mask_kind": "causal"})
+    w = table_floats(got["weights"])
+    below = torch.ones(3, 3, dtype=torch.bool).tril()
+    assert torch.all(w[~below] == 0) and torch.all(w[below] > 0)
+    assert got["masked"]["data"][0][2:] == ["-inf", "-inf"]
+    assert "masked_fill(mask == 0, float(&#x27;-inf&#x27;))" in got["html_masked"]
+
+
+def test_custom_mask_clicks_and_a_fully_masked_row_is_explained_not_nan() -> None:
+    shape, v, _ = loaded("statquest-self")
+    _, nv, _ = pg.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
+    keep = nv["keep"]
+    for j in (1, 2, 3):
+        keep = pg.toggled(keep, [0, j], ["t1", "t2", "t3"])
+    assert [r[1:] for r in keep["data"]] == [[0, 0, 0], [1, 1, 1], [1, 1, 1]]
+    assert pg.toggled(keep, [0, 0], ["t1", "t2", "t3"]) == keep  # the label column is not a cell
+    got = pg.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom"})
+    assert "every key is masked" in msg(got) and "NaN" in msg(got)
+    assert got["weights"]["data"][0][1:] == ["0.0", "0.0", "0.0"]
+    flat = str(got["weights"]) + str(got["output"]) + str(got["combine"])
+    assert "nan" not in flat.lower()
+    got9 = pg.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom", "fill": "-1e9"})
+    torch.testing.assert_close(table_floats(got9["weights"])[0], torch.full((3,), 1 / 3, dtype=torch.float64))
+
+
+def test_switching_to_custom_starts_from_the_previous_mask() -> None:
+    shape, v, _ = loaded("statquest-masked")
+    _, nv, _ = pg.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
+    assert [r[1:] for r in nv["keep"]["data"]] == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+
+
+def test_init_buttons_use_a_private_generator() -> None:
+    shape, v, _ = loaded("statquest-self")
+    before = torch.random.get_rng_state()
+    _, nv, _ = pg.restructure_values("init_rand", None, shape, {**browserish(v), "seed": 69, "d_out": 2})
+    assert torch.equal(before, torch.random.get_rng_state())
+    expected = ac.init_weights("rand", 69, 2, 2, 1, "concat", "linear").W_q[0]
+    got = torch.tensor([r[1:] for r in nv["W_q"]["data"]])
+    torch.testing.assert_close(got, expected)
+
+
+def test_padding_text_is_validated_by_name() -> None:
+    _, v, _ = loaded("statquest-self")
+    got = pg.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "2, x"})
+    assert "padding: 'x' is not a key position 1..3" in msg(got)
+    ok = pg.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "3"})
+    assert all(r[3] == "0.0" for r in ok["weights"]["data"])
+
+
+def test_cross_attention_with_different_lengths() -> None:
+    shape, v, _ = loaded("statquest-qkv")
+    _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), "S": 5})
+    assert nv is not None and len(nv["x_k"]["data"]) == 5
+    assert len(views["weights"]["data"]) == 3 and len(views["weights"]["data"][0]) == 6
+
+
+def test_compute_api_wraps_errors_for_clients() -> None:
+    assert pg.compute_api(ac.scenario_of("statquest-self"))["output"][0][0] == pytest.approx(1.0100, abs=5e-5)
+    with pytest.raises(pg.gr.Error, match="x row 1, column 1"):
+        pg.compute_api({"x": [["abc"]]})
