@@ -370,10 +370,12 @@ def build() -> gr.Blocks:
             "numbers still match what the notebook printed."
         )
         with gr.Row():
-            preset = gr.Dropdown(preset_choices, value=DEFAULT_PRESET, label="Preset (notebook example)", scale=3)
+            preset = gr.Dropdown(
+                preset_choices, value=DEFAULT_PRESET, label="Preset (notebook example)", scale=3, elem_id="preset"
+            )
             load_btn = gr.Button("Reload preset", scale=1)
-        badge = gr.HTML()
-        message = gr.HTML()
+        badge = gr.HTML(elem_id="badge")
+        message = gr.HTML(elem_id="message")
         c: dict[str, Any] = {}
         with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
             with gr.Row():
@@ -416,16 +418,18 @@ def build() -> gr.Blocks:
             c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
             c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
         with gr.Row():
-            c["x"] = table(first["x"], "x: encodings (queries; also keys/values in self-attention)")
-            c["x_k"] = table(first["x_k"], "x_k: key source (cross-attention)", first["cross"])
-            c["x_v"] = table(first["x_v"], "x_v: value source (cross-attention)", first["cross"])
+            c["x"] = table(first["x"], "x: encodings (queries; also keys/values in self-attention)", elem_id="x-input")
+            c["x_k"] = table(first["x_k"], "x_k: key source (cross-attention)", first["cross"], elem_id="x_k-input")
+            c["x_v"] = table(first["x_v"], "x_v: value source (cross-attention)", first["cross"], elem_id="x_v-input")
         gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
         with gr.Row():
-            c["W_q"] = table(first["W_q"], "W_q")
-            c["W_k"] = table(first["W_k"], "W_k")
-            c["W_v"] = table(first["W_v"], "W_v")
-        c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"])
-        c["keep"] = table(first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)", False)
+            c["W_q"] = table(first["W_q"], "W_q", elem_id="W_q-input")
+            c["W_k"] = table(first["W_k"], "W_k", elem_id="W_k-input")
+            c["W_v"] = table(first["W_v"], "W_v", elem_id="W_v-input")
+        c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"], elem_id="W_o-input")
+        c["keep"] = table(
+            first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)", False, elem_id="keep-input"
+        )
         o: dict[str, Any] = {}
         for step in vw.STEPS:
             formula, words = vw.FORMULAS[step]
@@ -433,15 +437,19 @@ def build() -> gr.Blocks:
                 f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
                 latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
             )
-            o[f"html_{step}"] = gr.HTML()
+            o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}")
             names = {"qkv": ("q", "k", "v"), "combine": ("combine",)}.get(step, (step,))
             with gr.Row():
                 for n in names:
                     o[n] = gr.Dataframe(
-                        label=n if step != "combine" else "final output", interactive=False, max_height=360, wrap=False
+                        elem_id=f"{n}-table",
+                        label=n if step != "combine" else "final output",
+                        interactive=False,
+                        max_height=360,
+                        wrap=False,
                     )
             if step == "weights":
-                o["fig"] = gr.Plot(label="heatmaps (head shown)")
+                o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
         o["badge"], o["message"] = badge, message
 
         inputs = [c[f] for f in FIELDS]
@@ -513,7 +521,7 @@ def build() -> gr.Blocks:
     return demo
 
 
-def table(value: dict[str, Any], label: str, visible: bool = True) -> gr.Dataframe:
+def table(value: dict[str, Any], label: str, visible: bool = True, elem_id: str | None = None) -> gr.Dataframe:
     """An editable matrix: fixed size, label column 0 read-only, cells arrive as the browser sends them."""
     return gr.Dataframe(
         value=value,
@@ -524,6 +532,7 @@ def table(value: dict[str, Any], label: str, visible: bool = True) -> gr.Datafra
         max_height=300,
         wrap=False,
         visible=visible,
+        elem_id=elem_id,
     )
 
 

@@ -1,0 +1,66 @@
+"""Shared helpers for tests that drive the real app in headless Debian Chromium via Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def chromium_path() -> str:
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:  # a missing browser is a failed requirement here, never a skip
+        pytest.fail("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> Iterator[str]:
+    """``python <script>`` on a free loopback port; yields its URL once it answers 200."""
+    port = free_port()
+    full_env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
+                "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}  # fmt: skip
+    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"{script} exited early:\n{proc.stdout.read() if proc.stdout else ''}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.25)
+        else:
+            pytest.fail(f"{script} did not answer within 90 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -1,0 +1,107 @@
+"""End to end: launch playground.py and drive it in headless Debian Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser import CHROMIUM_ARGS, ROOT, chromium_path, serve
+from playwright.sync_api import Page, sync_playwright
+
+TIMEOUT = 20_000
+PLOT_Z = "() => JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z)"
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture
+def page(app_url: str) -> Iterator[Page]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        pg = browser.new_page(viewport={"width": 1400, "height": 1600})
+        pg.set_default_timeout(TIMEOUT)
+        pg.goto(app_url)
+        pg.wait_for_selector("#html-output pre.tensor")
+        pg.wait_for_function("() => document.querySelector('#weights-fig .js-plotly-plot')")
+        yield pg
+        browser.close()
+
+
+def text(pg: Page, selector: str) -> str:
+    return pg.inner_text(selector)
+
+
+def wait_text(pg: Page, selector: str, needle: str) -> None:
+    pg.wait_for_function(
+        "([s, n]) => { const e = document.querySelector(s); return e && e.innerText.includes(n); }",
+        arg=[selector, needle],
+    )
+
+
+def wait_changed(pg: Page, selector: str, before: str) -> None:
+    pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[selector, before])
+
+
+def edit_cell(pg: Page, table: str, row: int, col: int, value: str) -> None:
+    pg.locator(f"#{table} [data-testid='cell-{row}-{col}']").dblclick()
+    pg.keyboard.press("Control+A")
+    pg.keyboard.type(value)
+    pg.keyboard.press("Enter")
+
+
+def choose_preset(pg: Page, title: str) -> None:
+    pg.locator("#preset input").click()
+    pg.locator(f"li[role='option'][aria-label='{title}']").click()
+
+
+def test_two_presets_show_the_notebooks_printed_output(page: Page) -> None:
+    wait_text(page, "#html-output", "tensor([[1.0100, 1.0641],\n        [0.2040, 0.7057],\n        [3.4989, 2.2427]])")
+    wait_text(page, "#badge", "✓ matches")
+    choose_preset(page, "StatQuest: masked self-attention, seed 42")
+    wait_text(
+        page, "#html-output", "tensor([[ 0.6038,  0.7434],\n        [-0.0062,  0.6072],\n        [ 3.4989,  2.2427]])"
+    )
+    wait_text(page, "#badge", "masked self-attention")
+    assert "✓ matches" in text(page, "#badge")
+    choose_preset(page, "Self-attention for Transformers: look-ahead mask M (numpy)")
+    wait_text(page, "#html-output", "[-0.7244,  0.3167, -0.2657,  0.6183, -0.0062,  0.1369]")
+    wait_text(page, "#masked-table", "-inf")
+
+
+def test_editing_one_encoding_cell_updates_q_heatmap_and_output(page: Page) -> None:
+    q, out, z = text(page, "#q-table"), text(page, "#html-output pre.tensor"), page.evaluate(PLOT_Z)
+    edit_cell(page, "x-input", 0, 1, "2.5")
+    wait_changed(page, "#q-table", q)
+    wait_changed(page, "#html-output pre.tensor", out)
+    page.wait_for_function(f"(z) => ({PLOT_Z})() !== z", arg=z)
+    wait_text(page, "#badge", "left the preset")
+    shot = Path(os.environ.get("SCREENSHOT_PATH", ROOT / "artifacts" / "screenshot.png"))
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+
+def test_causal_mask_zeroes_the_weights_above_the_diagonal(page: Page) -> None:
+    page.get_by_label("causal", exact=True).check()
+    page.wait_for_function(
+        "() => ['0-2', '0-3', '1-3'].every(c => document.querySelector(`#weights-table [data-testid='cell-${c}']`)"
+        "?.innerText.trim() === '0.0')"
+    )
+    assert text(page, "#weights-table [data-testid='cell-1-1']").strip() != "0.0"
+    wait_text(page, "#masked-table", "-inf")
+
+
+def test_text_in_a_cell_gets_a_message_and_the_app_still_answers(page: Page) -> None:
+    out = text(page, "#html-output pre.tensor")
+    edit_cell(page, "x-input", 1, 1, "abc")
+    wait_text(page, "#message", "x row 2, column 1: 'abc' is not a number")
+    assert text(page, "#html-output pre.tensor") == out  # last good views stay
+    edit_cell(page, "x-input", 1, 1, "0.9")
+    wait_changed(page, "#html-output pre.tensor", out)
+    page.wait_for_function("() => !document.querySelector('#message').innerText.includes('abc')")
