@@ -7,6 +7,8 @@ Module level only builds ``demo``; tests import it without launching. All per-us
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import re
 from typing import Any
@@ -128,7 +130,7 @@ def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_he
         "k": vw.number_table(part["k"], dt, s.tokens_k, d_cols),
         "v": vw.number_table(part["v"], dt, s.tokens_k, v_cols),
         "output": vw.number_table(part["output"], dt, s.tokens, v_cols),
-        "combine": vw.number_table(tr.output, dt, s.tokens, [f"o{j + 1}" for j in range(tr.output.shape[-1])]),
+        "combine": combine_table(tr, h, dt, s.tokens),
     }
     for name in ("scores", "scaled", "masked", "weights"):
         out[name] = vw.number_table(part[name], dt, s.tokens, s.tokens_k)
@@ -144,9 +146,21 @@ def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_he
     }
     for step in vw.STEPS:
         note = head_note if step != "combine" else f" — shape {tuple(tr.output.shape)}"
+        if step == "combine" and tr.output.shape[-1] > MAX_D:
+            note += f"; the table shows head {h + 1}'s columns"
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note)
     out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
+
+
+def combine_table(tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str]) -> dict[str, Any]:
+    """The combined output; when it is wider than MAX_D (many concatenated heads) only the shown head's block."""
+    width = tr.output.shape[-1]
+    lo, hi = 0, width
+    if width > MAX_D:
+        d_v = width // tr.heads
+        lo, hi = h * d_v, (h + 1) * d_v
+    return vw.number_table(tr.output[..., lo:hi], dtype, tokens, [f"o{j + 1}" for j in range(lo, hi)])
 
 
 VIEW_KEYS = ("badge", "message", *TABLE_OUTS, *(f"html_{s}" for s in vw.STEPS), "fig")
@@ -331,6 +345,51 @@ def load_values(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[st
     return shape_of(nv, recipe), nv, compute_views(preset_id, nv)
 
 
+MAX_LINK = 65_536  # characters of an encoded scenario in a link
+
+
+def encode_link(scenario: dict[str, Any]) -> str:
+    """A scenario as the ``?scenario=`` value of a shareable link (URL-safe base64 of its JSON)."""
+    return base64.urlsafe_b64encode(json.dumps(scenario, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_link(text: str) -> dict[str, Any]:
+    """The inverse of encode_link; JSON only, size-capped, errors name the 'link' field."""
+    if len(text) > MAX_LINK:
+        raise ac.ScenarioError("link", f"the encoded scenario has {len(text)} characters; at most {MAX_LINK}")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        sc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ac.ScenarioError("link", "the scenario in this link is not valid base64-encoded JSON") from None
+    if not isinstance(sc, dict):
+        raise ac.ScenarioError("link", "the scenario in this link is not a JSON object")
+    return sc
+
+
+def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Open ``?preset=<id>`` or ``?scenario=<encoded>``; a bad link falls back to the default preset, with a message."""
+    error = None
+    try:
+        if "scenario" in query:
+            sc = decode_link(query["scenario"])
+            s = ac.parse(sc)
+            preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
+            nv = values_from_scenario(s)
+            nv["seed"] = sc.get("weights", {}).get("seed", 42) if isinstance(sc.get("weights"), dict) else 42
+            return preset_id, shape_of(nv, "linear"), nv, compute_views(preset_id, nv)
+        if "preset" in query:
+            if query["preset"] not in ac.preset_ids():
+                raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
+            return (query["preset"], *load_values(query["preset"]))
+    except ac.ScenarioError as e:
+        error = str(e)
+    new_shape, nv, got = load_values(DEFAULT_PRESET)
+    if error:
+        got["message"] = vw.message_html([], error=f"{error}; showing the default preset instead")
+    return DEFAULT_PRESET, new_shape, nv, got
+
+
 def shown(nv: dict[str, Any]) -> list[Any]:
     """Editable values as updates, hiding the controls that do not apply (cross, W_o, mask grid)."""
     visible = {
@@ -470,6 +529,10 @@ def build() -> gr.Blocks:
             new_shape, nv, got = load_values(preset_id)
             return [new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
+        def open_link(request: gr.Request) -> list[Any]:
+            preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
+            return [preset_id or DEFAULT_PRESET, new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+
         def toggle(preset_id: str | None, evt: gr.SelectData, *vals: Any) -> list[Any]:
             v = dict(zip(FIELDS, vals, strict=True))
             v["keep"] = toggled(v["keep"], evt.index, split_tokens(v["tokens_k"] if v["cross"] else v["tokens"]))
@@ -514,7 +577,7 @@ def build() -> gr.Blocks:
         preset.input(load, [preset], struct_outs, **common)
         load_btn.click(load, [preset], struct_outs, **common)
         c["keep"].select(toggle, [preset_state, *inputs], [c["keep"], c["mask_kind"], *view_outs], **common)
-        demo.load(load, [preset], struct_outs, **common)
+        demo.load(open_link, None, [preset, *struct_outs], **common)
 
         gr.api(compute_api, api_name="compute")
         gr.api(echo_api, api_name="echo")

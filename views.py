@@ -7,12 +7,13 @@ Plotly heatmaps, each step's notebook code, and the match badge.
 from __future__ import annotations
 
 import html
+import json
 import math
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 import torch
+from gradio.components.plot import PlotData
 from torch import Tensor
 
 import attention_core as ac
@@ -80,10 +81,18 @@ def fmt(v: float, dtype: str = "float32") -> str:
     return str(np.float32(v)) if dtype == "float32" else repr(float(v))
 
 
+EXACT_CELLS = 256  # tables up to this size show every digit; bigger ones show 4 decimals
+
+
 def number_table(t: Tensor, dtype: str, rows: list[str], cols: list[str]) -> dict[str, Any]:
     """A (R, C) tensor as a read-only Dataframe value with token labels in column 0."""
-    data = [[r, *(fmt(v, dtype) for v in row)] for r, row in zip(rows, t.tolist(), strict=True)]
-    return {"data": data, "headers": ["", *cols]}
+    if t.numel() > EXACT_CELLS:  # big tables: 4 decimals as numbers (small JSON); -inf still as text
+        vals = t.double().round(decimals=4).tolist()
+        if not bool(torch.isfinite(t).all()):
+            vals = [[v if math.isfinite(v) else fmt(v) for v in row] for row in vals]
+    else:
+        vals = [[fmt(v, dtype) for v in row] for row in t.tolist()]
+    return {"data": [[r, *row] for r, row in zip(rows, vals, strict=True)], "headers": ["", *cols]}
 
 
 def cells(table: Any) -> list[list[Any]]:
@@ -278,45 +287,52 @@ def code_for(step: str, fam: str, s: ac.Scenario) -> str:
 # ---- figures ---------------------------------------------------------------------------------
 
 
-def _z(t: Tensor) -> tuple[list[list[float | None]], list[list[str]]]:
-    vals = t.tolist()
-    z = [[None if not math.isfinite(v) else round(v, 4) for v in row] for row in vals]
-    text = [[fmt(v) if not math.isfinite(v) else f"{v:.3f}" for v in row] for row in vals]
-    return z, text
+def _z(t: Tensor) -> list[list[float | None]]:
+    """Heatmap values rounded to 4 decimals; -inf (masked) becomes a gap (null)."""
+    z = t.double().round(decimals=4)
+    if bool(torch.isfinite(z).all()):
+        return z.tolist()
+    return [[v if math.isfinite(v) else None for v in row] for row in z.tolist()]
 
 
-def heatmaps(scores: Tensor, weights: Tensor, tokens: list[str], tokens_k: list[str], title: str) -> go.Figure:
-    """Scores (masked) and softmax weights of one head side by side, tokens on both axes."""
-    from plotly.subplots import make_subplots
+SCORE_COLORS = [[0, "#2166ac"], [0.5, "#f7f7f7"], [1, "#b2182b"]]
+WEIGHT_COLORS = [[0, "#f7fbff"], [1, "#08306b"]]
 
-    fig = make_subplots(
-        rows=1, cols=2, subplot_titles=("scores after mask", "softmax weights"), horizontal_spacing=0.12
-    )
-    show_text = scores.numel() <= 144
-    for col, (t, scale) in enumerate(((scores, "RdBu"), (weights, "Blues")), start=1):
-        z, text = _z(t)
-        fig.add_trace(
-            go.Heatmap(
-                z=z,
-                x=[f"{j + 1}:{k}" for j, k in enumerate(tokens_k)],
-                y=[f"{i + 1}:{q}" for i, q in enumerate(tokens)],
-                text=text,
-                texttemplate="%{text}" if show_text else None,
-                colorscale=scale,
-                zmid=0 if col == 1 else None,
-                zmin=0 if col == 2 else None,
-                zmax=1 if col == 2 else None,
-                showscale=False,
-                hovertemplate="query %{y}<br>key %{x}<br>%{text}<extra></extra>",
-            ),
-            row=1,
-            col=col,
-        )
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(
-        template="none", height=320, margin={"l": 70, "r": 10, "t": 40, "b": 60}, title=None, meta={"title": title}
-    )
-    return fig
+
+def heatmaps(scores: Tensor, weights: Tensor, tokens: list[str], tokens_k: list[str], title: str) -> PlotData:
+    """Scores (after the mask) and softmax weights of one head side by side, tokens on both axes.
+
+    Built as a lean plotly.js figure dict (no template, no validation pass) and handed to gr.Plot as
+    ready JSON: constructing a validated plotly Figure cost more than the whole attention computation.
+    """
+    xs = [f"{j + 1}:{k}" for j, k in enumerate(tokens_k)]
+    ys = [f"{i + 1}:{q}" for i, q in enumerate(tokens)]
+    small = scores.numel() <= 144
+    finite = scores[torch.isfinite(scores)]
+    lim = float(finite.abs().max()) if finite.numel() else 1.0
+    traces = []
+    for n, (t, colors, lo, hi) in enumerate(((scores, SCORE_COLORS, -lim, lim), (weights, WEIGHT_COLORS, 0, 1))):
+        trace: dict[str, Any] = {
+            "type": "heatmap", "z": _z(t), "x": xs, "y": ys, "colorscale": colors, "zmin": lo, "zmax": hi,
+            "showscale": False, "xaxis": "x" if n == 0 else "x2", "yaxis": "y" if n == 0 else "y2",
+            "hovertemplate": "query %{y}<br>key %{x}<br>%{z}<extra></extra>",
+        }  # fmt: skip
+        if small:
+            trace["text"] = [[fmt(v) if not math.isfinite(v) else f"{v:.3f}" for v in row] for row in t.tolist()]
+            trace["texttemplate"] = "%{text}"
+        traces.append(trace)
+    axis = {"type": "category", "automargin": True}
+    layout = {
+        "height": 320, "margin": {"l": 70, "r": 10, "t": 40, "b": 60}, "meta": {"title": title},
+        "xaxis": {**axis, "domain": [0, 0.45]}, "xaxis2": {**axis, "domain": [0.55, 1]},
+        "yaxis": {**axis, "autorange": "reversed"}, "yaxis2": {**axis, "autorange": "reversed", "anchor": "x2"},
+        "annotations": [
+            {"text": "scores after mask", "x": 0.225, "y": 1.08, "xref": "paper", "yref": "paper",
+             "showarrow": False},
+            {"text": "softmax weights", "x": 0.775, "y": 1.08, "xref": "paper", "yref": "paper", "showarrow": False},
+        ],
+    }  # fmt: skip
+    return PlotData(type="plotly", plot=json.dumps({"data": traces, "layout": layout}))
 
 
 # ---- the match badge -------------------------------------------------------------------------

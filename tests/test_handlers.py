@@ -201,3 +201,26 @@ def test_compute_api_wraps_errors_for_clients() -> None:
     assert pg.compute_api(ac.scenario_of("statquest-self"))["output"][0][0] == pytest.approx(1.0100, abs=5e-5)
     with pytest.raises(pg.gr.Error, match="x row 1, column 1"):
         pg.compute_api({"x": [["abc"]]})
+
+
+def test_links_open_a_preset_or_an_encoded_scenario_and_bad_links_fall_back() -> None:
+    assert pg.link_values({"preset": "numpy-masked"})[0] == "numpy-masked"
+    link = pg.encode_link(ac.scenario_of("llm-parameter"))
+    preset_id, _, nv, views = pg.link_values({"scenario": link})
+    assert preset_id == "llm-parameter" and "✓ matches" in views["badge"] and nv["layout"] == "matmul"
+    for query, text in (({"scenario": "%%%"}, "link: the scenario in this link is not valid"),
+                        ({"scenario": "A" * 70_000}, "at most 65536"),
+                        ({"scenario": pg.encode_link({"x": [["abc"]]})}, "x row 1, column 1"),
+                        ({"preset": "nope"}, "preset: 'nope' is not a preset id")):  # fmt: skip
+        preset_id, _, _, views = pg.link_values(query)
+        assert preset_id == pg.DEFAULT_PRESET and text in msg(views)
+
+
+def test_big_tables_stay_small_and_wide_outputs_show_the_shown_head() -> None:
+    g = torch.Generator().manual_seed(0)
+    sc = {"x": torch.randn(64, 64, generator=g).round(decimals=2).tolist(), "heads": 8, "d_out": 64,
+          "weights": {"init": "linear", "seed": 1}, "mask": {"kind": "causal"}}  # fmt: skip
+    nv = pg.values_from_scenario(ac.parse(sc))
+    views = pg.compute_views(None, {**nv, "seed": 1, "view_head": 3})
+    assert views["combine"]["headers"][1] == "o129" and len(views["combine"]["headers"]) == 65
+    assert views["masked"]["data"][0][2] == "-inf" and isinstance(views["weights"]["data"][5][1], float)
