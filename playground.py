@@ -11,6 +11,7 @@ import base64
 import json
 import logging
 import re
+import zlib
 from typing import Any
 
 import gradio as gr
@@ -345,23 +346,30 @@ def load_values(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[st
     return shape_of(nv, recipe), nv, compute_views(preset_id, nv)
 
 
-MAX_LINK = 65_536  # characters of an encoded scenario in a link
+MAX_LINK = 16_000  # characters of an encoded scenario in a link (uvicorn refuses request lines past ~16 KB)
+MAX_LINK_JSON = 1_000_000  # bytes of JSON after decompression
 
 
 def encode_link(scenario: dict[str, Any]) -> str:
-    """A scenario as the ``?scenario=`` value of a shareable link (URL-safe base64 of its JSON)."""
-    return base64.urlsafe_b64encode(json.dumps(scenario, separators=(",", ":")).encode()).decode().rstrip("=")
+    """A scenario as the ``?scenario=`` value of a shareable link: URL-safe base64 of its zlib-compressed JSON."""
+    raw = zlib.compress(json.dumps(scenario, separators=(",", ":")).encode(), 9)
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def decode_link(text: str) -> dict[str, Any]:
-    """The inverse of encode_link; JSON only, size-capped, errors name the 'link' field."""
+    """The inverse of encode_link; JSON only, size-capped before and after decompression, errors name 'link'."""
     if len(text) > MAX_LINK:
         raise ac.ScenarioError("link", f"the encoded scenario has {len(text)} characters; at most {MAX_LINK}")
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        sc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ac.ScenarioError("link", "the scenario in this link is not valid base64-encoded JSON") from None
+        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        unpacker = zlib.decompressobj()
+        raw = unpacker.decompress(packed, MAX_LINK_JSON)
+        too_big = bool(unpacker.unconsumed_tail)
+        sc = None if too_big else json.loads(raw)
+    except (ValueError, UnicodeDecodeError, zlib.error):
+        raise ac.ScenarioError("link", "the scenario in this link is not a valid encoded JSON scenario") from None
+    if too_big:
+        raise ac.ScenarioError("link", f"the scenario in this link is larger than {MAX_LINK_JSON} bytes")
     if not isinstance(sc, dict):
         raise ac.ScenarioError("link", "the scenario in this link is not a JSON object")
     return sc

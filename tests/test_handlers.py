@@ -208,8 +208,10 @@ def test_links_open_a_preset_or_an_encoded_scenario_and_bad_links_fall_back() ->
     link = pg.encode_link(ac.scenario_of("llm-parameter"))
     preset_id, _, nv, views = pg.link_values({"scenario": link})
     assert preset_id == "llm-parameter" and "✓ matches" in views["badge"] and nv["layout"] == "matmul"
-    for query, text in (({"scenario": "%%%"}, "link: the scenario in this link is not valid"),
-                        ({"scenario": "A" * 70_000}, "at most 65536"),
+    for query, text in (({"scenario": "%%%"}, "link: the scenario in this link is not a valid"),
+                        ({"scenario": "A" * 20_000}, "at most 16000"),
+                        ({"scenario": pg.base64.urlsafe_b64encode(pg.zlib.compress(b" " * 5_000_000)).decode()},
+                         "larger than 1000000 bytes"),
                         ({"scenario": pg.encode_link({"x": [["abc"]]})}, "x row 1, column 1"),
                         ({"preset": "nope"}, "preset: 'nope' is not a preset id")):  # fmt: skip
         preset_id, _, _, views = pg.link_values(query)

@@ -1,0 +1,253 @@
+"""Attention Playground benchmark: every number next to a floor measured in the same run.
+
+    python benchmarks/bench.py            # full run (a few minutes), table to stdout and artifacts/bench.md
+    python benchmarks/bench.py --quick    # a smoke run: few repetitions, small core size
+
+P1 browser edit -> full repaint (headless Debian Chromium) vs a floor app where a Dataframe edit updates a Textbox
+P2 handler time (compute + render + Gradio postprocess, in process)
+P3 payload of one update (the postprocessed outputs as JSON)
+P4 cold start: `python playground.py` to the first HTTP 200 vs a trivial app importing the same packages
+P5 core speed: batched trace path vs the seeds' per-head ModuleList loop vs F.scaled_dot_product_attention
+REST: /compute over plain HTTP vs an /echo endpoint in the same app
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import gradio as gr  # noqa: E402
+import httpx  # noqa: E402
+from browser import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import playground as pg  # noqa: E402
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
+
+
+def large_scenario() -> dict[str, Any]:
+    g = torch.Generator().manual_seed(0)
+    return {"x": (torch.randn(64, 64, generator=g) * 2).round(decimals=1).tolist(), "heads": 8,
+            "head_mode": "concat", "d_out": 64, "weights": {"init": "linear", "seed": 1},
+            "mask": {"kind": "causal", "fill": "-inf"}}  # fmt: skip
+
+
+def case_values(name: str) -> tuple[str | None, dict[str, Any]]:
+    if name == "default":
+        _, nv, _ = pg.load_values(pg.DEFAULT_PRESET)
+        return pg.DEFAULT_PRESET, nv
+    sc = large_scenario()
+    nv = pg.values_from_scenario(ac.parse(sc))
+    nv["seed"] = 1
+    return None, nv
+
+
+POST = {
+    "table": gr.Dataframe(interactive=False, render=False),
+    "html": gr.HTML(render=False),
+    "plot": gr.Plot(render=False),
+}
+
+
+def postprocessed(views: dict[str, Any]) -> bytes:
+    """The outputs as Gradio serialises them for the browser."""
+    out = []
+    for k in pg.VIEW_KEYS:
+        comp = POST["plot"] if k == "fig" else POST["table"] if k in pg.TABLE_OUTS else POST["html"]
+        value = comp.postprocess(views[k])
+        out.append(value.model_dump() if hasattr(value, "model_dump") else value)
+    return json.dumps(out).encode()
+
+
+def bench_handler(name: str, reps: int) -> dict[str, float]:
+    preset_id, nv = case_values(name)
+    times, size = [], 0
+    for i in range(reps + 2):
+        v = {**nv, "x": {**nv["x"], "data": [list(r) for r in nv["x"]["data"]]}}
+        v["x"]["data"][0][1] = 0.5 + i * 0.01  # a real edit each time
+        t0 = time.perf_counter()
+        size = len(postprocessed(pg.compute_views(preset_id, v)))
+        if i >= 2:  # two warm-ups
+            times.append((time.perf_counter() - t0) * 1e3)
+    return {"p50": statistics.median(times), "p95": pct(times, 0.95), "bytes": size}
+
+
+def bench_rest(url: str, reps: int) -> dict[str, dict[str, float]]:
+    """Gradio's plain REST: POST /gradio_api/call/<name>, then GET the event's result stream."""
+    res: dict[str, dict[str, float]] = {}
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for api, payload in (("echo", ["hello"]), ("compute", [ac.scenario_of("statquest-masked")])):
+            times = []
+            for i in range(reps + 3):
+                t0 = time.perf_counter()
+                ev = client.post(f"gradio_api/call/{api}", json={"data": payload}).json()["event_id"]
+                body = client.get(f"gradio_api/call/{api}/{ev}").text
+                dt = (time.perf_counter() - t0) * 1e3
+                assert "event: complete" in body, body[:300]
+                if i >= 3:
+                    times.append(dt)
+            res[api] = {"p50": statistics.median(times), "p95": pct(times, 0.95)}
+    return res
+
+
+TXT = (
+    "const txt = (s) => { const e = document.querySelector(s); return e.value !== undefined ? e.value : e.innerText; };"
+)
+REPAINTED = (
+    "([sels, before, z]) => { "
+    + TXT
+    + """ return sels.every((s, i) => txt(s) !== before[i])
+  && (z === null || JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z) !== z); }"""
+)
+
+
+def bench_browser(url: str, selectors: list[str], reps: int, with_plot: bool) -> dict[str, float]:
+    """Commit a Dataframe edit with Enter and time until every listed view (and the heatmap) has repainted."""
+    print(f"browser: {url[:60]}", file=sys.stderr)
+    from playwright.sync_api import sync_playwright
+
+    times = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.set_default_timeout(60_000)
+        page.goto(url)
+        page.wait_for_selector(selectors[0])
+        if with_plot:
+            page.wait_for_function("(s) => document.querySelector(s).innerText.length > 0", arg=selectors[-1])
+        page.wait_for_timeout(500)
+        for i in range(reps + 2):
+            before = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
+            z = page.evaluate(pg_z()) if with_plot else None
+            page.locator("#x-input [data-testid='cell-0-1']").dblclick()
+            page.keyboard.press("Control+A")
+            page.keyboard.type(f"{0.3 + 0.1 * i:.2f}")
+            t0 = page.evaluate("performance.now()")
+            page.keyboard.press("Enter")
+            page.wait_for_function(REPAINTED, arg=[selectors, before, z], polling="raf")
+            dt = page.evaluate("performance.now()") - t0
+            if i >= 2:
+                times.append(dt)
+            page.wait_for_timeout(150)
+        browser.close()
+    return {"p50": statistics.median(times), "p95": pct(times, 0.95)}
+
+
+def pg_z() -> str:
+    return "() => JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z)"
+
+
+def bench_cold(script: str, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        with serve(script):
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
+    from seed_reference import MultiHeadAttention
+
+    torch.set_grad_enabled(False)
+    x = torch.randn(t, d, generator=torch.Generator().manual_seed(0))
+    w = ac.init_weights("linear", 0, d, d, heads, "concat", "linear")
+    loop = MultiHeadAttention(d_model=d, num_heads=heads)
+    for h, head in enumerate(loop.heads):  # copy_weights
+        head.W_q.weight.copy_(w.W_q[h])
+        head.W_k.weight.copy_(w.W_k[h])
+        head.W_v.weight.copy_(w.W_v[h])
+
+    def sdpa() -> torch.Tensor:
+        q, k, v = (ac.multihead.project(x, m, "linear") for m in (w.W_q, w.W_k, w.W_v))
+        return ac.multihead.merge_heads(torch.nn.functional.scaled_dot_product_attention(q, k, v))
+
+    fns = {"trace": lambda: ac.multi_head(x, x, x, w, heads, "concat").output, "loop": lambda: loop(x, x, x),
+           "sdpa": sdpa}  # fmt: skip
+    outs = {k: f() for k, f in fns.items()}
+    torch.testing.assert_close(outs["trace"], outs["loop"])
+    torch.testing.assert_close(outs["trace"], outs["sdpa"])
+    res = {}
+    for k, f in fns.items():
+        ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            f()
+            ts.append((time.perf_counter() - t0) * 1e3)
+        res[k] = statistics.median(ts)
+    torch.set_grad_enabled(True)
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="few repetitions and a small core size (CI smoke run)")
+    ap.add_argument("--out", default=str(ROOT / "artifacts" / "bench.md"))
+    args = ap.parse_args()
+    reps = 3 if args.quick else 20
+    rows: list[tuple[str, str, str, str, str]] = []  # what, case, p50, p95, ratio/target
+
+    for case, target_ms, target_kb in (("default", 5, 25), ("large", 50, 400)):
+        h = bench_handler(case, reps)
+        rows.append(("P2 handler", case, f"{h['p50']:.1f} ms", f"{h['p95']:.1f} ms", f"target ≤{target_ms} ms"))
+        rows.append(("P3 payload", case, f"{h['bytes'] / 1000:.1f} KB", "", f"target ≤{target_kb} KB"))
+
+    with serve("playground.py") as url:
+        rest = bench_rest(url, reps)
+        r = rest["compute"]["p50"] / rest["echo"]["p50"]
+        rows.append(("REST /echo", "floor", f"{rest['echo']['p50']:.1f} ms", f"{rest['echo']['p95']:.1f} ms", ""))
+        rows.append(("REST /compute", "000 masked", f"{rest['compute']['p50']:.1f} ms",
+                     f"{rest['compute']['p95']:.1f} ms", f"{r:.2f}× echo"))  # fmt: skip
+        views = ["#html-output pre.tensor", "#q-table", "#weights-table", "#combine-table"]
+        app = {"default": bench_browser(url, views, reps, True)}
+        link = pg.encode_link(large_scenario())
+        app["large"] = bench_browser(f"{url}?scenario={link}", views, max(3, reps // 2), True)
+    with serve("benchmarks/floor_app.py") as url:
+        floor = bench_browser(url, ["#floor-out textarea"], reps, False)
+    rows.append(("P1 browser", "floor app", f"{floor['p50']:.0f} ms", f"{floor['p95']:.0f} ms", ""))
+    for case, target in (("default", 2), ("large", 4)):
+        ratio = app[case]["p50"] / floor["p50"]
+        rows.append(("P1 browser", case, f"{app[case]['p50']:.0f} ms", f"{app[case]['p95']:.0f} ms",
+                     f"{ratio:.2f}× floor (target ≤{target}×)"))  # fmt: skip
+
+    cold_reps = 1 if args.quick else 3
+    trivial, play = bench_cold("benchmarks/trivial_app.py", cold_reps), bench_cold("playground.py", cold_reps)
+    rows.append(("P4 cold start", "trivial app", f"{trivial:.2f} s", "", ""))
+    rows.append(("P4 cold start", "playground", f"{play:.2f} s", "", f"{play / trivial:.2f}× (target ≤1.25×)"))
+
+    t, d = (128, 128) if args.quick else (512, 512)
+    core = bench_core(t, d, 8, 3 if args.quick else 10)
+    case = f"T={t} d={d} 8 heads"
+    rows.append(("P5 core", f"{case} loop", f"{core['loop']:.1f} ms", "", "seeds' ModuleList loop"))
+    rows.append(("P5 core", f"{case} sdpa", f"{core['sdpa']:.1f} ms", "", "F.scaled_dot_product_attention"))
+    speed = f"{core['loop'] / core['trace']:.2f}× faster than loop, {core['trace'] / core['sdpa']:.2f}× sdpa"
+    rows.append(("P5 core", f"{case} trace", f"{core['trace']:.1f} ms", "", speed))
+
+    import platform
+
+    head = f"machine: {platform.node()} {platform.machine()}, {torch.get_num_threads()} torch threads, " \
+           f"torch {torch.__version__}, gradio {gr.__version__}{' (quick)' if args.quick else ''}"  # fmt: skip
+    lines = [head, "", "| measure | case | p50 | p95 | ratio / target |", "|---|---|---|---|---|"]
+    lines += [f"| {' | '.join(r)} |" for r in rows]
+    text = "\n".join(lines)
+    print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
