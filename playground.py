@@ -57,7 +57,6 @@ FIELDS = (
     "seed",
     "view_head",
 )
-TABLE_OUTS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine")
 
 
 # ---- UI values <-> scenario ------------------------------------------------------------------
@@ -126,45 +125,39 @@ def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_he
     dt = s.dtype
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
     v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
-    out: dict[str, Any] = {
-        "q": vw.number_table(part["q"], dt, s.tokens, d_cols),
-        "k": vw.number_table(part["k"], dt, s.tokens_k, d_cols),
-        "v": vw.number_table(part["v"], dt, s.tokens_k, v_cols),
-        "output": vw.number_table(part["output"], dt, s.tokens, v_cols),
+    tables = {
+        "qkv": vw.html_table(part["q"], dt, s.tokens, d_cols, "q")
+        + vw.html_table(part["k"], dt, s.tokens_k, d_cols, "k")
+        + vw.html_table(part["v"], dt, s.tokens_k, v_cols, "v"),
+        "output": vw.html_table(part["output"], dt, s.tokens, v_cols, "output"),
         "combine": combine_table(tr, h, dt, s.tokens),
+        "weights": vw.html_table(part["weights"], dt, s.tokens, s.tokens_k, "weights", "prob"),
     }
-    for name in ("scores", "scaled", "masked", "weights"):
-        out[name] = vw.number_table(part[name], dt, s.tokens, s.tokens_k)
-    head_note = f" (head {h + 1} of {s.heads})" if s.heads > 1 else ""
+    for name in ("scores", "scaled", "masked"):
+        tables[name] = vw.html_table(part[name], dt, s.tokens, s.tokens_k, name)
+    head_note = f"head {h + 1} of {s.heads}" if s.heads > 1 else ""
     prints = {
         "qkv": "\n".join(f"{n} = {vw.torch_print(part[n])}" for n in ("q", "k", "v")),
-        "scores": vw.torch_print(part["scores"]),
-        "scaled": vw.torch_print(part["scaled"]),
-        "masked": vw.torch_print(part["masked"]),
-        "weights": vw.torch_print(part["weights"]),
-        "output": vw.torch_print(part["output"]),
+        **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
         "combine": vw.torch_print(tr.output),
     }
+    out: dict[str, Any] = {}
     for step in vw.STEPS:
-        note = head_note if step != "combine" else f" — shape {tuple(tr.output.shape)}"
-        if step == "combine" and tr.output.shape[-1] > MAX_D:
-            note += f"; the table shows head {h + 1}'s columns"
-        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note)
+        note = head_note if step != "combine" else f"shape {tuple(tr.output.shape)}"
+        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
     out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
 
 
-def combine_table(tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str]) -> dict[str, Any]:
-    """The combined output; when it is wider than MAX_D (many concatenated heads) only the shown head's block."""
+def combine_table(tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str]) -> str:
+    """The combined output; when wider than the table window, starting at the shown head's block."""
     width = tr.output.shape[-1]
-    lo, hi = 0, width
-    if width > MAX_D:
-        d_v = width // tr.heads
-        lo, hi = h * d_v, (h + 1) * d_v
-    return vw.number_table(tr.output[..., lo:hi], dtype, tokens, [f"o{j + 1}" for j in range(lo, hi)])
+    lo = h * (width // tr.heads) if width > vw.WINDOW and tr.weights.W_o is None else 0
+    cols = [f"o{j + 1}" for j in range(lo, width)]
+    return vw.html_table(tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo)
 
 
-VIEW_KEYS = ("badge", "message", *TABLE_OUTS, *(f"html_{s}" for s in vw.STEPS), "fig")
+VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig")
 
 
 def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
@@ -410,6 +403,13 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 
 # ---- the app ---------------------------------------------------------------------------------
 
+# a click on a number cell reports which tensor, row and column it was
+CELL_CLICK = """element.addEventListener('click', (e) => {
+  const td = e.target.closest('td[data-r]');
+  if (!td) return;
+  trigger('click', {name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c});
+});"""
+
 CSS = """
 .badge {padding: 8px 12px; border-radius: 8px; margin: 4px 0; font-size: 0.95em}
 .badge.ok {background: #e8f6ec; border: 1px solid #3a9d5d}
@@ -422,6 +422,22 @@ CSS = """
 .step pre {margin: 2px 0; padding: 6px 8px; border-radius: 6px; font-size: 0.85em; overflow-x: auto}
 .step pre.code {background: #f3f4f8; color: #1b2a6b}
 .step pre.tensor {background: #fbfbf4}
+.step .tables {display: flex; flex-wrap: wrap; gap: 12px; margin-top: 4px}
+.nt-wrap {overflow-x: auto; max-width: 100%}
+.nt-name {font-weight: 600; font-size: 0.85em}
+table.nt {border-collapse: collapse; font-family: ui-monospace, monospace; font-size: 0.8em}
+table.nt th {padding: 1px 6px; color: #555; font-weight: 500}
+table.nt td {padding: 1px 6px; text-align: right; cursor: pointer; border: 1px solid #eee}
+table.nt td:hover {outline: 2px solid #d4a017}
+table.nt caption {caption-side: bottom; font-size: 0.85em; color: #666}
+td.m {background: #e6e6e6; color: #777}
+td.s0 {background: #2166ac; color: #fff} td.s1 {background: #4393c3; color: #fff} td.s2 {background: #92c5de}
+td.s3 {background: #d1e5f0} td.s4 {background: #eef4f8} td.s5 {background: #fff} td.s6 {background: #fbeee8}
+td.s7 {background: #fddbc7} td.s8 {background: #f4a582} td.s9 {background: #d6604d; color: #fff}
+td.s10 {background: #b2182b; color: #fff}
+td.p0 {background: #fff} td.p1 {background: #f0f5fb} td.p2 {background: #dbe9f6} td.p3 {background: #c6dbef}
+td.p4 {background: #9ecae1} td.p5 {background: #6baed6} td.p6 {background: #4292c6; color: #fff}
+td.p7 {background: #2171b5; color: #fff} td.p8 {background: #08519c; color: #fff}
 """
 
 
@@ -504,17 +520,7 @@ def build() -> gr.Blocks:
                 f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
                 latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
             )
-            o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}")
-            names = {"qkv": ("q", "k", "v"), "combine": ("combine",)}.get(step, (step,))
-            with gr.Row():
-                for n in names:
-                    o[n] = gr.Dataframe(
-                        elem_id=f"{n}-table",
-                        label=n if step != "combine" else "final output",
-                        interactive=False,
-                        max_height=360,
-                        wrap=False,
-                    )
+            o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
             if step == "weights":
                 o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
         o["badge"], o["message"] = badge, message

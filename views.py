@@ -81,18 +81,44 @@ def fmt(v: float, dtype: str = "float32") -> str:
     return str(np.float32(v)) if dtype == "float32" else repr(float(v))
 
 
-EXACT_CELLS = 256  # tables up to this size show every digit; bigger ones show 4 decimals
+WINDOW = 24  # number tables show at most this many rows and columns; the heatmap shows everything
 
 
-def number_table(t: Tensor, dtype: str, rows: list[str], cols: list[str]) -> dict[str, Any]:
-    """A (R, C) tensor as a read-only Dataframe value with token labels in column 0."""
-    if t.numel() > EXACT_CELLS:  # big tables: 4 decimals as numbers (small JSON); -inf still as text
-        vals = t.double().round(decimals=4).tolist()
-        if not bool(torch.isfinite(t).all()):
-            vals = [[v if math.isfinite(v) else fmt(v) for v in row] for row in vals]
-    else:
-        vals = [[fmt(v, dtype) for v in row] for row in t.tolist()]
-    return {"data": [[r, *row] for r, row in zip(rows, vals, strict=True)], "headers": ["", *cols]}
+def _bucket(v: float, kind: str, lim: float) -> str:
+    if not math.isfinite(v):
+        return "m"
+    if kind == "prob":
+        return f"p{min(8, max(0, round(v * 8)))}"
+    return f"s{min(10, max(0, round(v / lim * 5) + 5))}"
+
+
+def html_table(
+    t: Tensor, dtype: str, rows: list[str], cols: list[str], name: str, kind: str = "signed", col0: int = 0
+) -> str:
+    """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
+
+    Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
+    Only the first WINDOW rows and columns are shown; -inf is written out, never left blank.
+    """
+    n_r, n_c = t.shape
+    shown = t[:WINDOW, :WINDOW]
+    finite = shown[torch.isfinite(shown)]
+    lim = float(finite.abs().max()) if finite.numel() else 1.0
+    lim = lim or 1.0
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols[:WINDOW])
+    body = []
+    for i, row in enumerate(shown.tolist()):
+        tds = "".join(
+            f"<td class='{_bucket(v, kind, lim)}' data-r='{i}' data-c='{j + col0}'>{fmt(v, dtype)}</td>"
+            for j, v in enumerate(row)
+        )
+        body.append(f"<tr><th>{html.escape(rows[i])}</th>{tds}</tr>")
+    note = ""
+    if n_r > WINDOW or n_c > WINDOW:
+        note = (f"<caption>showing rows 1–{min(n_r, WINDOW)} of {n_r}, columns {col0 + 1}–"
+                f"{col0 + min(n_c, WINDOW)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
+    return (f"<div class='nt-wrap'><div class='nt-name'>{html.escape(name)}</div><table class='nt' data-name='{name}'>"
+            f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
 
 
 def cells(table: Any) -> list[list[Any]]:
@@ -150,11 +176,12 @@ def flip(mats: list[list[list[Any]]]) -> list[list[list[Any]]]:
     return out
 
 
-def step_html(code: str, printed: str, note: str) -> str:
-    """One notebook cell: the code that computes the step, then torch's print of the live tensor."""
+def step_html(code: str, printed: str, note: str, tables: str = "") -> str:
+    """One notebook cell: the code that computes the step, torch's print of the live tensor, exact tables."""
     return (
         f"<div class='step'><pre class='code'>{html.escape(code)}</pre>"
-        f"<pre class='tensor'>{html.escape(printed)}</pre><small>{html.escape(note)}</small></div>"
+        f"<pre class='tensor'>{html.escape(printed)}</pre><small>{html.escape(note)}</small>"
+        f"<div class='tables'>{tables}</div></div>"
     )
 
 

@@ -57,7 +57,6 @@ def case_values(name: str) -> tuple[str | None, dict[str, Any]]:
 
 
 POST = {
-    "table": gr.Dataframe(interactive=False, render=False),
     "html": gr.HTML(render=False),
     "plot": gr.Plot(render=False),
 }
@@ -67,7 +66,7 @@ def postprocessed(views: dict[str, Any]) -> bytes:
     """The outputs as Gradio serialises them for the browser."""
     out = []
     for k in pg.VIEW_KEYS:
-        comp = POST["plot"] if k == "fig" else POST["table"] if k in pg.TABLE_OUTS else POST["html"]
+        comp = POST["plot"] if k == "fig" else POST["html"]
         value = comp.postprocess(views[k])
         out.append(value.model_dump() if hasattr(value, "model_dump") else value)
     return json.dumps(out).encode()
@@ -212,7 +211,7 @@ def main() -> None:
         rows.append(("REST /echo", "floor", f"{rest['echo']['p50']:.1f} ms", f"{rest['echo']['p95']:.1f} ms", ""))
         rows.append(("REST /compute", "000 masked", f"{rest['compute']['p50']:.1f} ms",
                      f"{rest['compute']['p95']:.1f} ms", f"{r:.2f}× echo"))  # fmt: skip
-        views = ["#html-output pre.tensor", "#q-table", "#weights-table", "#combine-table"]
+        views = ["#html-output pre.tensor", "#html-qkv table", "#html-weights table", "#html-combine table"]
         app = {"default": bench_browser(url, views, reps, True)}
         link = pg.encode_link(large_scenario())
         app["large"] = bench_browser(f"{url}?scenario={link}", views, max(3, reps // 2), True)

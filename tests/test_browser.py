@@ -71,13 +71,13 @@ def test_two_presets_show_the_notebooks_printed_output(page: Page) -> None:
     assert "✓ matches" in text(page, "#badge")
     choose_preset(page, "Self-attention for Transformers: look-ahead mask M (numpy)")
     wait_text(page, "#html-output", "[-0.7244,  0.3167, -0.2657,  0.6183, -0.0062,  0.1369]")
-    wait_text(page, "#masked-table", "-inf")
+    wait_text(page, "#html-masked table[data-name=masked]", "-inf")
 
 
 def test_editing_one_encoding_cell_updates_q_heatmap_and_output(page: Page) -> None:
-    q, out, z = text(page, "#q-table"), text(page, "#html-output pre.tensor"), page.evaluate(PLOT_Z)
+    q, out, z = text(page, "#html-qkv table[data-name=q]"), text(page, "#html-output pre.tensor"), page.evaluate(PLOT_Z)
     edit_cell(page, "x-input", 0, 1, "2.5")
-    wait_changed(page, "#q-table", q)
+    wait_changed(page, "#html-qkv table[data-name=q]", q)
     wait_changed(page, "#html-output pre.tensor", out)
     page.wait_for_function(f"(z) => ({PLOT_Z})() !== z", arg=z)
     wait_text(page, "#badge", "left the preset")
@@ -90,11 +90,11 @@ def test_editing_one_encoding_cell_updates_q_heatmap_and_output(page: Page) -> N
 def test_causal_mask_zeroes_the_weights_above_the_diagonal(page: Page) -> None:
     page.get_by_label("causal", exact=True).check()
     page.wait_for_function(
-        "() => ['0-2', '0-3', '1-3'].every(c => document.querySelector(`#weights-table [data-testid='cell-${c}']`)"
-        "?.innerText.trim() === '0.0')"
+        "() => [[0, 1], [0, 2], [1, 2]].every(([r, c]) => document.querySelector("
+        "`#html-weights td[data-r='${r}'][data-c='${c}']`)?.innerText.trim() === '0.0')"
     )
-    assert text(page, "#weights-table [data-testid='cell-1-1']").strip() != "0.0"
-    wait_text(page, "#masked-table", "-inf")
+    assert text(page, "#html-weights td[data-r='1'][data-c='1']").strip() != "0.0"
+    wait_text(page, "#html-masked table[data-name=masked]", "-inf")
 
 
 def test_text_in_a_cell_gets_a_message_and_the_app_still_answers(page: Page) -> None:
