@@ -444,9 +444,11 @@ td.p7 {background: #2171b5; color: #fff} td.p8 {background: #08519c; color: #fff
 def build() -> gr.Blocks:
     preset_choices = [(p.title, p.id) for p in ac.all_presets()]
     first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario))
+    first["seed"] = 42
     with gr.Blocks(title="Attention Playground") as demo:
         preset_state = gr.State(DEFAULT_PRESET)
         shape_state = gr.State(shape_of(first, "linear"))
+        vals_state = gr.State(first)  # every editable value, as last sent by the browser
         gr.Markdown(
             "# Attention Playground\nThe attention mechanism from five teaching notebooks, live: edit any number "
             "and every step below updates. Pick a notebook example to start; the badge tells you whether the "
@@ -525,72 +527,63 @@ def build() -> gr.Blocks:
                 o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
         o["badge"], o["message"] = badge, message
 
-        inputs = [c[f] for f in FIELDS]
+        # Events send only the edited component: every other value lives server-side in vals_state.
+        # (Sending all 27 inputs, 8 of them tables, cost ~60 ms of browser time per edit.)
         view_outs = [o[k] for k in VIEW_KEYS]
         edit_outs = [c[f] for f in FIELDS]
+        struct_outs = [shape_state, preset_state, vals_state, *edit_outs, *view_outs]
+        common = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
 
-        def refresh(preset_id: str | None, *vals: Any) -> list[Any]:
-            got = compute_views(preset_id, dict(zip(FIELDS, vals, strict=True)))
-            return [got[k] for k in VIEW_KEYS]
+        def edit(field: str) -> Any:
+            def handler(value: Any, preset_id: str | None, vals: dict[str, Any]) -> list[Any]:
+                vals = {**vals, field: value}
+                got = compute_views(preset_id, vals)
+                return [vals, *(got[k] for k in VIEW_KEYS)]
 
-        def restructure(action: str, preset_id: str | None, shape: dict, *vals: Any) -> list[Any]:
-            new_shape, nv, got = restructure_values(action, preset_id, shape, dict(zip(FIELDS, vals, strict=True)))
-            if nv is None:
-                return [gr.skip()] * (2 + len(FIELDS)) + [got[k] for k in VIEW_KEYS]
-            return [new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+            return handler
+
+        def restructure(action: str, field: str | None) -> Any:
+            def handler(*args: Any) -> list[Any]:
+                value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
+                vals = {**vals, field: value} if field else vals
+                new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
+                if nv is None:  # refused: keep what the user set, so the message stays until it is fixed
+                    return [gr.skip(), gr.skip(), vals, *[gr.skip()] * len(FIELDS), *(got[k] for k in VIEW_KEYS)]
+                return [new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+
+            return handler
 
         def load(preset_id: str) -> list[Any]:
             new_shape, nv, got = load_values(preset_id)
-            return [new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+            return [new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
         def open_link(request: gr.Request) -> list[Any]:
             preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
-            return [preset_id or DEFAULT_PRESET, new_shape, preset_id, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+            return [preset_id or DEFAULT_PRESET, new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
-        def toggle(preset_id: str | None, evt: gr.SelectData, *vals: Any) -> list[Any]:
-            v = dict(zip(FIELDS, vals, strict=True))
-            v["keep"] = toggled(v["keep"], evt.index, split_tokens(v["tokens_k"] if v["cross"] else v["tokens"]))
-            v["mask_kind"] = "custom"
-            got = compute_views(preset_id, v)
-            return [v["keep"], "custom"] + [got[k] for k in VIEW_KEYS]
+        def toggle(preset_id: str | None, vals: dict[str, Any], evt: gr.SelectData) -> list[Any]:
+            keys = split_tokens(vals["tokens_k"] if vals["cross"] else vals["tokens"])
+            vals = {**vals, "keep": toggled(vals["keep"], evt.index, keys), "mask_kind": "custom"}
+            got = compute_views(preset_id, vals)
+            return [vals, vals["keep"], "custom", *(got[k] for k in VIEW_KEYS)]
 
-        struct_outs = [shape_state, preset_state, *edit_outs, *view_outs]
-        common = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
-        for f in (
-            "tokens",
-            "tokens_k",
-            "x",
-            "x_k",
-            "x_v",
-            "W_q",
-            "W_k",
-            "W_v",
-            "W_o",
-            "fill",
-            "padding",
-            "keep",
-            "scale_mode",
-            "temperature",
-            "dtype",
-            "normalize",
-            "view_head",
-            "use_wo",
-            "mask_kind",
-        ):
-            c[f].input(refresh, [preset_state, *inputs], view_outs, **common)
-        for f in ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind"):
-            c[f].input(
-                lambda *a: restructure("resize", *a), [preset_state, shape_state, *inputs], struct_outs, **common
-            )
-        init_linear.click(
-            lambda *a: restructure("init_linear", *a), [preset_state, shape_state, *inputs], struct_outs, **common
-        )
-        init_rand.click(
-            lambda *a: restructure("init_rand", *a), [preset_state, shape_state, *inputs], struct_outs, **common
-        )
+        def store(field: str) -> Any:
+            return lambda value, vals: {**vals, field: value}
+
+        live = ("tokens", "tokens_k", "x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "fill", "padding", "keep",
+                "scale_mode", "temperature", "dtype", "normalize", "view_head")  # fmt: skip
+        structural = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
+        for f in live:
+            c[f].input(edit(f), [c[f], preset_state, vals_state], [vals_state, *view_outs], **common)
+        for f in structural:
+            c[f].input(restructure("resize", f), [c[f], preset_state, shape_state, vals_state], struct_outs, **common)
+        c["seed"].input(store("seed"), [c["seed"], vals_state], [vals_state], **common)
+        for btn, action in ((init_linear, "init_linear"), (init_rand, "init_rand")):
+            btn.click(restructure(action, None), [preset_state, shape_state, vals_state], struct_outs, **common)
         preset.input(load, [preset], struct_outs, **common)
         load_btn.click(load, [preset], struct_outs, **common)
-        c["keep"].select(toggle, [preset_state, *inputs], [c["keep"], c["mask_kind"], *view_outs], **common)
+        c["keep"].select(toggle, [preset_state, vals_state], [vals_state, c["keep"], c["mask_kind"], *view_outs],
+                         **common)  # fmt: skip
         demo.load(open_link, None, [preset, *struct_outs], **common)
 
         gr.api(compute_api, api_name="compute")

@@ -50,8 +50,7 @@ def wait_changed(pg: Page, selector: str, before: str) -> None:
 
 def edit_cell(pg: Page, table: str, row: int, col: int, value: str) -> None:
     pg.locator(f"#{table} [data-testid='cell-{row}-{col}']").dblclick()
-    pg.keyboard.press("Control+A")
-    pg.keyboard.type(value)
+    pg.locator(f"#{table} textarea[aria-label='Edit cell']").fill(value)  # replaces the old text
     pg.keyboard.press("Enter")
 
 
