@@ -102,7 +102,7 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
                   tokens_k=split_tokens(v["tokens_k"]))  # fmt: skip
     else:
         sc.update(x=vw.cells(v["x"]), tokens=tokens)
-    n_k = len(vw.cells(v["x_k"] if v["cross"] else v["x"]))
+    n_k = len(vw.grid(v["x_k"] if v["cross"] else v["x"]))
     kind = v["mask_kind"]
     mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
     if "padding" in kind:
@@ -252,7 +252,7 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     fresh_x = (torch.randn(T, d_in, generator=g) * 2).round(decimals=2).tolist()
     fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
     new_w = ac.init_weights(recipe or shape.get("recipe", "linear"), seed, d_in, d_out, heads, mode, "linear", True)
-    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.cells(v["keep"])]
+    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.grid(v["keep"])]
     tokens = split_tokens(v["tokens"])
     tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
     tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
@@ -261,20 +261,20 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     mats: dict[str, list[list[list[Any]]]] = {}
     for name in ("W_q", "W_k", "W_v"):
         fresh = getattr(new_w, name).tolist()
-        old = [] if recipe else in_layout(vw.table_to_heads(v[name], old_n), shape["layout"])
+        old = [] if recipe else in_layout([vw.rows_of(m) for m in vw.table_to_heads(v[name], old_n)], shape["layout"])
         same_mode = shape["head_mode"] == mode
         mats[name] = [
             resized(old[h] if same_mode and h < len(old) else [], d_out, d_in, fresh[h]) for h in range(n_mats)
         ]
-    wo_old = [] if recipe else in_layout([vw.cells(v["W_o"])], shape["layout"])[0]
+    wo_old = [] if recipe else in_layout([vw.grid(v["W_o"])], shape["layout"])[0]
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
-    x = resized(vw.cells(v["x"]), T, d_in, fresh_x)
+    x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
     out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
     x_cols = [f"d{j + 1}" for j in range(d_in)]
     out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
     was_cross = shape.get("cross", v["cross"])
     for name in ("x_k", "x_v"):  # turning cross on starts both sources from x
-        src = vw.cells(v[name]) if v["cross"] and was_cross else x
+        src = vw.grid(v[name]) if v["cross"] and was_cross else x
         out[name] = vw.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
 
     for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):

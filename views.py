@@ -121,15 +121,29 @@ def html_table(
             f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
 
 
-def cells(table: Any) -> list[list[Any]]:
-    """Browser table -> raw cells (label column dropped). Accepts a list of rows, a dict or a DataFrame."""
+def cells(table: Any) -> Any:
+    """Browser table -> raw cells (label column dropped). Accepts a list of rows, a dict or a DataFrame.
+
+    Anything that is not a list of rows is passed through untouched, so the core names the field.
+    """
     if table is None:
         return []
     if hasattr(table, "values") and hasattr(table, "columns"):  # pandas
         table = table.values.tolist()
     elif isinstance(table, dict):
         table = table.get("data", [])
-    return [list(r)[1:] for r in table]
+    if not isinstance(table, list):
+        return table
+    return [list(r)[1:] if isinstance(r, (list, tuple)) else r for r in table]
+
+
+def rows_of(m: Any) -> list[list[Any]]:
+    """A raw matrix forced into a list of lists (for resizing, where junk simply makes room for fresh cells)."""
+    return [r if isinstance(r, list) else [] for r in m] if isinstance(m, list) else []
+
+
+def grid(table: Any) -> list[list[Any]]:
+    return rows_of(cells(table))
 
 
 def torch_print(t: Tensor) -> str:
@@ -162,7 +176,10 @@ def raw_table(m: list[list[Any]], rows: list[str], cols: list[str], dtype: str) 
     """An editable matrix with a read-only label column 0: numbers exact in ``dtype``, typos kept as typed."""
 
     def cell(c: Any) -> Any:
-        return shortest(c, dtype) if isinstance(c, (int, float)) and not isinstance(c, bool) else c
+        small = (type(c) is int and abs(c) < 10**30) or (type(c) is float and math.isfinite(c) and abs(c) < 1e30)
+        if small:
+            return shortest(c, dtype)
+        return c if isinstance(c, (str, type(None))) else str(c)[:30]  # kept as typed, for the message
 
     return {"data": [[r, *(cell(c) for c in row)] for r, row in zip(rows, m, strict=True)], "headers": ["", *cols]}
 
@@ -197,10 +214,12 @@ def message_html(warnings: list[str], error: str | None = None) -> str:
     return "".join(parts)
 
 
-def table_to_heads(table: Any, n_heads: int) -> list[list[list[Any]]]:
+def table_to_heads(table: Any, n_heads: int) -> list[Any]:
     """Stacked table -> one raw matrix per head. Leftover rows stay with the last head so the core
     reports the wrong shape by name instead of this function guessing."""
     rows = cells(table)
+    if not isinstance(rows, list):
+        return [rows] * n_heads
     per = max(1, len(rows) // max(1, n_heads))
     heads = [rows[h * per : (h + 1) * per] for h in range(n_heads)]
     heads[-1] = heads[-1] + rows[n_heads * per :]

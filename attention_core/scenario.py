@@ -62,23 +62,32 @@ class Scenario:
     normalize: str
 
 
+def _show(value: Any) -> str:
+    """A short repr for messages (a pasted megabyte must not come back in an error)."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "…" + text[-1]
+
+
 def parse_number(value: Any, where: str) -> float:
     """One cell as the browser or a script sends it: a number, a numeric string, or junk."""
     if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
         raise ScenarioError(where, "is blank" if not isinstance(value, bool) else "true/false is not a number")
     if isinstance(value, (int, float)):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # an int beyond float range
+            raise ScenarioError(where, f"is too large: |value| must be at most {MAX_ABS:g}") from None
     elif isinstance(value, str):
         try:
             x = float(value.strip())
         except ValueError:
-            raise ScenarioError(where, f"{value[:20]!r} is not a number") from None
+            raise ScenarioError(where, f"{_show(value)} is not a number") from None
     else:
         raise ScenarioError(where, f"a {type(value).__name__} is not a number")
     if not math.isfinite(x):
-        raise ScenarioError(where, f"{value!r} is not a finite number (masks are set with 'mask', not with -inf)")
+        raise ScenarioError(where, f"{_show(value)} is not a finite number (masks are set with 'mask', not with -inf)")
     if abs(x) > MAX_ABS:
-        raise ScenarioError(where, f"{value!r} is too large: |value| must be at most {MAX_ABS:g}")
+        raise ScenarioError(where, f"{_show(value)} is too large: |value| must be at most {MAX_ABS:g}")
     return x
 
 
@@ -120,7 +129,7 @@ def _fast_matrix(rows: list[list[Any]]) -> list[list[float]] | None:
     """
     try:
         out = [[float(c) if type(c) in (int, float, str) else math.nan for c in r] for r in rows]
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     t = torch.tensor(out, dtype=torch.float64)
     if not bool(torch.isfinite(t).all()) or float(t.abs().max()) > MAX_ABS:
@@ -130,13 +139,13 @@ def _fast_matrix(rows: list[list[Any]]) -> list[list[float]] | None:
 
 def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ScenarioError(field, f"{value!r} is not a whole number")
+        raise ScenarioError(field, f"{_show(value)} is not a whole number")
     try:
         f = float(value)
-    except ValueError:
-        raise ScenarioError(field, f"{value!r} is not a whole number") from None
+    except (ValueError, OverflowError):
+        raise ScenarioError(field, f"{str(value)[:20]!r} is not a whole number in range {lo}..{hi}") from None
     if not math.isfinite(f) or f != int(f):
-        raise ScenarioError(field, f"{value!r} is not a whole number")
+        raise ScenarioError(field, f"{_show(value)} is not a whole number")
     if not lo <= int(f) <= hi:
         raise ScenarioError(field, f"{int(f)} is out of range {lo}..{hi}")
     return int(f)
@@ -144,7 +153,7 @@ def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
 
 def parse_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise ScenarioError(field, f"{value!r} is not one of {', '.join(choices)}")
+        raise ScenarioError(field, f"{_show(value)} is not one of {', '.join(choices)}")
     return value
 
 
@@ -161,7 +170,7 @@ def parse_scale(value: Any) -> bool | float:
         return value
     x = parse_number(value, "scale")
     if x <= 0:
-        raise ScenarioError("scale", f"{value!r}: a temperature must be positive")
+        raise ScenarioError("scale", f"{_show(value)}: a temperature must be positive")
     return x
 
 
@@ -207,7 +216,7 @@ def _parse_flag(v: Any, field: str) -> bool:
         return bool(v)
     if isinstance(v, str) and v.strip().lower() in ("true", "false", "0", "1"):
         return v.strip().lower() in ("true", "1")
-    raise ScenarioError(field, f"{v!r} is not true/false")
+    raise ScenarioError(field, f"{_show(v)} is not true/false")
 
 
 def parse_weights(

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -41,14 +42,15 @@ def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> I
     port = free_port()
     full_env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
                 "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}  # fmt: skip
-    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                pytest.fail(f"{script} exited early:\n{proc.stdout.read() if proc.stdout else ''}")
+                log.seek(0)
+                pytest.fail(f"{script} exited early:\n{log.read()[-3000:]}")
             try:
                 with urllib.request.urlopen(url, timeout=2) as r:
                     if r.status == 200:
@@ -64,3 +66,4 @@ def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> I
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()

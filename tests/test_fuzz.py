@@ -1,0 +1,304 @@
+"""Fuzzing with hypothesis: compute(), the UI handlers and the running app's /compute over HTTP.
+
+Bad input must end in a ScenarioError whose message names a field, never in another exception.
+CI runs a bounded set (FUZZ_EXAMPLES, default 200 per target: over 500 cases in all);
+`FUZZ_EXAMPLES=5000 python -m pytest tests/test_fuzz.py` runs more than 10,000 on demand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import torch
+from browser import serve
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import attention_core as ac
+import playground as pg
+
+N = int(os.environ.get("FUZZ_EXAMPLES", "200"))
+FUZZ = settings(max_examples=N, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FIELDS = set(ac.scenario.KNOWN_KEYS) | {
+    "scenario",
+    "W_q",
+    "W_k",
+    "W_v",
+    "W_o",
+    "link",
+    "padding",
+    "T",
+    "S",
+    "d_model",
+    "head shown",
+    "seed",
+}
+
+junk_cell = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "abc", "nan", "-inf", "1e308", "1,5", "0x10", "½", "１", "--1", None, True, [], {}]),
+    st.integers(-(10**400), 10**400),
+    st.text(max_size=8),
+)
+cell = st.one_of(st.floats(-5, 5, allow_nan=False), st.integers(-3, 3), junk_cell)
+small = st.integers(0, 4)
+
+
+@st.composite
+def matrix(draw: st.DrawFn, cells: st.SearchStrategy = cell) -> Any:
+    kind = draw(st.sampled_from(["ok", "ragged", "empty", "scalar", "flat", "huge_rows", "huge_cols"]))
+    rows, cols = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    if kind == "ragged":
+        return [[draw(cells) for _ in range(draw(small))] for _ in range(rows)]
+    if kind == "empty":
+        return draw(st.sampled_from([[], [[]], [[], []]]))
+    if kind == "scalar":
+        return draw(cells)
+    if kind == "flat":
+        return [draw(cells) for _ in range(cols)]
+    if kind == "huge_rows":
+        return [[0.0] * cols] * 1_000_000  # 10^6 rows: refused before any cell is read
+    if kind == "huge_cols":
+        return [[0.0] * 1_000_000]
+    return [[draw(cells) for _ in range(cols)] for _ in range(rows)]
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Any:
+    sc: dict[str, Any] = {}
+    if draw(st.booleans()):
+        sc["x"] = draw(matrix())
+    else:
+        for key in draw(st.sets(st.sampled_from(["x_q", "x_k", "x_v"]))):
+            sc[key] = draw(matrix())
+    optional = {
+        "heads": st.one_of(st.integers(-2, 12), st.text(max_size=3), st.floats(), st.none()),
+        "head_mode": st.sampled_from(["concat", "split", "SPLIT", 3]),
+        "layout": st.sampled_from(["linear", "matmul", "T", None]),
+        "d_out": st.one_of(st.integers(-1, 100), st.text(max_size=3)),
+        "dtype": st.sampled_from(["float32", "float64", "float16", 1]),
+        "scale": st.one_of(st.booleans(), st.floats(), st.text(max_size=3), st.integers(-2, 3)),
+        "normalize": st.sampled_from(["softmax", "sum", "max"]),
+        "tokens": st.one_of(st.lists(st.text(max_size=4), max_size=5), st.text(max_size=4)),
+        "mask": st.one_of(
+            st.none(),
+            st.text(max_size=4),
+            st.fixed_dictionaries(
+                {"kind": st.sampled_from(["none", "causal", "padding", "causal+padding", "custom", "x"])},
+                optional={
+                    "fill": st.sampled_from(["-inf", "-1e9", "additive", "0"]),
+                    "keep": matrix(),
+                    "padding": st.lists(junk_cell | st.booleans(), max_size=5),
+                    "extra": st.just(1),
+                },
+            ),
+        ),
+        "weights": st.one_of(
+            st.fixed_dictionaries(
+                {"init": st.sampled_from(["linear", "rand", "randn", "identity", "xavier"])},
+                optional={"seed": st.one_of(st.integers(-5, 2**70), st.text(max_size=3)), "w_o": st.booleans()},
+            ),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "W_q": st.lists(matrix(), max_size=3),
+                    "W_k": st.lists(matrix(), max_size=3),
+                    "W_v": st.lists(matrix(), max_size=3),
+                    "W_o": matrix(),
+                },
+            ),
+            st.integers(),
+            st.text(max_size=3),
+        ),
+        "unknown_key": st.integers(),
+    }
+    for key in draw(st.sets(st.sampled_from(sorted(optional)), max_size=6)):
+        sc[key] = draw(optional[key])
+    return sc
+
+
+def names_a_field(message: str) -> bool:
+    head = message.split(":", maxsplit=1)[0]
+    return any(head == f or head.startswith((f + " ", f + ".")) for f in FIELDS) or head == "unknown_key"
+
+
+def assert_clean_result(r: dict[str, Any]) -> None:
+    json.dumps(r, allow_nan=False)  # no bare NaN/inf ever leaves the core
+    for head in r["heads"]:
+        assert all(not isinstance(v, str) for row in head["weights"] for v in row), "weights are always numbers"
+
+
+@FUZZ
+@given(sc=scenarios())
+def test_compute_raises_only_named_scenario_errors(sc: Any) -> None:
+    try:
+        r = ac.compute(sc)
+    except ac.ScenarioError as e:
+        assert names_a_field(str(e)), str(e)
+        return
+    assert_clean_result(r)
+
+
+@FUZZ
+@given(sc=st.one_of(scenarios(), st.none(), st.integers(), st.lists(st.integers()), st.text(max_size=5)))
+def test_compute_rejects_non_objects_and_junk(sc: Any) -> None:
+    try:
+        ac.compute(sc)
+    except ac.ScenarioError as e:
+        assert names_a_field(str(e)), str(e)
+
+
+BASE_SHAPE, BASE_VALS, _ = pg.load_values(pg.DEFAULT_PRESET)
+EDITABLE = ["x", "W_q", "W_k", "W_v", "W_o", "keep", "x_k", "x_v"]
+
+
+@st.composite
+def ui_values(draw: st.DrawFn) -> dict[str, Any]:
+    v = json.loads(json.dumps(BASE_VALS))
+    for f in draw(st.sets(st.sampled_from(EDITABLE), max_size=3)):
+        m = draw(matrix())
+        v[f] = [["lbl", *r] if isinstance(r, list) else r for r in m] if isinstance(m, list) else m
+    edits = {
+        "tokens": st.one_of(st.text(max_size=10), st.integers()),
+        "padding": st.text(max_size=6),
+        "mask_kind": st.sampled_from(["none", "causal", "padding", "causal+padding", "custom"]),
+        "fill": st.sampled_from(["-inf", "-1e9", "additive"]),
+        "cross": st.booleans(),
+        "use_wo": st.booleans(),
+        "scale_mode": st.sampled_from(["√d_k", "off", "temperature"]),
+        "temperature": junk_cell,
+        "heads": st.one_of(st.integers(-1, 10), st.text(max_size=2)),
+        "head_mode": st.sampled_from(["concat", "split"]),
+        "view_head": st.one_of(st.integers(-1, 10), st.none(), st.text(max_size=2)),
+        "T": st.one_of(st.integers(0, 70), st.sampled_from([10**6, "abc", None])),
+        "d_in": st.integers(0, 70),
+        "seed": st.one_of(st.integers(-1, 2**64), st.text(max_size=3), st.none()),
+    }
+    for key in draw(st.sets(st.sampled_from(sorted(edits)), max_size=4)):
+        v[key] = draw(edits[key])
+    return v
+
+
+@settings(max_examples=max(20, N // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(v=ui_values(), action=st.sampled_from(["refresh", "resize", "init_linear", "init_rand"]))
+def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[str, Any], action: str) -> None:
+    if action == "refresh":
+        got = pg.compute_views(pg.DEFAULT_PRESET, v)
+    else:
+        _, _, got = pg.restructure_values(action, pg.DEFAULT_PRESET, BASE_SHAPE, v)
+    assert set(got) == set(pg.VIEW_KEYS)
+    assert "Something went wrong" not in got["message"], got["message"]  # no unexpected exception path
+    if "msg-error" in got["message"]:
+        import html
+
+        text = html.unescape(got["message"]).split("⛔ ")[1]
+        assert names_a_field(text), text
+    for k in pg.VIEW_KEYS:
+        if isinstance(got[k], str):
+            assert "Traceback" not in got[k]
+            if k.startswith("html_"):  # no NaN in any table cell or tensor print
+                assert not re.search(r">nan<|\bnan[,\]]", got[k]), got[k]
+
+
+@FUZZ
+@given(
+    text=st.one_of(st.text(max_size=50), st.binary(max_size=50).map(lambda b: pg.base64.urlsafe_b64encode(b).decode()))
+)
+def test_links_never_crash(text: str) -> None:
+    preset_id, _, _, got = pg.link_values({"scenario": text})
+    assert preset_id is not None and set(got) == set(pg.VIEW_KEYS)
+
+
+def test_oversize_is_refused_before_any_tensor_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_tensors(*a: Any, **k: Any) -> None:
+        raise AssertionError("a tensor was built for an oversize request")
+
+    monkeypatch.setattr(ac.scenario.torch, "tensor", no_tensors)
+    for sc in ({"x": [[0.0] * 8] * 1_000_000}, {"x": [[0.0] * 1_000_000]}, {"x_q": [[0.0]] * 10**6, "x_k": [[0.0]]}):
+        with pytest.raises(ac.ScenarioError, match="at most"):
+            ac.compute(sc)
+    monkeypatch.undo()
+    big_w = {"W_q": [[[0.0] * 1_000_000]], "W_k": [[[1.0]]], "W_v": [[[1.0]]]}
+    with pytest.raises(ac.ScenarioError, match="W_q head 1 row 1: has 1000000 values; expected 1"):
+        ac.compute({"x": [[1.0]], "weights": big_w})
+
+
+# ---- the running app over HTTP ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve() as url:
+        yield url
+
+
+def call(client: httpx.Client, api: str, payload: Any) -> tuple[str, str]:
+    """Gradio's REST call: POST the data, then read the event stream; returns (event, data)."""
+    body = json.dumps({"data": [payload]})  # NaN/Infinity go out as JavaScript writes them
+    r = client.post(f"gradio_api/call/{api}", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    body = client.get(f"gradio_api/call/{api}/{r.json()['event_id']}").text
+    event = body.split("event: ")[-1].split("\n")[0]
+    data = body.split("data: ")[-1].strip()
+    return event, data
+
+
+def shrink(x: Any) -> Any:
+    """Lists of 10^6 cut to 1,000 items (still far over every cap) so a request body stays small."""
+    if isinstance(x, list):
+        return [shrink(v) for v in x[:1000]]
+    if isinstance(x, dict):
+        return {k: shrink(v) for k, v in x.items()}
+    return x
+
+
+HTTP = settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+
+@HTTP
+@given(sc=scenarios())
+def test_http_compute_answers_every_scenario(app_url: str, sc: Any) -> None:
+    sc = json.loads(json.dumps(shrink(sc), default=str))
+    with httpx.Client(base_url=app_url, timeout=60) as client:
+        event, data = call(client, "compute", sc)
+    assert event in ("complete", "error"), event
+    if event == "error":
+        msg = json.loads(data) if data not in ("null", "") else None
+        assert msg is None or names_a_field(msg["error"]), msg
+        assert "Traceback" not in data
+
+
+def test_http_malformed_requests_get_4xx_and_the_server_keeps_answering(app_url: str) -> None:
+    with httpx.Client(base_url=app_url, timeout=30) as client:
+        requests = [
+            ("POST", "gradio_api/call/compute", b"{not json", "application/json"),
+            ("POST", "gradio_api/call/compute", b"x=1", "text/plain"),
+            ("POST", "gradio_api/call/compute", b'{"nodata": 1}', "application/json"),
+            ("POST", "gradio_api/call/compute", b"[1, 2]", "application/json"),
+            ("POST", "gradio_api/call/nope", b'{"data": [1]}', "application/json"),
+            ("GET", "gradio_api/call/compute/not-an-event", b"", "text/plain"),
+        ]
+        for method, path, body, ctype in requests:
+            try:
+                r = client.request(method, path, content=body, headers={"content-type": ctype}, timeout=10)
+            except httpx.TransportError:
+                continue  # the server may drop a malformed request; what matters is that it answers the next one
+            if "nope" not in path:  # gradio itself answers an unknown endpoint with a bare 500
+                assert r.status_code < 500, (path, r.status_code, r.text[:200])
+            assert "Traceback" not in r.text
+        event, data = call(client, "compute", ac.scenario_of("statquest-self"))
+        assert event == "complete"
+        out = json.loads(data)[0]["output"]
+        torch.testing.assert_close(
+            torch.tensor(out), torch.tensor([[1.0100, 1.0641], [0.2040, 0.7057], [3.4989, 2.2427]]), atol=5e-5, rtol=0
+        )
+        event, data = call(client, "compute", {"x": [["abc"]]})
+        assert event == "error" and "x row 1, column 1: 'abc' is not a number" in data
+        assert not math.isnan(0.0)
