@@ -624,4 +624,5 @@ demo.queue(max_size=64, default_concurrency_limit=2)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
-    demo.launch(css=CSS, footer_links=["api"], enable_monitoring=False, share=False)
+    # share and monitoring off; uploads capped; the queue is bounded in build (max_size=64, 2 workers)
+    demo.launch(css=CSS, footer_links=["api"], enable_monitoring=False, share=False, max_file_size="1mb")

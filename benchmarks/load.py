@@ -76,7 +76,8 @@ def run(sessions: int, edits: int, rss_requests: int) -> dict[str, Any]:
         times = [t for ts, _ in results for t in ts]
         out = {"sessions": sessions, "edits": edits, "requests": len(times), "errors": 0,
                "wrong": sum(w for _, w in results), "p50_ms": statistics.median(times),
-               "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))], "wall_s": wall, "rss_start_mb": rss0 / 1024}  # fmt: skip
+               "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))], "wall_s": wall,
+               "rss_start_mb": rss0 / 1024}  # fmt: skip
         if rss_requests:
             per = rss_requests // 8
             with ThreadPoolExecutor(8) as pool:
