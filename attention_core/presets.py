@@ -182,6 +182,22 @@ def _statquest(mask: dict | None = None, heads: int = 1, cross: bool = False) ->
     return sc
 
 
+def _llm(tokens: list[str], **kw: Any) -> dict[str, Any]:
+    """003's scenarios: the printed embeddings as x, one head; ``kw`` sets weights, layout, scale, ..."""
+    return {"x": EMBEDDINGS_003, "tokens": tokens, "heads": 1, "head_mode": "concat", "dtype": "float32", **kw}
+
+
+def _numpy(mask: dict | None = None) -> dict[str, Any]:
+    """004's scenarios: the printed q, k, v used directly (identity projections), float64."""
+    sc: dict[str, Any] = {"x_q": Q_004, "x_k": K_004, "x_v": V_004, "tokens": ["q1", "q2", "q3", "q4"],
+                          "tokens_k": ["k1", "k2", "k3", "k4"], "heads": 1, "head_mode": "concat",
+                          "layout": "matmul", "weights": {"init": "identity"}, "scale": True,
+                          "dtype": "float64"}  # fmt: skip
+    if mask:
+        sc["mask"] = mask
+    return sc
+
+
 def seed_001(seed: int) -> tuple[list[list[float]], list[list[list[float]]]]:
     """001's draws, in its order, from a private generator: input (1, 3, 4) then W_q, W_k, W_v (4, 4).
 
@@ -435,16 +451,7 @@ def _all() -> list[Preset]:
             "No weights: scores = embeddings @ embeddings.T, unscaled, softmax over each row.",
             "The embeddings are 003's printed nn.Embedding(7, 3) rows (seed 69): the draw itself is not "
             "portable (torch's normal_ fill differs across platforms), so the printed values are the input.",
-            {
-                "x": EMBEDDINGS_003,
-                "tokens": tokens003,
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "matmul",
-                "weights": {"init": "identity"},
-                "scale": False,
-                "dtype": "float32",
-            },
+            _llm(tokens003, layout="matmul", weights={"init": "identity"}, scale=False),
             (
                 _p(
                     "attention_scores = embeddings @ embeddings.T",
@@ -475,17 +482,7 @@ def _all() -> list[Preset]:
             "In [9]",
             "No weights: each row of scores divided by its own sum (weights can be negative).",
             "The naive normalisation 003 shows before softmax; the weights sum to 1 but are not probabilities.",
-            {
-                "x": EMBEDDINGS_003,
-                "tokens": tokens003,
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "matmul",
-                "weights": {"init": "identity"},
-                "scale": False,
-                "dtype": "float32",
-                "normalize": "sum",
-            },
+            _llm(tokens003, layout="matmul", weights={"init": "identity"}, scale=False, normalize="sum"),
             (
                 _p(
                     "atwts0 = atscs0 / sum(atscs0)",
@@ -507,17 +504,7 @@ def _all() -> list[Preset]:
             "torch.nn.Parameter(torch.rand(d_in, d_out)): in×out, applied as x @ W_query (matmul layout); "
             "d_in=3 → d_out=2; scaled by key_vectors.shape[-1] ** 0.5.",
             "Weights reproduce from torch.manual_seed(69); the embeddings are the printed ones.",
-            {
-                "x": EMBEDDINGS_003,
-                "tokens": tokens003,
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "matmul",
-                "d_out": 2,
-                "weights": {"init": "rand", "seed": 69},
-                "scale": True,
-                "dtype": "float32",
-            },
+            _llm(tokens003, layout="matmul", d_out=2, weights={"init": "rand", "seed": 69}, scale=True),
             (
                 _p(
                     "W_query",
@@ -656,17 +643,7 @@ def _all() -> list[Preset]:
             "torch.nn.Linear(d_in, d_out, bias=False): out×in, applied as x @ W.T (linear layout). "
             "Flip the layout to matmul and the same numbers are stored transposed, as 003 In [37] does.",
             "Weights reproduce from torch.manual_seed(69); the embeddings are the printed ones.",
-            {
-                "x": EMBEDDINGS_003,
-                "tokens": tokens003,
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "linear",
-                "d_out": 2,
-                "weights": {"init": "linear", "seed": 69},
-                "scale": True,
-                "dtype": "float32",
-            },
+            _llm(tokens003, layout="linear", d_out=2, weights={"init": "linear", "seed": 69}, scale=True),
             (
                 _p(
                     "self_attention_L.W_key.weight",
@@ -706,19 +683,7 @@ def _all() -> list[Preset]:
             "q, k and v are given directly (identity projections), float64 as numpy computes; "
             "scaled by math.sqrt(d_k) with d_k = 6.",
             "q/k/v are 004's printed np.random.randn draws, so every printed output reproduces within 1e-8.",
-            {
-                "x_q": Q_004,
-                "x_k": K_004,
-                "x_v": V_004,
-                "tokens": ["q1", "q2", "q3", "q4"],
-                "tokens_k": ["k1", "k2", "k3", "k4"],
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "matmul",
-                "weights": {"init": "identity"},
-                "scale": True,
-                "dtype": "float64",
-            },
+            _numpy(),
             (
                 _p(
                     "np.matmul(q, k.T)",
@@ -784,20 +749,7 @@ def _all() -> list[Preset]:
             "An additive mask M: 0 where visible, -inf where hidden (mask[mask == 0] = -np.infty), "
             "softmax(scaled_dot_product + mask); float64.",
             "q/k/v are 004's printed draws.",
-            {
-                "x_q": Q_004,
-                "x_k": K_004,
-                "x_v": V_004,
-                "tokens": ["q1", "q2", "q3", "q4"],
-                "tokens_k": ["k1", "k2", "k3", "k4"],
-                "heads": 1,
-                "head_mode": "concat",
-                "layout": "matmul",
-                "weights": {"init": "identity"},
-                "scale": True,
-                "dtype": "float64",
-                "mask": {"kind": "causal", "fill": "additive"},
-            },
+            _numpy({"kind": "causal", "fill": "additive"}),
             (
                 _p(
                     "mask = np.tril(np.ones((T, T)))",

@@ -13,10 +13,6 @@ from attention_core.presets import EMBEDDINGS_003, SEED_OF_001, STATQUEST_X, loo
 PRINTED = [(p, pr) for p in ac.all_presets() for pr in p.printed]
 
 
-def as_tensor(x: object) -> torch.Tensor:
-    return torch.tensor(x, dtype=torch.float64) if not isinstance(x, str) else torch.tensor(float(x))
-
-
 def _floats(x: object) -> object:
     if isinstance(x, list):
         return [_floats(v) for v in x]
