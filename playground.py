@@ -19,6 +19,8 @@ import torch
 
 import attention_core as ac
 import views as vw
+from attention_core.explain import NAMES as EXPLAINABLE
+from attention_core.explain import explain, sources
 from attention_core.multihead import LAYOUTS, MODES
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 
@@ -117,31 +119,40 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
 # ---- rendering -------------------------------------------------------------------------------
 
 
-def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int) -> dict[str, Any]:
-    """Every view for one parsed scenario and its trace (one head shown in detail)."""
+def render(
+    preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int, pick: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Every view for one parsed scenario and its trace (one head shown in detail, ``pick`` explained)."""
     h = min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), s.heads) - 1
     part = tr.head(h)
+    out: dict[str, Any] = {"explain": explain_pick(s, tr, h, pick)}
+    valid = pick is not None and "msg-warn" not in out["explain"]
+    used = sources(pick["name"], pick["row"], pick["col"]) if pick and valid else {}
+
+    def marks(name: str) -> dict[str, list[tuple[int | None, int | None]]]:
+        picked = [(pick["row"], pick["col"])] if pick and valid and pick["name"] == name else []
+        return {"pick": picked, "used": used.get(name, [])}
+
     fam = vw.family(preset_id)
     dt = s.dtype
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
     v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
     tables = {
-        "qkv": vw.html_table(part["q"], dt, s.tokens, d_cols, "q")
-        + vw.html_table(part["k"], dt, s.tokens_k, d_cols, "k")
-        + vw.html_table(part["v"], dt, s.tokens_k, v_cols, "v"),
-        "output": vw.html_table(part["output"], dt, s.tokens, v_cols, "output"),
-        "combine": combine_table(tr, h, dt, s.tokens),
-        "weights": vw.html_table(part["weights"], dt, s.tokens, s.tokens_k, "weights", "prob"),
+        "qkv": vw.html_table(part["q"], dt, s.tokens, d_cols, "q", marks=marks("q"))
+        + vw.html_table(part["k"], dt, s.tokens_k, d_cols, "k", marks=marks("k"))
+        + vw.html_table(part["v"], dt, s.tokens_k, v_cols, "v", marks=marks("v")),
+        "output": vw.html_table(part["output"], dt, s.tokens, v_cols, "output", marks=marks("output")),
+        "combine": combine_table(tr, h, dt, s.tokens, marks("combine")),
+        "weights": vw.html_table(part["weights"], dt, s.tokens, s.tokens_k, "weights", "prob", marks=marks("weights")),
     }
     for name in ("scores", "scaled", "masked"):
-        tables[name] = vw.html_table(part[name], dt, s.tokens, s.tokens_k, name)
+        tables[name] = vw.html_table(part[name], dt, s.tokens, s.tokens_k, name, marks=marks(name))
     head_note = f"head {h + 1} of {s.heads}" if s.heads > 1 else ""
     prints = {
         "qkv": "\n".join(f"{n} = {vw.torch_print(part[n])}" for n in ("q", "k", "v")),
         **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
         "combine": vw.torch_print(tr.output),
     }
-    out: dict[str, Any] = {}
     for step in vw.STEPS:
         note = head_note if step != "combine" else f"shape {tuple(tr.output.shape)}"
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
@@ -149,15 +160,39 @@ def render(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_he
     return out
 
 
-def combine_table(tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str]) -> str:
+def combine_table(
+    tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str], marks: dict[str, Any] | None = None
+) -> str:
     """The combined output; when wider than the table window, starting at the shown head's block."""
     width = tr.output.shape[-1]
     lo = h * (width // tr.heads) if width > vw.WINDOW and tr.weights.W_o is None else 0
     cols = [f"o{j + 1}" for j in range(lo, width)]
-    return vw.html_table(tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo)
+    return vw.html_table(tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks)
 
 
-VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig")
+def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> str:
+    """The explain panel for the picked cell of head ``h`` (0-based), recomputed from the live trace."""
+    if not pick:
+        return vw.explain_html("", ())
+    try:
+        e = explain(tr, h, pick["name"], pick["row"], pick["col"], {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+    except (IndexError, KeyError):  # the picked cell left the tensor (a resize): say so, do not guess
+        where = f"{pick.get('name')}[{pick.get('row', 0) + 1}, {pick.get('col', 0) + 1}]"
+        return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number.")
+    return vw.explain_html(e.title, e.lines)
+
+
+def parse_pick(data: Any) -> dict[str, Any] | None:
+    """A click from a table (``{name, row, col}`` as the browser sent it) -> a pick, or None when malformed."""
+    if not isinstance(data, dict) or data.get("name") not in EXPLAINABLE:
+        return None
+    r, c = data.get("row"), data.get("col")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < MAX_T * MAX_HEADS * 8 for n in (r, c)):
+        return None
+    return {"name": data["name"], "row": r, "col": c}
+
+
+VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig", "explain")
 
 
 def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +200,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        out = render(preset_id, s, tr, v["view_head"])
+        out = render(preset_id, s, tr, v["view_head"], v.get("pick"))
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = vw.badge(preset_id, s, result)
         out["message"] = vw.message_html(list(tr.attention.warnings))
@@ -429,6 +464,10 @@ table.nt {border-collapse: collapse; font-family: ui-monospace, monospace; font-
 table.nt th {padding: 1px 6px; color: #555; font-weight: 500}
 table.nt td {padding: 1px 6px; text-align: right; cursor: pointer; border: 1px solid #eee}
 table.nt td:hover {outline: 2px solid #d4a017}
+table.nt td.pick {outline: 3px solid #e6550d; outline-offset: -2px; font-weight: 700}
+table.nt td.used {box-shadow: inset 0 0 0 2px #fd8d3c}
+.explain .ex-title {font-weight: 700; font-size: 1.05em; margin-bottom: 6px}
+.explain .ex-line {font-family: ui-monospace, monospace; font-size: 0.85em; white-space: pre-wrap; margin: 3px 0}
 table.nt caption {caption-side: bottom; font-size: 0.85em; color: #666}
 td.m {background: #e6e6e6; color: #777}
 td.s0 {background: #2166ac; color: #fff} td.s1 {background: #4393c3; color: #fff} td.s2 {background: #92c5de}
@@ -447,8 +486,9 @@ def build() -> gr.Blocks:
     first["seed"] = 42
     with gr.Blocks(title="Attention Playground") as demo:
         preset_state = gr.State(DEFAULT_PRESET)
-        shape_state = gr.State(shape_of(first, "linear"))
-        vals_state = gr.State(first)  # every editable value, as last sent by the browser
+        # None until the page's load event fills them; None again if the server dropped this session (SESSIONS)
+        shape_state = gr.State(None)
+        vals_state = gr.State(None)  # every editable value, as last sent by the browser
         gr.Markdown(
             "# Attention Playground\nThe attention mechanism from five teaching notebooks, live: edit any number "
             "and every step below updates. Pick a notebook example to start; the badge tells you whether the "
@@ -461,6 +501,8 @@ def build() -> gr.Blocks:
             load_btn = gr.Button("Reload preset", scale=1)
         badge = gr.HTML(elem_id="badge")
         message = gr.HTML(elem_id="message")
+        with gr.Sidebar(position="right", open=True, width=440, elem_id="explain-bar"):
+            explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain")
         c: dict[str, Any] = {}
         with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
             with gr.Row():
@@ -525,7 +567,7 @@ def build() -> gr.Blocks:
             o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
             if step == "weights":
                 o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
-        o["badge"], o["message"] = badge, message
+        o["badge"], o["message"], o["explain"] = badge, message, explain_panel
 
         # Events send only the edited component: every other value lives server-side in vals_state.
         # (Sending all 27 inputs, 8 of them tables, cost ~60 ms of browser time per edit.)
@@ -535,7 +577,9 @@ def build() -> gr.Blocks:
         common = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
 
         def edit(field: str) -> Any:
-            def handler(value: Any, preset_id: str | None, vals: dict[str, Any]) -> list[Any]:
+            def handler(value: Any, preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+                if vals is None:
+                    return [gr.skip(), *expired_views()]
                 vals = {**vals, field: value}
                 got = compute_views(preset_id, vals)
                 return [vals, *(got[k] for k in VIEW_KEYS)]
@@ -545,6 +589,8 @@ def build() -> gr.Blocks:
         def restructure(action: str, field: str | None) -> Any:
             def handler(*args: Any) -> list[Any]:
                 value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
+                if vals is None or shape is None:
+                    return [gr.skip(), gr.skip(), gr.skip(), *[gr.skip()] * len(FIELDS), *expired_views()]
                 vals = {**vals, field: value} if field else vals
                 new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
                 if nv is None:  # refused: keep what the user set, so the message stays until it is fixed
@@ -561,14 +607,26 @@ def build() -> gr.Blocks:
             preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
             return [preset_id or DEFAULT_PRESET, new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
-        def toggle(preset_id: str | None, vals: dict[str, Any], evt: gr.SelectData) -> list[Any]:
+        def toggle(preset_id: str | None, vals: dict[str, Any] | None, evt: gr.SelectData) -> list[Any]:
+            if vals is None:
+                return [gr.skip(), gr.skip(), gr.skip(), *expired_views()]
             keys = split_tokens(vals["tokens_k"] if vals["cross"] else vals["tokens"])
             vals = {**vals, "keep": toggled(vals["keep"], evt.index, keys), "mask_kind": "custom"}
             got = compute_views(preset_id, vals)
             return [vals, vals["keep"], "custom", *(got[k] for k in VIEW_KEYS)]
 
+        def pick(preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> list[Any]:
+            if vals is None:
+                return [gr.skip(), *expired_views()]
+            chosen = parse_pick(getattr(evt, "_data", None))
+            if chosen is None or chosen == vals.get("pick"):  # a click between cells, or Enter's double event
+                return [gr.skip()] * (1 + len(view_outs))
+            vals = {**vals, "pick": chosen}
+            got = compute_views(preset_id, vals)
+            return [vals, *(got[k] for k in VIEW_KEYS)]
+
         def store(field: str) -> Any:
-            return lambda value, vals: {**vals, field: value}
+            return lambda value, vals: gr.skip() if vals is None else {**vals, field: value}
 
         live = ("tokens", "tokens_k", "x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "fill", "padding", "keep",
                 "scale_mode", "temperature", "dtype", "normalize", "view_head")  # fmt: skip
@@ -585,6 +643,8 @@ def build() -> gr.Blocks:
         c["keep"].select(toggle, [preset_state, vals_state], [vals_state, c["keep"], c["mask_kind"], *view_outs],
                          **common)  # fmt: skip
         demo.load(open_link, None, [preset, *struct_outs], **common)
+        for step in vw.STEPS:
+            o[f"html_{step}"].click(pick, [preset_state, vals_state], [vals_state, *view_outs], **common)
 
         gr.api(compute_api, api_name="compute")
         gr.api(echo_api, api_name="echo")
@@ -606,6 +666,25 @@ def table(value: dict[str, Any], label: str, visible: bool = True, elem_id: str 
     )
 
 
+SESSIONS = 200
+"""Sessions whose state the server keeps (gradio's state_session_capacity, least recently used dropped first).
+
+Gradio holds ~130 KB of per-block config for every session, and every REST call without a session hash is a new
+session; at gradio's default of 10,000 that is ~1.3 GB. 200 bounds it to ~30 MB and still covers a large class,
+since a session that keeps editing stays recent. A dropped session gets a message (expired_views), never defaults.
+"""
+
+
+def expired_views() -> list[Any]:
+    """Views for an edit whose session the server no longer holds: say so, keep everything on screen."""
+    problem = (
+        f"session: the server no longer holds this page's state (it keeps the {SESSIONS} most recently used "
+        "sessions). Reload the page, or open your copy link, to go on; nothing was changed."
+    )
+    gr.Warning(problem)
+    return [vw.message_html([], error=problem) if k == "message" else gr.skip() for k in VIEW_KEYS]
+
+
 def compute_api(scenario: dict) -> dict:
     """attention_core.compute over HTTP: a scenario dict in, every intermediate out (see README)."""
     try:
@@ -625,4 +704,11 @@ demo.queue(max_size=64, default_concurrency_limit=2)
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
     # share and monitoring off; uploads capped; the queue is bounded in build (max_size=64, 2 workers)
-    demo.launch(css=CSS, footer_links=["api"], enable_monitoring=False, share=False, max_file_size="1mb")
+    demo.launch(
+        css=CSS,
+        footer_links=["api"],
+        enable_monitoring=False,
+        share=False,
+        max_file_size="1mb",
+        state_session_capacity=SESSIONS,
+    )

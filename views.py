@@ -92,13 +92,24 @@ def _bucket(v: float, kind: str, lim: float) -> str:
     return f"s{min(10, max(0, round(v / lim * 5) + 5))}"
 
 
+Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
+
+
 def html_table(
-    t: Tensor, dtype: str, rows: list[str], cols: list[str], name: str, kind: str = "signed", col0: int = 0
+    t: Tensor,
+    dtype: str,
+    rows: list[str],
+    cols: list[str],
+    name: str,
+    kind: str = "signed",
+    col0: int = 0,
+    marks: dict[str, list[Mark]] | None = None,
 ) -> str:
     """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
 
     Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
     Only the first WINDOW rows and columns are shown; -inf is written out, never left blank.
+    ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
     """
     n_r, n_c = t.shape
     shown = t[:WINDOW, :WINDOW]
@@ -109,7 +120,8 @@ def html_table(
     body = []
     for i, row in enumerate(shown.tolist()):
         tds = "".join(
-            f"<td class='{_bucket(v, kind, lim)}' data-r='{i}' data-c='{j + col0}'>{fmt(v, dtype)}</td>"
+            f"<td class='{_bucket(v, kind, lim)}{_marked(marks, i, j + col0)}' data-r='{i}' data-c='{j + col0}'>"
+            f"{fmt(v, dtype)}</td>"
             for j, v in enumerate(row)
         )
         body.append(f"<tr><th>{html.escape(rows[i])}</th>{tds}</tr>")
@@ -119,6 +131,26 @@ def html_table(
                 f"{col0 + min(n_c, WINDOW)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
     return (f"<div class='nt-wrap'><div class='nt-name'>{html.escape(name)}</div><table class='nt' data-name='{name}'>"
             f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
+
+
+def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
+    for cls, spots in (marks or {}).items():
+        if any((mr is None or mr == r) and (mc is None or mc == c) for mr, mc in spots):
+            return f" {cls}"
+    return ""
+
+
+def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = "") -> str:
+    """The explain panel: one cell's arithmetic, line by line, with the live numbers."""
+    if error:
+        return f"<div class='explain'><div class='msg-warn'>{html.escape(error)}</div></div>"
+    if not title:
+        return (
+            "<div class='explain'><b>Explain a number</b><p>Click any number in a table (q, k, v, scores, "
+            "weights, output…) to see the arithmetic that produced it. It follows your edits live.</p></div>"
+        )
+    body = "".join(f"<div class='ex-line'>{html.escape(line)}</div>" for line in lines)
+    return f"<div class='explain'><div class='ex-title'>{html.escape(title)}</div>{body}</div>"
 
 
 def cells(table: Any) -> Any:

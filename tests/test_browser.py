@@ -104,3 +104,19 @@ def test_text_in_a_cell_gets_a_message_and_the_app_still_answers(page: Page) -> 
     edit_cell(page, "x-input", 1, 1, "0.9")
     wait_changed(page, "#html-output pre.tensor", out)
     page.wait_for_function("() => !document.querySelector('#message').innerText.includes('abc')")
+
+
+def test_clicking_a_score_cell_explains_it_and_follows_an_edit(page: Page) -> None:
+    page.locator("#html-scores table[data-name=scores] td[data-r='0'][data-c='0']").click()
+    wait_text(page, "#explain", "0.7621×(-0.1469) + (-0.0428)×(-0.3038)")  # 000's q_1 · k_1, term by term
+    assert "= -0.0990" in text(page, "#explain") and "√d_k = √2" in text(page, "#explain")
+    page.wait_for_selector("#html-scores td.pick[data-r='0'][data-c='0']")
+    before = text(page, "#explain")
+    edit_cell(page, "x-input", 0, 1, "2.0")  # x_1 changes, so q_1 and this score change
+    wait_changed(page, "#explain", before)
+    assert "scores[1, 1] = q_1 · k_1" in text(page, "#explain")
+    page.locator("#html-weights table[data-name=weights] td[data-r='2'][data-c='1']").click()
+    wait_text(page, "#explain", "◀ this cell")
+    assert "sum = " in text(page, "#explain")
+    shot = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "artifacts")) / "explain.png"
+    page.screenshot(path=str(shot))

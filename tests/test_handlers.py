@@ -238,3 +238,23 @@ def test_big_tables_are_windowed_and_wide_outputs_start_at_the_shown_head() -> N
     assert "<th>o129</th>" in views["html_combine"] and "columns 129–152 of 512" in views["html_combine"]
     assert tab(views, "masked")[0][1] == "-inf" and len(tab(views, "weights")) == 24 and len(tab(views, "q")[0]) == 24
     assert "showing rows 1–24 of 64" in views["html_weights"]
+
+
+def test_a_session_the_server_dropped_gets_a_message_and_nothing_changes() -> None:
+    """gradio keeps SESSIONS sessions; an edit from a dropped one must not silently restart from defaults."""
+    reads_state = [
+        f for f in pg.demo.fns.values() if any(isinstance(b, pg.gr.State) and b.value is None for b in f.inputs)
+    ]
+    assert len(reads_state) >= 20  # every edit, resize, init, toggle and seed handler
+    for f in reads_state:
+        args = [None if isinstance(b, pg.gr.State) and b.value is None else getattr(b, "value", None) for b in f.inputs]
+        if "evt" in f.fn.__code__.co_varnames[: f.fn.__code__.co_argcount]:
+            args.append(None)
+        out = f.fn(*args)
+        out = out if isinstance(out, list) else [out]
+        assert len(out) == len(f.outputs), f.name
+        shown = [o for o in out if not isinstance(o, SKIP)]
+        if len(out) == 1:  # the seed box only stores; it has no view to speak through
+            assert shown == []
+            continue
+        assert len(shown) == 1 and f"{pg.SESSIONS} most recently used" in html.unescape(shown[0]), f.name

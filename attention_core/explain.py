@@ -1,0 +1,200 @@
+"""Take one number of a trace apart: the arithmetic that produced it, with the live numbers.
+
+``explain(tr, head, name, i, j)`` answers for any cell the app shows:
+    q, k, v      x_i · (column j of the head's projection)
+    scores       q_i · k_j term by term, then the scaling and the mask (scaled, masked: the same chain)
+    weights      the softmax (or divide-by-sum) of row i: every exp, their sum, the division
+    output       Σ_s weights[i, s] × v[s, j]
+    combine      which head's output column it is (concat), or Σ concat[i, m] × W_o[m, j]
+
+Returns a frozen :class:`Explanation` of plain-text lines; the UI only renders it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from torch import Tensor
+
+from .multihead import MultiHeadTrace
+
+NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine")
+MAX_TERMS = 8  # longer sums show their first terms, then "… n more"
+FILL_WORDS = {
+    "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
+    "-1e9": "masked_fill(block_mask, -1e9) (002): the score becomes -1e9",
+    "additive": "+ M (004), M = -inf where masked: the score becomes -inf",
+}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """How one cell was computed: ``lines`` read top to bottom and end at ``value``."""
+
+    title: str
+    lines: tuple[str, ...]
+    value: float
+
+
+def num(v: float) -> str:
+    """A number as the explanation writes it: 4 decimals, exponent when tiny or huge, -inf spelled out."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    text = f"{v:.4f}" if v == 0 or 1e-3 <= abs(v) < 1e5 else f"{v:.3e}"
+    return f"({text})" if v < 0 else text
+
+
+def plain(v: float) -> str:
+    """Like :func:`num` without the parentheses (for a result, not a factor)."""
+    return num(v).strip("()")
+
+
+def dot(a: list[float], b: list[float]) -> str:
+    """'a1×b1 + a2×b2 + …' (the first MAX_TERMS terms)."""
+    terms = [f"{num(x)}×{num(y)}" for x, y in zip(a, b, strict=True)]
+    more = len(terms) - MAX_TERMS
+    return " + ".join(terms[:MAX_TERMS]) + (f" + … ({more} more terms)" if more > 0 else "")
+
+
+def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
+    """The (D, d) matrix that maps x to this head's q, k or v (x @ it), whatever the layout and mode."""
+    w = getattr(tr.weights, f"W_{role}")
+    mats = w.transpose(-2, -1) if tr.weights.layout == "linear" else w  # (H or 1, D, d)
+    if tr.mode == "concat":
+        return mats[head]
+    width = mats.shape[-1] // tr.heads
+    return mats[0][:, head * width : (head + 1) * width]
+
+
+def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
+    """Explain cell (i, j) of ``name`` for head ``head`` (0-based). ``x``: {"q","k","v"} inputs (L|S, D).
+
+    Raises IndexError for a cell outside the tensor and KeyError for an unknown name.
+    """
+    a = tr.attention
+    part = tr.head(head)
+    tag = f" (head {head + 1})" if tr.heads > 1 and name != "combine" else ""
+    if name in ("q", "k", "v"):
+        w = projection(tr, head, name)
+        row = x[name][i].tolist()
+        col = w[:, j].tolist()
+        got = float(part[name][i, j])
+        layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
+        return Explanation(
+            f"{name}[{i + 1}, {j + 1}]{tag}",
+            (f"{name}_{i + 1} = x_{i + 1} projected by W_{name}; this cell is x_{i + 1} · ({layout})",
+             f"= {dot(row, col)}", f"= {plain(got)}"),
+            got,
+        )  # fmt: skip
+    if name in ("scores", "scaled", "masked"):
+        return _score(tr, part, head, i, j, tag, name)
+    if name == "weights":
+        return _weight(a.normalize, a.fill, part, i, j, tag, i in a.fully_masked_rows)
+    if name == "output":
+        w, v = part["weights"][i].tolist(), part["v"][:, j].tolist()
+        got = float(part["output"][i, j])
+        return Explanation(
+            f"output[{i + 1}, {j + 1}]{tag}",
+            (f"output_{i + 1} = Σ_s weights[{i + 1}, s] × v_s; column {j + 1}:",
+             f"= {dot(w, v)}", f"= {plain(got)}"),
+            got,
+        )  # fmt: skip
+    if name == "combine":
+        return _combine(tr, i, j)
+    raise KeyError(name)
+
+
+def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: int, tag: str, name: str) -> Explanation:
+    a = tr.attention
+    q, k = part["q"][i].tolist(), part["k"][j].tolist()
+    raw, scaled, masked = (float(part[n][i, j]) for n in ("scores", "scaled", "masked"))
+    lines = [f"scores[{i + 1}, {j + 1}] = q_{i + 1} · k_{j + 1} = {dot(q, k)}", f"= {plain(raw)}"]
+    if a.divisor is None:
+        lines.append("scaling is off: scaled = scores")
+    else:
+        how = f"√d_k = √{len(q)}" if math.isclose(a.divisor, math.sqrt(len(q))) else "the temperature"
+        lines.append(f"÷ {how} = {plain(a.divisor)}  →  scaled = {plain(scaled)}")
+    if a.keep is None:
+        lines.append("no mask: masked = scaled")
+    elif bool(a.keep[i, j]):
+        lines.append(f"key {j + 1} is visible to query {i + 1}: masked = scaled = {plain(masked)}")
+    else:
+        lines.append(f"key {j + 1} is hidden from query {i + 1}: {FILL_WORDS[a.fill]}  →  masked = {plain(masked)}")
+    value = {"scores": raw, "scaled": scaled, "masked": masked}[name]
+    return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", tuple(lines), value)
+
+
+def _weight(
+    normalize: str, fill: str, part: dict[str, Tensor], i: int, j: int, tag: str, fully_masked: bool
+) -> Explanation:
+    row = part["masked"][i].tolist()
+    got = float(part["weights"][i, j])
+    title = f"weights[{i + 1}, {j + 1}]{tag}"
+    if fully_masked and fill != "-1e9":
+        return Explanation(title, (
+            f"every key is masked in row {i + 1}: softmax would compute exp(-inf) / Σ exp(-inf) = 0 / 0 = NaN",
+            "the app (like torch's scaled_dot_product_attention) defines the row as all zeros instead",
+            f"= {plain(got)}",
+        ), got)  # fmt: skip
+    lines = []
+    if normalize == "sum":  # 003's simplified attention: divide by the row sum
+        total = sum(row)
+        lines.append(f"weights_{i + 1} = scores_{i + 1} / Σ scores_{i + 1} (divide by the sum, no exp)")
+        lines.append(f"Σ = {' + '.join(num(v) for v in row[:MAX_TERMS])}{' + …' if len(row) > MAX_TERMS else ''}"
+                     f" = {plain(total)}")  # fmt: skip
+        lines.append(f"{num(row[j])} / {num(total)} = {plain(got)}  ◀ key {j + 1}")
+        return Explanation(title, tuple(lines), got)
+    top = max(row)
+    shift = top if top > 20 or top < -20 else 0.0  # what torch does to stay finite; the ratio is unchanged
+    exps = [math.exp(v - shift) for v in row]
+    total = sum(exps)
+    arg = (lambda v: f"{plain(v)} − {num(shift)}") if shift else plain
+    note = f" (shifted by the row max {plain(shift)}, as torch does; the ratio is unchanged)" if shift else ""
+    lines.append(f"weights_{i + 1} = softmax(masked_{i + 1}): exp of each masked score, divided by their sum{note}")
+    for s, (v, e) in enumerate(zip(row, exps, strict=True)):
+        if s < MAX_TERMS or s == j:
+            lines.append(f"key {s + 1}: exp({arg(v)}) = {plain(e)}" + ("  ◀ this cell" if s == j else ""))
+    if len(row) > MAX_TERMS:
+        lines.append(f"… ({len(row) - MAX_TERMS} more keys)")
+    lines.append(f"sum = {plain(total)}")
+    if fully_masked:
+        lines.append("every key is masked with -1e9 (002): all exps are equal, so the row is uniform, not NaN")
+    lines.append(f"{plain(exps[j])} / {plain(total)} = {plain(got)}")
+    return Explanation(title, tuple(lines), got)
+
+
+def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
+    got = float(tr.output[i, j])
+    title = f"combined output[{i + 1}, {j + 1}]"
+    d = tr.concat.shape[-1] // tr.heads
+    if tr.heads == 1 and tr.weights.W_o is None:
+        return Explanation(title, ("one head and no W_o: the combined output is the head's output", plain(got)), got)
+    if tr.weights.W_o is None:
+        h, c = divmod(j, d)
+        how = "concatenated" if tr.mode == "concat" else "merged (split heads put back side by side)"
+        return Explanation(title, (
+            f"the {tr.heads} head outputs are {how}: columns {h * d + 1}–{(h + 1) * d} come from head {h + 1}",
+            f"= head {h + 1} output[{i + 1}, {c + 1}] = {plain(got)}",
+        ), got)  # fmt: skip
+    w_o = tr.weights.W_o
+    col = (w_o[j] if tr.weights.layout == "linear" else w_o[:, j]).tolist()
+    return Explanation(title, (
+        f"concat_{i + 1} (all {tr.heads} heads side by side, width {tr.concat.shape[-1]}) @ W_o, column {j + 1}:",
+        f"= {dot(tr.concat[i].tolist(), col)}",
+        f"= {plain(got)}",
+    ), got)  # fmt: skip
+
+
+def sources(name: str, i: int, j: int) -> dict[str, list[tuple[int | None, int | None]]]:
+    """The cells an explained cell came from, per table: (row, col), None = the whole row or column."""
+    score_chain = {"q": [(i, None)], "k": [(j, None)], "scores": [(i, j)], "scaled": [(i, j)], "masked": [(i, j)]}
+    return {
+        "scores": score_chain,
+        "scaled": score_chain,
+        "masked": score_chain,
+        "weights": {"masked": [(i, None)], "weights": [(i, None)]},
+        "output": {"weights": [(i, None)], "v": [(None, j)]},
+    }.get(name, {})

@@ -1,0 +1,156 @@
+"""Explain any number: the written-out arithmetic must itself reproduce the cell it explains."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+import attention_core as ac
+import playground as pg
+from attention_core.explain import explain, projection, sources
+
+NUM = r"\(?(-?[0-9.]+(?:e[-+][0-9]+)?|-inf)\)?"
+
+
+def traced(preset: str) -> tuple[ac.Scenario, ac.MultiHeadTrace, dict[str, torch.Tensor]]:
+    s = ac.parse(ac.get_preset(preset).scenario)
+    return s, ac.evaluate(s), {"q": s.x_q, "k": s.x_k, "v": s.x_v}
+
+
+def dot_sum(line: str) -> float:
+    """Evaluate the 'a×b + c×d + …' line of an explanation from its own printed (4-decimal) numbers."""
+    pairs = re.findall(NUM + "×" + NUM, line)
+    assert pairs, line
+    return sum(float(a) * float(b) for a, b in pairs)
+
+
+@pytest.mark.parametrize("preset", ac.preset_ids())
+def test_the_projection_shown_is_the_one_that_made_q_k_v(preset: str) -> None:
+    """x @ projection(head) == the head's q/k/v, for both layouts and both head modes."""
+    _, tr, x = traced(preset)
+    for h in range(tr.heads):
+        for role in ("q", "k", "v"):
+            assert_close(x[role] @ projection(tr, h, role), tr.head(h)[role])
+
+
+@pytest.mark.parametrize("preset", ["statquest-masked", "encdec-mha2", "qkv-split", "llm-parameter", "numpy-masked"])
+def test_written_sums_reproduce_every_cell(preset: str) -> None:
+    _, tr, x = traced(preset)
+    cut = 0
+    for h in range(tr.heads):
+        part = tr.head(h)
+        for name in ("q", "k", "v", "scores", "output"):
+            t = part[name]
+            for i in range(min(t.shape[0], 4)):
+                for j in range(min(t.shape[1], 4)):
+                    e = explain(tr, h, name, i, j, x)
+                    line = next(ln for ln in e.lines if re.search(NUM + "×" + NUM, ln))
+                    if "more terms" in line:  # long sums show their first MAX_TERMS terms only
+                        cut += 1
+                        continue
+                    assert math.isclose(dot_sum(line), float(t[i, j]), abs_tol=5e-3), (name, i, j, e.lines)
+                    assert e.value == float(t[i, j])
+    assert cut < 16  # most cells were checked in full
+
+
+def test_the_issue_example_score_is_written_term_by_term() -> None:
+    """000's printed q and k: scores[1, 1] = 0.7621×(-0.1469) + (-0.0428)×(-0.3038) = -0.0990."""
+    _, tr, x = traced("statquest-self")
+    e = explain(tr, 0, "scores", 0, 0, x)
+    assert e.lines[0].endswith("0.7621×(-0.1469) + (-0.0428)×(-0.3038)")
+    assert e.lines[1] == "= -0.0990"
+    assert "÷ √d_k = √2 = 1.4142" in e.lines[2] and "-0.0700" in e.lines[2]
+
+
+def test_weight_cell_shows_each_exp_their_sum_and_the_division() -> None:
+    _, tr, x = traced("statquest-masked")  # causal, -inf fill
+    e = explain(tr, 0, "weights", 1, 0, x)
+    exps = [float(m) for m in re.findall(r"\) = ([0-9.]+)", " ".join(ln for ln in e.lines if ln.startswith("key")))]
+    masked = tr.head(0)["masked"][1]
+    assert_close(torch.tensor(exps), masked.exp(), atol=1e-4, rtol=0)
+    assert any("◀ this cell" in ln and ln.startswith("key 1") for ln in e.lines)
+    total = float(re.search(r"sum = ([0-9.]+)", " ".join(e.lines)).group(1))
+    assert math.isclose(exps[0] / total, float(tr.head(0)["weights"][1, 0]), abs_tol=1e-4)
+    assert "exp(-inf) = 0.0000" in " ".join(e.lines)  # the masked key, spelled out
+
+
+def test_masked_cell_says_what_the_fill_did() -> None:
+    _, tr, x = traced("statquest-masked")
+    hidden = " ".join(explain(tr, 0, "masked", 0, 2, x).lines)
+    seen = " ".join(explain(tr, 0, "masked", 2, 0, x).lines)
+    assert "hidden from query 1" in hidden and "masked = -inf" in hidden and "(000)" in hidden
+    assert "visible to query 3" in seen
+
+
+def test_huge_scores_are_shifted_like_torch_and_stay_finite() -> None:
+    s = ac.parse({"x": [[1000.0, 0.0], [0.0, 1000.0]], "weights": {"init": "identity"}})
+    tr = ac.evaluate(s)
+    e = explain(tr, 0, "weights", 0, 0, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+    assert "shifted by the row max" in e.lines[0]
+    assert not any("inf" in ln or "nan" in ln for ln in e.lines)
+    assert e.value == 1.0
+
+
+@pytest.mark.parametrize(
+    ("fill", "expect"), [("-inf", "0 / 0 = NaN"), ("additive", "0 / 0 = NaN"), ("-1e9", "uniform")]
+)
+def test_fully_masked_row_explains_nan_or_uniform(fill: str, expect: str) -> None:
+    keep = [[0, 0], [1, 1]]
+    s = ac.parse({"x": [[1, 2], [3, 4]], "weights": {"init": "identity"}, "mask": {"kind": "custom", "keep": keep,
+                                                                                 "fill": fill}})  # fmt: skip
+    tr = ac.evaluate(s)
+    e = explain(tr, 0, "weights", 0, 1, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+    assert expect in " ".join(e.lines)
+    assert e.value == (0.5 if fill == "-1e9" else 0.0)
+
+
+def test_combine_names_the_head_or_writes_the_w_o_sum() -> None:
+    _, tr, x = traced("encdec-mha2")  # two heads concatenated, no W_o
+    e = explain(tr, 1, "combine", 0, 3, x)
+    assert "columns 3–4 come from head 2" in e.lines[0] and e.value == float(tr.head(1)["output"][0, 1])
+    for layout in ("linear", "matmul"):  # split heads merged, then through W_o
+        s = ac.parse({"x": [[0.5, -1, 2, 0.25], [1, 0, -0.5, 3]], "heads": 2, "head_mode": "split",
+                      "layout": layout, "weights": {"init": "linear", "seed": 7, "w_o": True}})  # fmt: skip
+        tr = ac.evaluate(s)
+        e = explain(tr, 0, "combine", 1, 2, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+        assert "@ W_o, column 3" in e.lines[0]
+        assert math.isclose(dot_sum(e.lines[1]), e.value, abs_tol=5e-4) and e.value == float(tr.output[1, 2])
+
+
+def test_a_click_marks_the_cell_and_its_sources_and_follows_edits() -> None:
+    _, v, _ = pg.load_values("statquest-self")
+    v = {**v, "pick": {"name": "scores", "row": 0, "col": 1}}
+    views = pg.compute_views("statquest-self", v)
+    assert "q_1 · k_2" in views["explain"]
+    assert re.search(r"<td class='[^']* pick' data-r='0' data-c='1'>", views["html_scores"])
+    assert views["html_qkv"].split("data-name='k'>")[1].count(" used'") == 2  # k row 2: both columns
+    edited = {**v, "x": [[r[0], *r[1:]] for r in v["x"]["data"]]}
+    edited["x"][0][1] = "2.0"  # x_1 changes, so q_1 and the score change; the panel follows
+    after = pg.compute_views("statquest-self", edited)
+    assert after["explain"] != views["explain"] and "q_1 · k_2" in after["explain"]
+
+
+def test_a_pick_outside_the_tensor_after_a_resize_says_so() -> None:
+    _, v, _ = pg.load_values("statquest-self")
+    views = pg.compute_views("statquest-self", {**v, "pick": {"name": "weights", "row": 7, "col": 0}})
+    assert "no longer in the tensor" in views["explain"] and "weights[8, 1]" in views["explain"]
+
+
+JUNK_CLICKS = [None, "x", {}, {"name": "W_q", "row": 0, "col": 0}, {"name": "q", "row": -1, "col": 0},
+               {"name": "q", "row": "0", "col": 0}, {"name": "q", "row": True, "col": 0},
+               {"name": "q", "row": 10**9, "col": 0}]  # fmt: skip
+
+
+@pytest.mark.parametrize("junk", JUNK_CLICKS)
+def test_malformed_clicks_are_ignored(junk: object) -> None:
+    assert pg.parse_pick(junk) is None
+    assert pg.parse_pick({"name": "q", "row": 1, "col": 0}) == {"name": "q", "row": 1, "col": 0}
+
+
+def test_sources_of_an_output_cell_are_its_weight_row_and_value_column() -> None:
+    assert sources("output", 2, 1) == {"weights": [(2, None)], "v": [(None, 1)]}
+    assert sources("q", 0, 0) == {}
