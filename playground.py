@@ -11,7 +11,11 @@ import base64
 import json
 import logging
 import re
+import shutil
+import tempfile
+import time
 import zlib
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -21,6 +25,7 @@ import attention_core as ac
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
+from attention_core.export import scenario_json, to_notebook, to_script
 from attention_core.multihead import LAYOUTS, MODES
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 
@@ -408,12 +413,7 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
     error = None
     try:
         if "scenario" in query:
-            sc = decode_link(query["scenario"])
-            s = ac.parse(sc)
-            preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
-            nv = values_from_scenario(s)
-            nv["seed"] = sc.get("weights", {}).get("seed", 42) if isinstance(sc.get("weights"), dict) else 42
-            return preset_id, shape_of(nv, "linear"), nv, compute_views(preset_id, nv)
+            return scenario_values(decode_link(query["scenario"]))
         if "preset" in query:
             if query["preset"] not in ac.preset_ids():
                 raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
@@ -424,6 +424,78 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
     if error:
         got["message"] = vw.message_html([], error=f"{error}; showing the default preset instead")
     return DEFAULT_PRESET, new_shape, nv, got
+
+
+# ---- share and export: links, scenario files, .py and .ipynb --------------------------------
+
+EXPORT_DIR = Path(tempfile.gettempdir()) / "attention-playground-exports"
+EXPORT_TTL_S = 600  # export folders older than this are removed at the next export
+
+
+def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
+    """The on-screen state as a parsed scenario and its explicit JSON (raises ScenarioError naming the field)."""
+    s = ac.parse(scenario_from(v))
+    return s, scenario_json(s, preset_id)
+
+
+def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -> str:
+    """A link that opens exactly this state: ``?preset=<id>`` while the preset is untouched, else the scenario."""
+    base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
+    s, sc = current_scenario(preset_id, v)
+    if preset_id and not vw.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
+        return f"{base}?preset={preset_id}"
+    code = encode_link(sc)
+    if len(code) > MAX_LINK:
+        problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
+        raise ac.ScenarioError("link", problem)
+    return f"{base}?scenario={code}"
+
+
+def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
+    """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
+    s, sc = current_scenario(preset_id, v)
+    title = ac.get_preset(preset_id).title if preset_id else "Attention Playground: custom state"
+    EXPORT_DIR.mkdir(exist_ok=True)
+    now = time.time()
+    for old in EXPORT_DIR.iterdir():
+        if old.is_dir() and now - old.stat().st_mtime > EXPORT_TTL_S:
+            shutil.rmtree(old, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(dir=EXPORT_DIR))
+    files = {
+        "scenario.json": json.dumps(sc, indent=1),
+        "attention.py": to_script(s, title),
+        "attention.ipynb": to_notebook(s, title),
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return [str(folder / name) for name in files]
+
+
+def read_scenario_file(path: str | None) -> dict[str, Any]:
+    """An uploaded scenario file (the path gradio gave its upload): JSON only, size-capped, errors name the file."""
+    if not path:
+        raise ac.ScenarioError("scenario file", "no file was uploaded")
+    size = Path(path).stat().st_size
+    if size > MAX_LINK_JSON:
+        raise ac.ScenarioError("scenario file", f"{size} bytes; at most {MAX_LINK_JSON}")
+    try:
+        sc = json.loads(Path(path).read_bytes())
+    except UnicodeDecodeError:
+        raise ac.ScenarioError("scenario file", "is not text (a JSON scenario is expected)") from None
+    except ValueError as e:
+        raise ac.ScenarioError("scenario file", f"is not valid JSON ({str(e)[:80]})") from None
+    if not isinstance(sc, dict):
+        raise ac.ScenarioError("scenario file", "is JSON but not an object ({...}) as compute() takes")
+    return sc
+
+
+def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A scenario dict (file or link) -> (preset id it names, shape, editable values, views)."""
+    s = ac.parse(sc)
+    preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
+    nv = values_from_scenario(s)
+    nv["seed"] = sc.get("weights", {}).get("seed", 42) if isinstance(sc.get("weights"), dict) else 42
+    return preset_id, shape_of(nv, "linear"), nv, compute_views(preset_id, nv)
 
 
 def shown(nv: dict[str, Any]) -> list[Any]:
@@ -501,6 +573,16 @@ def build() -> gr.Blocks:
             load_btn = gr.Button("Reload preset", scale=1)
         badge = gr.HTML(elem_id="badge")
         message = gr.HTML(elem_id="message")
+        with gr.Accordion("Share, export, load", open=False, elem_id="share"):
+            with gr.Row():
+                link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
+                export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
+                upload_btn = gr.UploadButton(
+                    "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
+                )
+            link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
+            downloads = gr.File(label="downloads (run attention.py with torch alone)", file_count="multiple",
+                                interactive=False, elem_id="downloads")  # fmt: skip
         with gr.Sidebar(position="right", open=True, width=440, elem_id="explain-bar"):
             explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain")
         c: dict[str, Any] = {}
@@ -625,6 +707,34 @@ def build() -> gr.Blocks:
             got = compute_views(preset_id, vals)
             return [vals, *(got[k] for k in VIEW_KEYS)]
 
+        def make_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
+            if vals is None:
+                return [gr.skip(), expired_views()[VIEW_KEYS.index("message")]]
+            try:
+                return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
+            except ac.ScenarioError as e:
+                gr.Warning(str(e))
+                return ["", vw.message_html([], error=str(e))]
+
+        def export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+            if vals is None:
+                return [gr.skip(), expired_views()[VIEW_KEYS.index("message")]]
+            try:
+                return [export_files(preset_id, vals), gr.skip()]
+            except ac.ScenarioError as e:
+                gr.Warning(str(e))
+                return [gr.skip(), vw.message_html([], error=str(e))]
+
+        def load_file(path: str | None) -> list[Any]:
+            try:
+                preset_id, new_shape, nv, got = scenario_values(read_scenario_file(path))
+            except ac.ScenarioError as e:
+                problem = str(e) if e.field == "scenario file" else f"scenario file: {e}"
+                gr.Warning(problem)
+                views = {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem)}
+                return [*[gr.skip()] * (4 + len(FIELDS)), *(views[k] for k in VIEW_KEYS)]
+            return [preset_id or gr.skip(), new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+
         def store(field: str) -> Any:
             return lambda value, vals: gr.skip() if vals is None else {**vals, field: value}
 
@@ -643,6 +753,9 @@ def build() -> gr.Blocks:
         c["keep"].select(toggle, [preset_state, vals_state], [vals_state, c["keep"], c["mask_kind"], *view_outs],
                          **common)  # fmt: skip
         demo.load(open_link, None, [preset, *struct_outs], **common)
+        link_btn.click(make_link, [preset_state, vals_state], [link_box, message], **common)
+        export_btn.click(export, [preset_state, vals_state], [downloads, message], **common)
+        upload_btn.upload(load_file, [upload_btn], [preset, *struct_outs], **common)
         for step in vw.STEPS:
             o[f"html_{step}"].click(pick, [preset_state, vals_state], [vals_state, *view_outs], **common)
 

@@ -248,8 +248,7 @@ def test_a_session_the_server_dropped_gets_a_message_and_nothing_changes() -> No
     assert len(reads_state) >= 20  # every edit, resize, init, toggle and seed handler
     for f in reads_state:
         args = [None if isinstance(b, pg.gr.State) and b.value is None else getattr(b, "value", None) for b in f.inputs]
-        if "evt" in f.fn.__code__.co_varnames[: f.fn.__code__.co_argcount]:
-            args.append(None)
+        args += [None] * (f.fn.__code__.co_argcount - len(args))  # gr.EventData / gr.Request parameters
         out = f.fn(*args)
         out = out if isinstance(out, list) else [out]
         assert len(out) == len(f.outputs), f.name

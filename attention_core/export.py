@@ -1,0 +1,161 @@
+"""A state as files: the explicit JSON scenario, a runnable ``.py`` and a ``.ipynb`` (nbformat), torch alone.
+
+The script does exactly the operations of :mod:`attention_core` in the same order (the same batched
+matmuls, the same divisor tensor, the same fill), so its ``print`` output is the app's, character for
+character. Every number is written as the shortest float literal that round-trips, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import nbformat
+from torch import Tensor
+
+from .scenario import Scenario
+
+PY_HEADER = '''"""{title}
+
+Exported from Attention Playground. Runs with torch alone:  python {name}.py
+Shapes: L queries, S keys, D = d_model, H heads, d per-head width. Layout "{layout}": {layout_words}.
+"""
+'''
+LAYOUT_WORDS = {
+    "linear": "nn.Linear weights, out×in, applied as x @ W.T",
+    "matmul": "bare Parameter weights, in×out, applied as x @ W",
+}
+
+
+def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
+    """The explicit scenario (every number written out) that ``compute`` and ``parse`` take back unchanged."""
+    w = s.weights
+    sc: dict[str, Any] = {"tokens": list(s.tokens)}
+    if s.self_attention:
+        sc["x"] = s.x_q.tolist()
+    else:
+        sc.update(x_q=s.x_q.tolist(), x_k=s.x_k.tolist(), x_v=s.x_v.tolist(), tokens_k=list(s.tokens_k))
+    sc.update(heads=s.heads, head_mode=s.head_mode, layout=w.layout, dtype=s.dtype, normalize=s.normalize)
+    sc["weights"] = {n: getattr(w, n).tolist() for n in ("W_q", "W_k", "W_v")}
+    sc["weights"]["W_o"] = None if w.W_o is None else w.W_o.tolist()
+    mask: dict[str, Any] = {"kind": s.mask_kind, "fill": s.fill}
+    if s.mask_kind == "custom" and s.keep is not None:
+        mask["keep"] = s.keep.int().tolist()
+    if "padding" in s.mask_kind and s.keep is not None:
+        mask["padding"] = (~s.keep[-1]).tolist()
+    sc["mask"] = mask
+    sc["scale"] = s.scale
+    if preset:
+        sc["preset"] = preset
+    return sc
+
+
+def _lit(t: Tensor | list[Any]) -> str:
+    """A nested list literal; floats as Python's shortest round-trip repr."""
+    return json.dumps(t.tolist() if isinstance(t, Tensor) else t).replace("true", "True").replace("false", "False")
+
+
+def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
+    """The export as (markdown, code) pairs, one per step; the script and the notebook are both made from it."""
+    w, dt = s.weights, s.dtype
+    L, S, H = len(s.tokens), len(s.tokens_k), s.heads  # the shape symbols
+    lin = w.layout == "linear"
+    wt = ".transpose(-2, -1)" if lin else ""
+    data = [
+        "import torch",
+        "import torch.nn.functional as F",
+        "",
+        f"dtype = torch.{dt}",
+        f"tokens = {s.tokens!r}  # L = {L} queries",
+        f"tokens_k = {s.tokens_k!r}  # S = {S} keys" if not s.self_attention else "tokens_k = tokens",
+        f"x_q = torch.tensor({_lit(s.x_q)}, dtype=dtype)  # (L, D)",
+    ]
+    if s.self_attention:
+        data.append("x_k = x_v = x_q  # self-attention: one encoding for queries, keys and values")
+    else:
+        data += [f"x_k = torch.tensor({_lit(s.x_k)}, dtype=dtype)  # (S, D)",
+                 f"x_v = torch.tensor({_lit(s.x_v)}, dtype=dtype)  # (S, D)"]  # fmt: skip
+    shape = ("(H, d, D)" if lin else "(H, D, d)") if s.head_mode == "concat" else "(1, D, D)"
+    for n in ("W_q", "W_k", "W_v"):
+        data.append(f"{n} = torch.tensor({_lit(getattr(w, n))}, dtype=dtype)  # {shape}")
+    wo = "None" if w.W_o is None else f"torch.tensor({_lit(w.W_o)}, dtype=dtype)"
+    data.append(f"W_o = {wo}  # {'(D, H·d)' if lin else '(H·d, D)'} or None: heads are only concatenated")
+    keep = "None  # no mask" if s.keep is None else f"torch.tensor({_lit(s.keep)})  # (L, S) True = may look"
+    data.append(f"keep = {keep}")
+
+    if s.head_mode == "concat":
+        proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
+                f"k = x_k.unsqueeze(-3) @ W_k{wt}  # -> (H, S, d)",
+                f"v = x_v.unsqueeze(-3) @ W_v{wt}  # -> (H, S, d)"]  # fmt: skip
+    else:
+        proj = [f"H = {H}",
+                f"q = (x_q.unsqueeze(-3) @ W_q{wt}).squeeze(-3)  # (L, D)",
+                "q = q.reshape(len(tokens), H, -1).transpose(-3, -2)  # split: (L, H, D/H) -> (H, L, D/H)",
+                f"k = (x_k.unsqueeze(-3) @ W_k{wt}).squeeze(-3)",
+                "k = k.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)",
+                f"v = (x_v.unsqueeze(-3) @ W_v{wt}).squeeze(-3)",
+                "v = v.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)"]  # fmt: skip
+    if s.scale is True:
+        scaled = "scaled = scores / torch.tensor(k.size(-1) ** 0.5, dtype=dtype)  # ÷ √d_k"
+    elif s.scale is False:
+        scaled = "scaled = scores  # scaling off"
+    else:  # a temperature (1.0 is a number here, not True)
+        scaled = f"scaled = scores / torch.tensor({float(s.scale)!r}, dtype=dtype)  # ÷ temperature"
+    if s.keep is None:
+        masked = ["masked = scaled  # no mask"]
+    elif s.fill == "-inf":
+        masked = ["masked = scaled.masked_fill(keep == 0, float('-inf'))  # 000's convention"]
+    elif s.fill == "-1e9":
+        masked = ["masked = scaled.masked_fill(~keep, -1e9)  # 002's block mask (True = blocked), filled with -1e9"]
+    else:
+        masked = ["M = torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, float('-inf'))  # 004's additive M",
+                  "masked = scaled + M"]  # fmt: skip
+    if s.normalize == "softmax":
+        norm = ["weights = F.softmax(masked, dim=-1)"]
+    else:
+        norm = ["visible = masked.masked_fill(~torch.isfinite(masked), 0.0)",
+                "weights = visible / visible.sum(dim=-1, keepdim=True)  # 003's divide-by-sum"]  # fmt: skip
+    if s.keep is not None and s.fill != "-1e9":
+        norm += ["dead = ~keep.any(dim=-1)  # query rows that see no key: softmax gives 0/0 = NaN there",
+                 "weights = weights.masked_fill(dead.unsqueeze(-1), 0.0)  # defined as 0, like SDPA"]  # fmt: skip
+    if s.normalize == "sum":
+        norm += ["if not torch.isfinite(weights).all():  # a row summing to 0: undefined, shown as 0",
+                 "    weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)"]  # fmt: skip
+    out_w = "" if w.W_o is None else (" @ W_o.T" if lin else " @ W_o")
+    combine = ["concat = output.transpose(-3, -2).reshape(len(tokens), -1)  # (H, L, d) -> (L, H·d)",
+               f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}"]  # fmt: skip
+
+    def show(names: str) -> list[str]:
+        return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
+
+    return [
+        (f"# {title}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
+         f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
+        ("## 1 · Q, K, V: project the encodings", "\n".join([*proj, *show("q k v")])),
+        ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
+                                            *show("scores")])),
+        ("## 3 · scaled", "\n".join([scaled, *show("scaled")])),
+        ("## 4 · masked", "\n".join([*masked, *show("masked")])),
+        ("## 5 · weights", "\n".join([*norm, *show("weights")])),
+        ("## 6 · output", "\n".join(["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")])),
+        ("## 7 · heads combined", "\n".join([*combine, "print('## combined'); print(combined)"])),
+    ]  # fmt: skip
+
+
+def to_script(s: Scenario, title: str, name: str = "attention") -> str:
+    """A runnable ``.py`` that prints every intermediate, head by head, exactly as the app shows it."""
+    header = PY_HEADER.format(
+        title=title, name=name, layout=s.weights.layout, layout_words=LAYOUT_WORDS[s.weights.layout]
+    )
+    body = "\n\n".join(f"# {md.splitlines()[0].lstrip('# ')}\n{code}" for md, code in cells(s, title)[1:])
+    return f"{header}\n{cells(s, title)[0][1]}\n\n{body}\n"
+
+
+def to_notebook(s: Scenario, title: str) -> str:
+    """The same code as :func:`to_script`, one notebook cell per step, as .ipynb JSON (nbformat v4)."""
+    nb = nbformat.v4.new_notebook()
+    for md, code in cells(s, title):
+        nb.cells += [nbformat.v4.new_markdown_cell(md), nbformat.v4.new_code_cell(code)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.validate(nb)
+    return nbformat.writes(nb)

@@ -1,0 +1,167 @@
+"""Export and share: the .py and .ipynb print the app's tensors; scenario files and links round-trip."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+import attention_core as ac
+import playground as pg
+import views as vw
+from attention_core.export import scenario_json, to_notebook, to_script
+
+STEP_OF = {"q": "qkv", "k": "qkv", "v": "qkv"}
+NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
+
+VARIED = {  # states no preset has: every fill, divide-by-sum, temperature, float64, split with W_o, padding
+    "split-wo-matmul-additive": {"x": [[0.5, -1, 2, 0.25], [1, 0, -0.5, 3], [2, 1, 0, -1]], "heads": 2,
+                                 "head_mode": "split", "layout": "matmul",
+                                 "weights": {"init": "randn", "seed": 3, "w_o": True},
+                                 "mask": {"kind": "causal", "fill": "additive"}},
+    "fully-masked-inf": {"x": [[1, 2], [3, 4], [0.5, -1]], "weights": {"init": "linear", "seed": 5},
+                         "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]], "fill": "-inf"}},
+    "fully-masked-1e9-temp": {"x": [[1, 2], [3, 4]], "weights": {"init": "linear", "seed": 5}, "scale": 0.5,
+                              "mask": {"kind": "custom", "keep": [[0, 0], [1, 1]], "fill": "-1e9"}},
+    "sum-float64-padding": {"x": [[0.2, 0.9, 0.4], [0.5, 0.1, 0.8], [0.3, 0.3, 0.3]], "dtype": "float64",
+                            "normalize": "sum", "scale": False, "weights": {"init": "rand", "seed": 69},
+                            "mask": {"kind": "causal+padding", "padding": [False, False, True], "fill": "-inf"}},
+    "cross-3-heads": {"x_q": [[1, 0], [0, 1]], "x_k": [[1, 1], [2, 0], [0, 3]], "x_v": [[1, 2], [3, 4], [5, 6]],
+                      "heads": 3, "weights": {"init": "linear", "seed": 9}},
+}  # fmt: skip
+
+
+def printed(stdout: str) -> dict[str, str]:
+    """'## head 1 q' / '## combined' blocks of an export's output -> their tensor text."""
+    parts = re.split(r"^## (.*)$", stdout, flags=re.M)[1:]
+    return {parts[i].strip(): parts[i + 1].strip() for i in range(0, len(parts), 2)}
+
+
+def app_prints(s: ac.Scenario) -> dict[str, str]:
+    tr = ac.evaluate(s)
+    want = {f"head {h + 1} {n}": vw.torch_print(tr.head(h)[n]) for h in range(tr.heads) for n in NAMES}
+    return want | {"combined": vw.torch_print(tr.output)}
+
+
+def shown_by_app(preset: str) -> dict[str, str]:
+    """What the app itself shows for head 1 (the text in each step's print box)."""
+    _, _, views = pg.load_values(preset)
+    boxes = {step: html.unescape(views[f"html_{step}"].split("<pre class='tensor'>")[1].split("</pre>")[0])
+             for step in vw.STEPS}  # fmt: skip
+    out = {f"head 1 {n}": boxes[n] for n in ("scores", "scaled", "masked", "weights", "output")}
+    for n in ("q", "k", "v"):
+        out[f"head 1 {n}"] = boxes["qkv"].split(f"{n} = ")[1].split("\n" + {"q": "k", "k": "v", "v": "@"}[n])[0]
+    return out | {"combined": boxes["combine"]}
+
+
+def run_script(src: str, tmp_path: Path) -> str:
+    path = tmp_path / "attention.py"
+    path.write_text(src)
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+@pytest.mark.parametrize("preset", ac.preset_ids())
+def test_exported_script_prints_what_the_app_shows(preset: str, tmp_path: Path) -> None:
+    s = ac.parse(ac.get_preset(preset).scenario)
+    got = printed(run_script(to_script(s, preset), tmp_path))
+    want = app_prints(s)
+    assert got.keys() == want.keys()
+    for name, text in want.items():
+        assert got[name] == text, name
+    for name, text in shown_by_app(preset).items():  # and the boxes on the page, character for character
+        assert got[name] == text, name
+
+
+@pytest.mark.parametrize("case", VARIED)
+def test_exported_script_matches_states_no_preset_covers(case: str, tmp_path: Path) -> None:
+    s = ac.parse(VARIED[case])
+    got = printed(run_script(to_script(s, case), tmp_path))
+    assert got == app_prints(s)
+    if s.keep is not None and not bool(s.keep.any(dim=-1).all()):
+        assert "nan" not in " ".join(got.values())  # fully masked rows: defined like the app, never NaN
+
+
+@pytest.mark.parametrize("preset", ["statquest-mha2", "qkv-masked", "numpy-masked"])
+def test_exported_notebook_executes_and_prints_the_same(preset: str, tmp_path: Path) -> None:
+    s = ac.parse(ac.get_preset(preset).scenario)
+    nb = nbformat.reads(to_notebook(s, preset), as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    stdout = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert printed(stdout) == app_prints(s)
+    assert [c.cell_type for c in nb.cells][:2] == ["markdown", "code"] and len(nb.cells) == 16
+
+
+@pytest.mark.parametrize("preset", ac.preset_ids())
+def test_scenario_json_round_trips_through_compute(preset: str) -> None:
+    sc = ac.get_preset(preset).scenario
+    explicit = json.loads(json.dumps(scenario_json(ac.parse(sc), preset)))
+    assert explicit["preset"] == preset and "init" not in explicit["weights"]  # every number written out
+    assert ac.compute(explicit) == ac.compute(sc)
+
+
+def state(preset: str) -> dict[str, Any]:
+    return pg.load_values(preset)[1]
+
+
+def test_export_files_then_load_the_scenario_file_back(tmp_path: Path) -> None:
+    v = state("encdec-mha2")
+    v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
+    v["x"][1][2] = "0.125"  # an edit, so this is no longer the preset's state
+    paths = [Path(p) for p in pg.export_files("encdec-mha2", v)]
+    assert [p.name for p in paths] == ["scenario.json", "attention.py", "attention.ipynb"]
+    preset_id, _, _, views = pg.scenario_values(pg.read_scenario_file(str(paths[0])))
+    assert preset_id == "encdec-mha2" and "left the preset" in views["badge"] and "x_q" in views["badge"]
+    assert views["html_combine"] == pg.compute_views("encdec-mha2", v)["html_combine"]
+    got = printed(run_script(paths[1].read_text(), tmp_path))
+    assert got["combined"] == vw.torch_print(ac.evaluate(ac.parse(pg.scenario_from(v))).output)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"{not json", "is not valid JSON"),
+        (b"[1, 2]", "not an object"),
+        (b"\xff\xfe\x00binary", "is not text"),
+        (b"{" + b" " * 1_000_001 + b"}", "at most 1000000"),
+        (b'{"x": [[1, "abc"]]}', "x row 1, column 2: 'abc' is not a number"),
+        (b'{"x": [[1, 2, 3]], "heads": 2, "head_mode": "split", "weights": {"init": "linear"}}', "heads"),
+    ],
+)
+def test_a_bad_scenario_file_gets_a_message_naming_the_problem(content: bytes, problem: str, tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(ac.ScenarioError) as e:
+        pg.scenario_values(pg.read_scenario_file(str(path)))
+    assert problem in str(e.value)
+
+
+def test_links_name_the_preset_until_an_edit_then_carry_the_scenario() -> None:
+    v = state("statquest-masked")
+    assert (
+        pg.share_link("statquest-masked", v, "http://host/app/?preset=x#top")
+        == "http://host/app/?preset=statquest-masked"
+    )
+    v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
+    v["x"][0][1] = "9"
+    link = pg.share_link("statquest-masked", v, "http://host/")
+    assert link.startswith("http://host/?scenario=")
+    preset_id, _, _, views = pg.link_values({"scenario": link.split("=", 1)[1]})
+    assert preset_id == "statquest-masked" and views["html_output"] == pg.compute_views(preset_id, v)["html_output"]
+
+
+def test_a_state_too_big_for_a_link_says_to_save_a_file() -> None:
+    v = state("statquest-self")
+    v.update(T=64, d_in=64, d_out=64, heads=8)
+    _, nv, _ = pg.restructure_values("resize", None, pg.shape_of(state("statquest-self"), "linear"), v)
+    with pytest.raises(ac.ScenarioError, match=r"link: .* save a file"):
+        pg.share_link(None, nv, "http://host/")
