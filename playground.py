@@ -556,7 +556,8 @@ def build() -> gr.Blocks:
     preset_choices = [(p.title, p.id) for p in ac.all_presets()]
     first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario))
     first["seed"] = 42
-    with gr.Blocks(title="Attention Playground") as demo:
+    # delete_cache: gradio's copies of exported files are removed after an hour
+    with gr.Blocks(title="Attention Playground", delete_cache=(600, 3600)) as demo:
         preset_state = gr.State(DEFAULT_PRESET)
         # None until the page's load event fills them; None again if the server dropped this session (SESSIONS)
         shape_state = gr.State(None)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,3 +122,29 @@ def test_clicking_a_score_cell_explains_it_and_follows_an_edit(page: Page) -> No
     assert "sum = " in text(page, "#explain")
     shot = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "artifacts")) / "explain.png"
     page.screenshot(path=str(shot))
+
+
+def test_export_round_trip_and_a_scenario_file_upload(page: Page, tmp_path: Path) -> None:
+    edit_cell(page, "x-input", 2, 2, "-1.5")
+    wait_text(page, "#badge", "left the preset")
+    shown = text(page, "#html-combine pre.tensor")
+    page.locator("#share").get_by_text("Share, export, load").click()
+    page.locator("#export-btn").click()
+    page.wait_for_function("() => document.querySelectorAll('#downloads a').length === 3")
+    hrefs = {Path(a.get_attribute("href")).name: a.get_attribute("href") for a in page.locator("#downloads a").all()}
+    for name, href in hrefs.items():
+        (tmp_path / name).write_bytes(page.request.get(href).body())
+    run = subprocess.run([sys.executable, tmp_path / "attention.py"], capture_output=True, text=True, check=True)
+    assert run.stdout.split("## combined\n")[1].strip() == shown  # the downloaded script prints what the page shows
+    page.locator("#link-btn").click()
+    page.wait_for_function("() => document.querySelector('#link textarea').value.includes('?scenario=')")
+    link = page.locator("#link textarea").input_value()
+    choose_preset(page, "StatQuest: masked self-attention, seed 42")
+    wait_changed(page, "#html-combine pre.tensor", shown)
+    with page.expect_file_chooser() as chooser:
+        page.locator("#upload-btn").click()
+    chooser.value.set_files(str(tmp_path / "scenario.json"))
+    wait_text(page, "#html-combine pre.tensor", shown)  # the uploaded file restores the edited state
+    page.goto(link)  # and so does the link
+    wait_text(page, "#html-combine pre.tensor", shown)
+    wait_text(page, "#badge", "left the preset")
