@@ -8,6 +8,7 @@ Module level only builds ``demo``; tests import it without launching. All per-us
 from __future__ import annotations
 
 import base64
+import html
 import json
 import logging
 import re
@@ -27,7 +28,11 @@ from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
 from attention_core.export import scenario_json, to_notebook, to_script
 from attention_core.multihead import LAYOUTS, MODES
+from attention_core.presets import EMBEDDINGS_003, SENTENCE
+from attention_core.scaling import MAX_DK, MIN_DK, scaling_lab
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
+from attention_core.sdpa import compare_fills, compose_keep
+from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
 
 log = logging.getLogger("playground")
 
@@ -494,8 +499,140 @@ def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], dic
     s = ac.parse(sc)
     preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
     nv = values_from_scenario(s)
-    nv["seed"] = sc.get("weights", {}).get("seed", 42) if isinstance(sc.get("weights"), dict) else 42
-    return preset_id, shape_of(nv, "linear"), nv, compute_views(preset_id, nv)
+    w = sc.get("weights") if isinstance(sc.get("weights"), dict) else {}
+    nv["seed"] = w.get("seed", 42)
+    recipe = w.get("init") if w.get("init") in ("linear", "rand") else "linear"  # what a resize draws new cells from
+    return preset_id, shape_of(nv, recipe), nv, compute_views(preset_id, nv)
+
+
+# ---- labs: masks and scaling -----------------------------------------------------------------
+
+
+def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> str:
+    """The mask lab for the shown head of the on-screen state: masks labelled, then the three fills."""
+    try:
+        s = ac.parse(scenario_from(v))
+        tr = ac.evaluate(s)
+        h = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), s.heads) - 1
+        n_q, n_k = len(s.tokens), len(s.tokens_k)
+        try:
+            pad = padding_flags(padding, n_k)
+        except ac.ScenarioError as e:
+            raise ac.ScenarioError("mask lab padding", e.problem) from None
+        try:
+            hidden = [i - 1 for i, f in enumerate(padding_flags(rows, n_q), start=1) if f]
+        except ac.ScenarioError as e:
+            raise ac.ScenarioError("mask lab rows", e.problem.replace("key", "query")) from None
+        masks = compose_keep(n_q, n_k, bool(causal), pad, hidden)
+        part = tr.head(h)
+        traces = compare_fills(part["q"], part["k"], part["v"], masks["combined"], s.scale, s.normalize)
+    except ac.ScenarioError as e:
+        return vw.message_html([], error=str(e))
+    return vw.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype)
+
+
+def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
+    """The scaling lab's figure and its sentence; a bad field gets a message naming it."""
+    try:
+        lab = scaling_lab(parse_int(d_k, "d_k", MIN_DK, MAX_DK), parse_int(seed or 0, "lab seed", 0, MAX_SEED))
+    except ac.ScenarioError as e:
+        return gr.skip(), vw.message_html([], error=str(e))
+    return vw.scaling_figure(lab), f"<p class='lab-words'>{html.escape(vw.scaling_words(lab))}</p>"
+
+
+# ---- sentence mode (seed 003) ----------------------------------------------------------------
+
+SENTENCE_NOTE = (
+    "Seeded rows are drawn exactly as nn.Embedding(vocab, d) draws them after torch.manual_seed(seed), on this "
+    "machine. That normal_ fill is platform-dependent: with seed 69, only 9 of the 21 values 003 printed come back "
+    "here, which is why the 003 presets carry the printed numbers (button: 003's printed embeddings)."
+)
+
+
+def sentence_tokens(sentence: Any) -> tuple[ac.SimpleTokenizer, list[str]]:
+    """A sentence -> its tokenizer and tokens; errors name 'sentence'."""
+    text = sentence if isinstance(sentence, str) else ""
+    if len(text) > MAX_SENTENCE:
+        raise ac.ScenarioError("sentence", f"{len(text)} characters; at most {MAX_SENTENCE}")
+    toks = ac.SimpleTokenizer.tokenize(text)
+    if not toks:
+        raise ac.ScenarioError("sentence", "is empty; type a few words")
+    if len(toks) > MAX_T:
+        raise ac.ScenarioError("sentence", f"{len(toks)} tokens (spaces count); at most {MAX_T}")
+    return ac.SimpleTokenizer(text), toks
+
+
+def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, table: Any) -> list[list[Any]]:
+    """The vocabulary's embedding rows: kept by token from the table on screen, new tokens drawn from the seed."""
+    drawn = embedding_table(tok.vocab_size, d, seed).tolist()
+    if action == "printed":
+        if tok.vocab != ac.SimpleTokenizer(SENTENCE).vocab or d != 3:
+            raise ac.ScenarioError("embeddings", f"003 printed rows for its own sentence ({SENTENCE!r}) and d = 3")
+        ids = ac.SimpleTokenizer(SENTENCE).encode(SENTENCE)
+        return [EMBEDDINGS_003[ids.index(i)] for i in range(tok.vocab_size)]
+    if action == "draw":
+        return drawn
+    old = {str(r[0]): list(r[1:]) for r in vw.grid(table) if r}
+    return [old[shown_token(t)] if len(old.get(shown_token(t), [])) == d else drawn[i] for i, t in enumerate(tok.vocab)]
+
+
+def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
+    """Sentence mode: tokens and ids, the embedding table, weightless attention with both normalisations.
+
+    ``action``: "text" (keep rows by token), "edit", "draw" (seeded nn.Embedding), "printed" (003's numbers).
+    Returns {"table", "tokens", "simplified", "message"}; on bad input the message and gr.skip() elsewhere.
+    """
+    try:
+        tok, toks = sentence_tokens(sentence)
+        d_i = parse_int(d, "embedding width d", 1, 16)
+        seed_i = parse_int(seed if seed not in (None, "") else 0, "seed", 0, MAX_SEED)
+        rows = embedding_rows(action, tok, d_i, seed_i, table)
+        labels = [shown_token(t) for t in tok.vocab]
+        cols = [f"d{j + 1}" for j in range(d_i)]
+        vocab = torch.tensor(ac.scenario.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), dtype=torch.float32)
+        ids = tok.encode(sentence)
+        x = vocab[ids]  # (T, d): one row per token, spaces included (003 In [4])
+        tr = ac.simplified_attention(x)
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return {"table": gr.skip(), "tokens": gr.skip(), "simplified": gr.skip(),
+                "message": vw.message_html([], error=str(e))}  # fmt: skip
+    shown_toks = [f"{i + 1}:{shown_token(t)}" for i, t in enumerate(toks)]
+    token_table = "".join(f"<tr><th>{i + 1}</th><td>{html.escape(shown_token(t))}</td><td>{n}</td></tr>"
+                          for i, (t, n) in enumerate(zip(toks, ids, strict=True)))  # fmt: skip
+    tokens_html = (f"<p>{len(toks)} tokens, vocabulary of {tok.vocab_size} (sorted): "
+                   f"{html.escape(', '.join(f'{shown_token(t)}={i}' for i, t in enumerate(tok.vocab)))}</p>"
+                   f"<table class='nt'><tr><th>#</th><th>token</th><th>id</th></tr>{token_table}</table>")  # fmt: skip
+    warn = []
+    if not bool(torch.isfinite(tr.weights_sum).all()) or bool((tr.weights_sum < 0).any()):
+        warn.append("divide-by-sum gives negative (or undefined) weights here: dot products can be negative, "
+                    "which is why 003 moves on to softmax")  # fmt: skip
+
+    def box(title: str, t: torch.Tensor, cols_: list[str], name: str, kind: str = "signed") -> str:
+        return f"<h4>{title}</h4>{vw.html_table(t, 'float32', shown_toks, cols_, name, kind)}"
+
+    simplified = (
+        "<div class='lab-cols'>"
+        f"<div class='lab-col'>{box('scores = X Xᵀ', tr.scores, shown_toks, 'sent-scores')}</div>"
+        f"<div class='lab-col'>{box('÷ row sum (003 cell 9)', tr.weights_sum, shown_toks, 'sent-sum', 'prob')}"
+        f"{box('context = weights @ X', tr.context_sum, cols, 'sent-ctx-sum')}</div>"
+        f"<div class='lab-col'>{box('softmax (003 cell 12)', tr.weights_softmax, shown_toks, 'sent-softmax', 'prob')}"
+        f"{box('context = weights @ X', tr.context_softmax, cols, 'sent-ctx-softmax')}</div></div>"
+    )
+    return {"table": vw.raw_table(rows, labels, cols, "float32"), "tokens": tokens_html, "simplified": simplified,
+            "message": vw.message_html(warn)}  # fmt: skip
+
+
+def sentence_scenario(sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
+    """Trainable attention on the sentence: its embeddings as x, 003's torch.rand weights (seed), matmul layout."""
+    tok, toks = sentence_tokens(sentence)
+    d_i = parse_int(d, "embedding width d", 1, 16)
+    seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
+    vocab = ac.scenario.parse_matrix(embedding_rows("text", tok, d_i, seed_i, table), "embeddings", tok.vocab_size, d_i)
+    x = [vocab[i] for i in tok.encode(sentence)]
+    labels = [shown_token(t).replace(",", "‚") for t in toks]  # the token box is comma-separated
+    return {"x": x, "tokens": labels, "layout": "matmul",
+            "weights": {"init": "rand", "seed": seed_i}}  # fmt: skip
 
 
 def shown(nv: dict[str, Any]) -> list[Any]:
@@ -536,6 +673,9 @@ table.nt {border-collapse: collapse; font-family: ui-monospace, monospace; font-
 table.nt th {padding: 1px 6px; color: #555; font-weight: 500}
 table.nt td {padding: 1px 6px; text-align: right; cursor: pointer; border: 1px solid #eee}
 table.nt td:hover {outline: 2px solid #d4a017}
+.lab .tables, .lab-cols {display: flex; gap: 18px; flex-wrap: wrap; align-items: flex-start}
+.lab-col {flex: 1; min-width: 240px} .lab-note {font-size: 0.85em; color: #444; margin: 4px 0}
+.lab-words {font-size: 1.02em; background: #f4f8fc; border-left: 4px solid #2171b5; padding: 8px 12px}
 table.nt td.pick {outline: 3px solid #e6550d; outline-offset: -2px; font-weight: 700}
 table.nt td.used {box-shadow: inset 0 0 0 2px #fd8d3c}
 .explain .ex-title {font-weight: 700; font-size: 1.05em; margin-bottom: 6px}
@@ -587,69 +727,127 @@ def build() -> gr.Blocks:
         with gr.Sidebar(position="right", open=True, width=440, elem_id="explain-bar"):
             explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain")
         c: dict[str, Any] = {}
-        with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
-            with gr.Row():
-                c["T"] = gr.Slider(1, MAX_T, step=1, value=first["T"], label="T (query tokens)")
-                c["S"] = gr.Slider(1, MAX_T, step=1, value=first["S"], label="S (key tokens)", visible=first["cross"])
-                c["d_in"] = gr.Slider(1, MAX_D, step=1, value=first["d_in"], label="d_model (encoding width)")
-                c["d_out"] = gr.Slider(1, MAX_D, step=1, value=first["d_out"], label="d_out per head (concat)")
-            with gr.Row():
-                c["heads"] = gr.Slider(1, MAX_HEADS, step=1, value=first["heads"], label="heads")
-                c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
-                c["layout"] = gr.Radio(
-                    [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
-                    value=first["layout"],
-                    label="weight layout",
-                )
-                c["view_head"] = gr.Slider(1, MAX_HEADS, step=1, value=1, label="head shown below")
-            with gr.Row():
-                c["mask_kind"] = gr.Radio(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask")
-                c["fill"] = gr.Radio(
-                    [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
-                    value=first["fill"],
-                    label="fill convention",
-                )
-                c["padding"] = gr.Textbox(
-                    first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False
-                )
-            with gr.Row():
-                c["scale_mode"] = gr.Radio(list(SCALE_MODES), value=first["scale_mode"], label="scale")
-                c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
-                c["dtype"] = gr.Radio(["float32", "float64"], value=first["dtype"], label="dtype")
-                c["normalize"] = gr.Radio(["softmax", "sum"], value=first["normalize"], label="normalise rows by")
-            with gr.Row():
-                c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
-                init_linear = gr.Button("Init weights: nn.Linear (seed)")
-                init_rand = gr.Button("Init weights: torch.rand (seed)")
-                c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
-                c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
-        gr.Markdown("## 1 · Inputs: tokens and encodings")
-        with gr.Row():
-            c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
-            c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
-        with gr.Row():
-            c["x"] = table(first["x"], "x: encodings (queries; also keys/values in self-attention)", elem_id="x-input")
-            c["x_k"] = table(first["x_k"], "x_k: key source (cross-attention)", first["cross"], elem_id="x_k-input")
-            c["x_v"] = table(first["x_v"], "x_v: value source (cross-attention)", first["cross"], elem_id="x_v-input")
-        gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
-        with gr.Row():
-            c["W_q"] = table(first["W_q"], "W_q", elem_id="W_q-input")
-            c["W_k"] = table(first["W_k"], "W_k", elem_id="W_k-input")
-            c["W_v"] = table(first["W_v"], "W_v", elem_id="W_v-input")
-        c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"], elem_id="W_o-input")
-        c["keep"] = table(
-            first["keep"], "custom mask: 1 = keep, 0 = hide (click a cell to toggle)", False, elem_id="keep-input"
-        )
         o: dict[str, Any] = {}
-        for step in vw.STEPS:
-            formula, words = vw.FORMULAS[step]
-            gr.Markdown(
-                f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
-                latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
-            )
-            o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
-            if step == "weights":
-                o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
+        with gr.Tabs(elem_id="tabs") as tabs:
+            with gr.Tab("Step by step", id="steps"):
+                with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
+                    with gr.Row():
+                        c["T"] = gr.Slider(1, MAX_T, step=1, value=first["T"], label="T (query tokens)")
+                        c["S"] = gr.Slider(
+                            1, MAX_T, step=1, value=first["S"], label="S (key tokens)", visible=first["cross"]
+                        )
+                        c["d_in"] = gr.Slider(1, MAX_D, step=1, value=first["d_in"], label="d_model (encoding width)")
+                        c["d_out"] = gr.Slider(1, MAX_D, step=1, value=first["d_out"], label="d_out per head (concat)")
+                    with gr.Row():
+                        c["heads"] = gr.Slider(1, MAX_HEADS, step=1, value=first["heads"], label="heads")
+                        c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
+                        c["layout"] = gr.Radio(
+                            [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
+                            value=first["layout"],
+                            label="weight layout",
+                        )
+                        c["view_head"] = gr.Slider(1, MAX_HEADS, step=1, value=1, label="head shown below")
+                    with gr.Row():
+                        c["mask_kind"] = gr.Radio(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask")
+                        c["fill"] = gr.Radio(
+                            [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+                            value=first["fill"],
+                            label="fill convention",
+                        )
+                        c["padding"] = gr.Textbox(
+                            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False
+                        )
+                    with gr.Row():
+                        c["scale_mode"] = gr.Radio(list(SCALE_MODES), value=first["scale_mode"], label="scale")
+                        c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
+                        c["dtype"] = gr.Radio(["float32", "float64"], value=first["dtype"], label="dtype")
+                        c["normalize"] = gr.Radio(
+                            ["softmax", "sum"], value=first["normalize"], label="normalise rows by"
+                        )
+                    with gr.Row():
+                        c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
+                        init_linear = gr.Button("Init weights: nn.Linear (seed)")
+                        init_rand = gr.Button("Init weights: torch.rand (seed)")
+                        c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
+                        c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
+                gr.Markdown("## 1 · Inputs: tokens and encodings")
+                with gr.Row():
+                    c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
+                    c["tokens_k"] = gr.Textbox(
+                        first["tokens_k"], label="key/value token labels", visible=first["cross"]
+                    )
+                with gr.Row():
+                    c["x"] = table(
+                        first["x"], "x: encodings (queries; also keys/values in self-attention)", elem_id="x-input"
+                    )
+                    c["x_k"] = table(
+                        first["x_k"], "x_k: key source (cross-attention)", first["cross"], elem_id="x_k-input"
+                    )
+                    c["x_v"] = table(
+                        first["x_v"], "x_v: value source (cross-attention)", first["cross"], elem_id="x_v-input"
+                    )
+                gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
+                with gr.Row():
+                    c["W_q"] = table(first["W_q"], "W_q", elem_id="W_q-input")
+                    c["W_k"] = table(first["W_k"], "W_k", elem_id="W_k-input")
+                    c["W_v"] = table(first["W_v"], "W_v", elem_id="W_v-input")
+                c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"], elem_id="W_o-input")
+                c["keep"] = table(
+                    first["keep"],
+                    "custom mask: 1 = keep, 0 = hide (click a cell to toggle)",
+                    False,
+                    elem_id="keep-input",
+                )
+                for step in vw.STEPS:
+                    formula, words = vw.FORMULAS[step]
+                    gr.Markdown(
+                        f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
+                        latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
+                    )
+                    o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
+                    if step == "weights":
+                        o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
+            with gr.Tab("Mask lab", id="mask-lab") as mask_tab:
+                gr.Markdown(
+                    "The same scaled scores (head shown, from the step-by-step state) under the three fill "
+                    "conventions. Build masks here: padding hides key columns, causal hides the future, and a row "
+                    "mask hides every key from a query, so you can watch -inf give NaN where -1e9 gives uniform "
+                    "weights."
+                )
+                with gr.Row():
+                    lab_causal = gr.Checkbox(True, label="causal mask")
+                    lab_pad = gr.Textbox("", label="padded key positions (e.g. 3)")
+                    lab_rows = gr.Textbox("1", label="hide every key from query rows (e.g. 1)")
+                mask_out = gr.HTML(elem_id="mask-lab-out")
+            with gr.Tab("Scaling lab", id="scaling-lab") as scaling_tab:
+                gr.Markdown(
+                    "Why 004 divides by √d_k: q and k are N(0, 1) draws (32 × d_k, float64) from the seed below."
+                )
+                with gr.Row():
+                    lab_dk = gr.Slider(MIN_DK, MAX_DK, value=64, step=1, label="d_k", elem_id="lab-dk")
+                    lab_seed = gr.Number(0, precision=0, minimum=0, label="seed")
+                scaling_fig = gr.Plot(elem_id="scaling-fig", label="scaling")
+                scaling_text = gr.HTML(elem_id="scaling-words")
+            with gr.Tab("Sentence mode", id="sentence") as sentence_tab:
+                gr.Markdown(
+                    "Seed 003's path: a sentence, SimpleTokenizer's tokens and ids (every space is a token), an "
+                    "embedding per vocabulary entry, then attention with no weights (both normalisations), then "
+                    f"trainable attention in the step-by-step view. {SENTENCE_NOTE}"
+                )
+                with gr.Row():
+                    sent_text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
+                    sent_d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
+                    sent_seed = gr.Number(69, precision=0, minimum=0, label="seed")
+                with gr.Row():
+                    sent_draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
+                    sent_printed = gr.Button("003's printed embeddings")
+                    sent_go = gr.Button("Trainable attention on this sentence →", variant="primary", elem_id="sent-go")
+                sent_msg = gr.HTML(elem_id="sentence-message")
+                with gr.Row():
+                    sent_tokens = gr.HTML(elem_id="sentence-tokens")
+                    sent_table = table({"data": [["", 0.0]], "headers": ["", "d1"]}, "embeddings (one row per "
+                                       "vocabulary entry; edit any cell)", elem_id="sentence-emb")  # fmt: skip
+                sent_out = gr.HTML(elem_id="sentence-out")
         o["badge"], o["message"], o["explain"] = badge, message, explain_panel
 
         # Events send only the edited component: every other value lives server-side in vals_state.
@@ -734,7 +932,7 @@ def build() -> gr.Blocks:
                 gr.Warning(problem)
                 views = {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem)}
                 return [*[gr.skip()] * (4 + len(FIELDS)), *(views[k] for k in VIEW_KEYS)]
-            return [preset_id or gr.skip(), new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
+            return [preset_id, new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
 
         def store(field: str) -> Any:
             return lambda value, vals: gr.skip() if vals is None else {**vals, field: value}
@@ -754,6 +952,49 @@ def build() -> gr.Blocks:
         c["keep"].select(toggle, [preset_state, vals_state], [vals_state, c["keep"], c["mask_kind"], *view_outs],
                          **common)  # fmt: skip
         demo.load(open_link, None, [preset, *struct_outs], **common)
+
+        def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> str:
+            return (
+                expired_views()[VIEW_KEYS.index("message")] if vals is None else mask_lab_views(vals, causal, pad, rows)
+            )
+
+        lab_in = [vals_state, lab_causal, lab_pad, lab_rows]
+        for trigger in (mask_tab.select, lab_causal.input, lab_pad.input, lab_rows.input):
+            trigger(mask_lab, lab_in, [mask_out], **common)
+        for trigger in (scaling_tab.select, lab_dk.input, lab_seed.input):
+            trigger(scaling_views, [lab_dk, lab_seed], [scaling_fig, scaling_text], **common)
+
+        sent_in = [sent_text, sent_d, sent_seed, sent_table]
+        sent_out_list = [sent_table, sent_tokens, sent_out, sent_msg]
+
+        def sentence(action: str) -> Any:
+            def handler(text: Any, d: Any, seed: Any, tbl: Any) -> list[Any]:
+                got = sentence_views(action, text, d, seed, tbl)
+                return [got["table"], got["tokens"], got["simplified"], got["message"]]
+
+            return handler
+
+        for trigger, action in (
+            (sentence_tab.select, "text"),
+            (sent_text.input, "text"),
+            (sent_d.input, "text"),
+            (sent_table.input, "edit"),
+            (sent_draw.click, "draw"),
+            (sent_printed.click, "printed"),
+        ):
+            trigger(sentence(action), sent_in, sent_out_list, **common)  # fmt: skip
+
+        def go(text: Any, d: Any, seed: Any, tbl: Any) -> list[Any]:
+            try:
+                preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, seed, tbl))
+            except ac.ScenarioError as e:
+                gr.Warning(str(e))
+                n = 2 + len(struct_outs)
+                return [*[gr.skip()] * n, vw.message_html([], error=str(e))]
+            views = [got[k] for k in VIEW_KEYS]
+            return [gr.Tabs(selected="steps"), preset_id, new_shape, preset_id, nv, *shown(nv), *views, gr.skip()]
+
+        sent_go.click(go, sent_in, [tabs, preset, *struct_outs, sent_msg], **common)
         link_btn.click(make_link, [preset_state, vals_state], [link_box, message], **common)
         export_btn.click(export, [preset_state, vals_state], [downloads, message], **common)
         upload_btn.upload(load_file, [upload_btn], [preset, *struct_outs], **common)

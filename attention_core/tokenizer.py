@@ -55,3 +55,22 @@ def simplified_attention(x: Tensor) -> SimplifiedTrace:
     by_sum = scores / scores.sum(dim=-1, keepdim=True)
     by_softmax = torch.softmax(scores, dim=-1)
     return SimplifiedTrace(scores, by_sum, by_softmax, by_sum @ x, by_softmax @ x)
+
+
+MAX_SENTENCE = 400  # characters a sentence may have in the playground
+SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}
+
+
+def shown_token(tok: str) -> str:
+    """A token as a table label: whitespace made visible (003 keeps every space as a token)."""
+    return "".join(SHOWN.get(ch, ch) for ch in tok)
+
+
+def embedding_table(vocab_size: int, d: int, seed: int) -> Tensor:
+    """(vocab, d) float32 rows drawn as ``nn.Embedding(vocab, d)`` initialises them after ``manual_seed(seed)``.
+
+    nn.Embedding fills with ``normal_(0, 1)``; here from a private generator, so the global RNG is untouched.
+    That fill is platform-dependent: 003's printed table does not come back on every machine.
+    """
+    g = torch.Generator().manual_seed(seed)
+    return torch.empty(vocab_size, d).normal_(0.0, 1.0, generator=g)
