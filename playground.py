@@ -572,7 +572,9 @@ def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, tabl
         return [EMBEDDINGS_003[ids.index(i)] for i in range(tok.vocab_size)]
     if action == "draw":
         return drawn
-    old = {str(r[0]): list(r[1:]) for r in vw.grid(table) if r}
+    data = table.get("data") if isinstance(table, dict) else table
+    data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
+    old = {str(r[0]): list(r[1:]) for r in data if isinstance(r, (list, tuple)) and r} if isinstance(data, list) else {}
     return [old[shown_token(t)] if len(old.get(shown_token(t), [])) == d else drawn[i] for i, t in enumerate(tok.vocab)]
 
 
@@ -623,15 +625,17 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
             "message": vw.message_html(warn)}  # fmt: skip
 
 
-def sentence_scenario(sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
-    """Trainable attention on the sentence: its embeddings as x, 003's torch.rand weights (seed), matmul layout."""
+def sentence_scenario(sentence: Any, d: Any, d_out: Any, seed: Any, table: Any) -> dict[str, Any]:
+    """Trainable attention on the sentence: its embeddings as x, 003's torch.rand(d_in, d_out) weights (seed),
+    matmul layout (003's Parameter class)."""
     tok, toks = sentence_tokens(sentence)
     d_i = parse_int(d, "embedding width d", 1, 16)
+    d_o = parse_int(d_out, "d_out", 1, MAX_D)
     seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
     vocab = ac.scenario.parse_matrix(embedding_rows("text", tok, d_i, seed_i, table), "embeddings", tok.vocab_size, d_i)
     x = [vocab[i] for i in tok.encode(sentence)]
     labels = [shown_token(t).replace(",", "‚") for t in toks]  # the token box is comma-separated
-    return {"x": x, "tokens": labels, "layout": "matmul",
+    return {"x": x, "tokens": labels, "layout": "matmul", "d_out": d_o,
             "weights": {"init": "rand", "seed": seed_i}}  # fmt: skip
 
 
@@ -838,6 +842,7 @@ def build() -> gr.Blocks:
                     sent_text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
                     sent_d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
                     sent_seed = gr.Number(69, precision=0, minimum=0, label="seed")
+                    sent_dout = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
                 with gr.Row():
                     sent_draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
                     sent_printed = gr.Button("003's printed embeddings")
@@ -964,11 +969,11 @@ def build() -> gr.Blocks:
         for trigger in (scaling_tab.select, lab_dk.input, lab_seed.input):
             trigger(scaling_views, [lab_dk, lab_seed], [scaling_fig, scaling_text], **common)
 
-        sent_in = [sent_text, sent_d, sent_seed, sent_table]
+        sent_in = [sent_text, sent_d, sent_seed, sent_table, sent_dout]
         sent_out_list = [sent_table, sent_tokens, sent_out, sent_msg]
 
         def sentence(action: str) -> Any:
-            def handler(text: Any, d: Any, seed: Any, tbl: Any) -> list[Any]:
+            def handler(text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
                 got = sentence_views(action, text, d, seed, tbl)
                 return [got["table"], got["tokens"], got["simplified"], got["message"]]
 
@@ -984,9 +989,9 @@ def build() -> gr.Blocks:
         ):
             trigger(sentence(action), sent_in, sent_out_list, **common)  # fmt: skip
 
-        def go(text: Any, d: Any, seed: Any, tbl: Any) -> list[Any]:
+        def go(text: Any, d: Any, seed: Any, tbl: Any, d_out: Any) -> list[Any]:
             try:
-                preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, seed, tbl))
+                preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl))
             except ac.ScenarioError as e:
                 gr.Warning(str(e))
                 n = 2 + len(struct_outs)

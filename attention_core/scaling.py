@@ -48,6 +48,13 @@ def softmax_jacobian_norm(scores: Tensor) -> float:
     return float(torch.linalg.matrix_norm(jac).mean())
 
 
+def variance_cell(q: Tensor, k: Tensor) -> tuple[float, float, float, float]:
+    """004's variance cell: q.var(), k.var(), (q kᵀ).var(), (q kᵀ / √d_k).var(), as numpy computes them (ddof=0)."""
+    scores = q @ k.T
+    d_k = q.shape[-1]
+    return tuple(float(t.var(unbiased=False)) for t in (q, k, scores, scores / math.sqrt(d_k)))  # type: ignore[return-value]
+
+
 def point(d_k: int, seed: int, n: int = ROWS) -> ScalingPoint:
     """q, k ~ N(0, 1) of shape (n, d_k) from ``seed``; the statistics with and without ÷ √d_k."""
     g = torch.Generator().manual_seed(seed)
@@ -55,12 +62,13 @@ def point(d_k: int, seed: int, n: int = ROWS) -> ScalingPoint:
     k = torch.randn(n, d_k, generator=g, dtype=torch.float64)
     scores = q @ k.T  # (n, d_k) x (d_k, n) -> (n, n)
     scaled = scores / math.sqrt(d_k)
+    var_q, var_k, var_scores, var_scaled = variance_cell(q, k)
     return ScalingPoint(
         d_k=d_k,
-        var_q=float(q.var()),
-        var_k=float(k.var()),
-        var_scores=float(scores.var()),
-        var_scaled=float(scaled.var()),
+        var_q=var_q,
+        var_k=var_k,
+        var_scores=var_scores,
+        var_scaled=var_scaled,
         row_raw=torch.softmax(scores[0], dim=-1),
         row_scaled=torch.softmax(scaled[0], dim=-1),
         jac_raw=softmax_jacobian_norm(scores),

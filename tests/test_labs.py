@@ -1,0 +1,181 @@
+"""Mask lab, scaling lab and sentence mode: pure functions against references, handlers by field name."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+import attention_core as ac
+import playground as pg
+from attention_core.presets import EMBEDDINGS_003, K_004, Q_004, SENTENCE
+from attention_core.scaling import SWEEP, point, scaling_lab, softmax_jacobian_norm, variance_cell
+from attention_core.sdpa import FILLS, compare_fills, compose_keep
+from attention_core.tokenizer import embedding_table
+
+# ---- mask lab ----------------------------------------------------------------------------------
+
+
+def test_masks_combine_as_and_of_causal_padding_and_rows() -> None:
+    m = compose_keep(4, 4, True, [False, False, False, True], [1])
+    tril = torch.ones(4, 4).tril().bool()
+    pad = torch.tensor([True, True, True, False]).expand(4, 4)
+    rows = torch.tensor([True, False, True, True]).unsqueeze(-1).expand(4, 4)
+    assert torch.equal(m["causal"], tril) and torch.equal(m["padding"], pad) and torch.equal(m["rows"], rows)
+    assert torch.equal(m["combined"], tril & pad & rows)
+    assert torch.equal(compose_keep(2, 3, False, [False] * 3, [])["combined"], torch.ones(2, 3, dtype=torch.bool))
+
+
+def test_three_fills_agree_on_visible_rows_and_differ_exactly_on_a_dead_row() -> None:
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(4, 3, generator=g, dtype=torch.float64) for _ in range(3))
+    keep = compose_keep(4, 4, True, [False] * 4, [2])["combined"]  # causal, and query 3 sees nothing
+    traces = compare_fills(q, k, v, keep)
+    assert set(traces) == set(FILLS)
+    sdpa = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)  # torch's own, on the rows that see a key
+    live = [0, 1, 3]
+    for tr in traces.values():
+        assert_close(tr.output[live], sdpa[live])
+        assert tr.fully_masked_rows == (2,)
+    assert torch.isnan(traces["-inf"].weights_raw[2]).all() and torch.isnan(traces["additive"].weights_raw[2]).all()
+    assert_close(traces["-1e9"].weights_raw[2], torch.full((4,), 0.25, dtype=torch.float64))  # uniform, not NaN
+    assert torch.equal(traces["-inf"].weights[2], torch.zeros(4, dtype=torch.float64))  # what the app shows
+
+
+def test_mask_lab_view_labels_masks_and_shows_nan_then_the_apps_answer() -> None:
+    _, v, _ = pg.load_values("statquest-self")
+    page = html.unescape(pg.mask_lab_views(v, True, "", "1"))
+    expected = ["padding mask", "causal (look-ahead) mask", "combined = causal ∧ padding ∧ rows", "-inf (000",
+                "-1e9 (002", "additive M (004", "softmax gives NaN (0/0); the app shows 0", "uniform 1/3"]  # fmt: skip
+    for words in expected:
+        assert words in page, words
+    raw_inf = page.split("data-name='lab-raw-inf'>")[1].split("</table>")[0]
+    assert raw_inf.count(">nan<") == 3  # query row 1 is fully masked
+    clean = html.unescape(pg.mask_lab_views(v, False, "", ""))
+    assert "all three fills give the same weights" in clean and ">nan<" not in clean
+
+
+@pytest.mark.parametrize(("pad", "rows", "field"), [("x", "", "mask lab padding"), ("", "9", "mask lab rows")])
+def test_mask_lab_bad_text_names_its_field(pad: str, rows: str, field: str) -> None:
+    _, v, _ = pg.load_values("statquest-self")
+    assert f"{field}: " in html.unescape(pg.mask_lab_views(v, True, pad, rows))
+
+
+# ---- scaling lab -------------------------------------------------------------------------------
+
+
+def test_004s_variance_cell_from_its_printed_q_and_k() -> None:
+    got = variance_cell(torch.tensor(Q_004, dtype=torch.float64), torch.tensor(K_004, dtype=torch.float64))
+    printed = [1.341162827829847, 0.936821161732119, 4.089120011404893, 0.6815200019008156]  # 004's two cells
+    assert_close(torch.tensor(got, dtype=torch.float64), torch.tensor(printed, dtype=torch.float64), atol=1e-7, rtol=0)
+
+
+def test_variance_grows_like_d_k_and_scaling_brings_it_back_to_one() -> None:
+    lab = scaling_lab(64, 0)
+    assert [p.d_k for p in lab.sweep] == list(SWEEP)
+    for p in lab.sweep:
+        assert 0.7 * p.d_k < p.var_scores < 1.3 * p.d_k, p
+        assert 0.7 < p.var_scaled < 1.3, p
+    assert torch.equal(lab.point.row_raw, point(64, 0).row_raw) and lab.point.d_k == 64
+
+
+def test_jacobian_norm_matches_autograd_and_collapses_without_scaling() -> None:
+    g = torch.Generator().manual_seed(1)
+    s = torch.randn(5, 5, generator=g, dtype=torch.float64) * 3
+    jac = [torch.autograd.functional.jacobian(lambda r: torch.softmax(r, -1), row) for row in s]
+    assert math.isclose(softmax_jacobian_norm(s), float(torch.stack([j.norm() for j in jac]).mean()), rel_tol=1e-12)
+    lab = scaling_lab(512, 0)
+    big = lab.sweep[-1]
+    assert big.jac_raw < 0.5 * big.jac_scaled and float(big.row_raw.max()) > 2 * float(big.row_scaled.max())
+    assert all(0.15 < p.jac_scaled < 0.35 for p in lab.sweep)  # scaled: gradients stay alive at every d_k
+
+
+def test_scaling_lab_is_seeded_privately() -> None:
+    before = torch.get_rng_state()
+    a, b = scaling_lab(32, 7), scaling_lab(32, 7)
+    assert torch.equal(torch.get_rng_state(), before)
+    assert torch.equal(a.point.row_raw, b.point.row_raw) and a.point.var_scores == b.point.var_scores
+    assert a.point.var_scores != scaling_lab(32, 8).point.var_scores
+    with pytest.raises(ValueError, match="d_k=600"):
+        scaling_lab(600, 0)
+
+
+def test_scaling_view_words_and_bad_d_k() -> None:
+    fig, words = pg.scaling_views(512, 0)
+    assert "saturated" in html.unescape(words) and "4.09 → 0.68" in html.unescape(words)
+    assert '"type": "log"' in fig.plot
+    _, msg = pg.scaling_views("lots", 0)
+    assert "d_k: 'lots' is not a whole number" in html.unescape(msg)
+
+
+# ---- sentence mode -----------------------------------------------------------------------------
+
+
+def test_seeded_embeddings_are_nn_embeddings_own_draw_on_this_machine() -> None:
+    before = torch.get_rng_state()
+    with torch.random.fork_rng():
+        torch.manual_seed(69)
+        reference = torch.nn.Embedding(7, 3).weight.detach()
+    assert torch.equal(embedding_table(7, 3, 69), reference)
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+def sentence_cells(views: dict) -> list[list[str]]:
+    return [[str(c) for c in r] for r in views["table"]["data"]]
+
+
+def test_printed_embeddings_give_003s_token_rows_and_both_normalisations() -> None:
+    views = pg.sentence_views("printed", SENTENCE, 3, 69, None)
+    tok = ac.SimpleTokenizer(SENTENCE)
+    table = torch.tensor([[float(c) for c in r[1:]] for r in views["table"]["data"]])
+    assert_close(table[tok.encode(SENTENCE)], torch.tensor(EMBEDDINGS_003), atol=0, rtol=0)
+    assert [r[0] for r in views["table"]["data"]][:2] == ["␣", "The"]
+    page = html.unescape(views["simplified"])
+    for name in ("sent-scores", "sent-sum", "sent-softmax", "sent-ctx-sum", "sent-ctx-softmax"):
+        assert f"data-name='{name}'" in page
+    assert "11 tokens, vocabulary of 7" in views["tokens"]
+    assert "negative" in html.unescape(views["message"])  # 003's divide-by-sum goes negative on these rows
+
+
+def test_new_sentence_keeps_edited_rows_by_token_and_draws_new_tokens() -> None:
+    views = pg.sentence_views("draw", SENTENCE, 3, 69, None)
+    rows = views["table"]["data"]
+    cat = next(r for r in rows if r[0] == "cat")
+    cat[1] = "5.5"  # an edit in the browser
+    again = pg.sentence_views("text", "The cat sat", 3, 69, {"data": rows})
+    kept = {r[0]: r for r in again["table"]["data"]}
+    assert float(kept["cat"][1]) == 5.5 and "sat" in kept
+    assert kept["The"][1:] == next(r for r in rows if r[0] == "The")[1:]
+
+
+@pytest.mark.parametrize(
+    ("text", "d", "problem"),
+    [("", 3, "sentence: is empty"), ("a " * 40, 3, "sentence: 80 tokens"), ("x" * 401, 3, "sentence: 401 characters"),
+     (SENTENCE, 40, "embedding width d")],
+)  # fmt: skip
+def test_sentence_errors_name_the_field(text: str, d: int, problem: str) -> None:
+    views = pg.sentence_views("text", text, d, 69, None)
+    assert problem in html.unescape(views["message"]) and isinstance(views["table"], type(pg.gr.skip()))
+
+
+def test_a_typo_in_an_embedding_cell_is_named() -> None:
+    rows = pg.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    rows[2][2] = "abc"
+    views = pg.sentence_views("edit", SENTENCE, 3, 69, {"data": rows})
+    assert "embeddings row 3, column 2: 'abc' is not a number" in html.unescape(views["message"])
+
+
+def test_trainable_attention_on_003s_sentence_is_003s_parameter_example() -> None:
+    """Printed embeddings, torch.rand seed 69, d_out 2, matmul layout: exactly the llm-parameter preset's numbers."""
+    table = pg.sentence_views("printed", SENTENCE, 3, 69, None)["table"]
+    sc = pg.sentence_scenario(SENTENCE, 3, 2, 69, table)
+    assert sc["tokens"][:3] == ["The", "␣", "dog"]
+    ours = ac.compute(sc)
+    preset = ac.compute(ac.get_preset("llm-parameter").scenario)
+    assert ours["output"] == preset["output"]
+    views = pg.compute_views("llm-parameter", pg.scenario_values(sc)[2])
+    assert "✓" in views["badge"] and "✗" not in views["badge"]  # 003's printed tensors, matched
