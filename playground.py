@@ -946,7 +946,9 @@ def build() -> gr.Blocks:
                 "scale_mode", "temperature", "dtype", "normalize", "view_head")  # fmt: skip
         structural = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
         for f in live:
-            c[f].input(edit(f), [c[f], preset_state, vals_state], [vals_state, *view_outs], **common)
+            # text boxes use .change: deleting characters fires no .input in gradio 6.31 (a browser test pins it)
+            trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
+            trigger(edit(f), [c[f], preset_state, vals_state], [vals_state, *view_outs], **common)
         for f in structural:
             c[f].input(restructure("resize", f), [c[f], preset_state, shape_state, vals_state], struct_outs, **common)
         c["seed"].input(store("seed"), [c["seed"], vals_state], [vals_state], **common)
@@ -964,7 +966,8 @@ def build() -> gr.Blocks:
             )
 
         lab_in = [vals_state, lab_causal, lab_pad, lab_rows]
-        for trigger in (mask_tab.select, lab_causal.input, lab_pad.input, lab_rows.input):
+        # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
+        for trigger in (mask_tab.select, lab_causal.input, lab_pad.change, lab_rows.change):
             trigger(mask_lab, lab_in, [mask_out], **common)
         for trigger in (scaling_tab.select, lab_dk.input, lab_seed.input):
             trigger(scaling_views, [lab_dk, lab_seed], [scaling_fig, scaling_text], **common)
@@ -981,7 +984,7 @@ def build() -> gr.Blocks:
 
         for trigger, action in (
             (sentence_tab.select, "text"),
-            (sent_text.input, "text"),
+            (sent_text.change, "text"),
             (sent_d.input, "text"),
             (sent_table.input, "edit"),
             (sent_draw.click, "draw"),

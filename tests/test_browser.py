@@ -148,3 +148,47 @@ def test_export_round_trip_and_a_scenario_file_upload(page: Page, tmp_path: Path
     page.goto(link)  # and so does the link
     wait_text(page, "#html-combine pre.tensor", shown)
     wait_text(page, "#badge", "left the preset")
+
+
+def test_mask_lab_shows_nan_against_uniform_and_the_apps_answer(page: Page) -> None:
+    page.get_by_role("tab", name="Mask lab").click()
+    wait_text(page, "#mask-lab-out", "softmax gives NaN (0/0); the app shows 0")
+    assert "uniform 1/3" in text(page, "#mask-lab-out")
+    assert text(page, "#mask-lab-out table[data-name='lab-raw-inf'] td[data-r='0'][data-c='0']").strip() == "nan"
+    assert text(page, "#mask-lab-out table[data-name='lab-raw-1e9'] td[data-r='0'][data-c='0']").strip() != "nan"
+    rows = page.get_by_label("hide every key from query rows (e.g. 1)")
+    rows.click()
+    rows.press("End")
+    rows.press("Backspace")  # typing fires gradio's input event; fill() alone does not
+    wait_text(page, "#mask-lab-out", "every row sees a key: all three fills give the same weights")
+
+
+def test_scaling_lab_slider_shows_saturation_at_large_d_k(page: Page) -> None:
+    page.get_by_role("tab", name="Scaling lab").click()
+    page.wait_for_selector("#scaling-fig .js-plotly-plot")
+    wait_text(page, "#scaling-words", "At d_k = 64")
+    box = page.locator("#lab-dk input[type=number]")
+    box.fill("512")
+    box.press("Enter")
+    wait_text(page, "#scaling-words", "At d_k = 512")
+    assert "saturated" in text(page, "#scaling-words")
+    n = page.evaluate("() => document.querySelector('#scaling-fig .js-plotly-plot').data.length")
+    assert n == 8
+
+
+def test_sentence_mode_tokens_then_trainable_attention_with_token_labels(page: Page) -> None:
+    page.get_by_role("tab", name="Sentence mode").click()
+    wait_text(page, "#sentence-tokens", "11 tokens, vocabulary of 7")
+    field = page.locator("#sentence-text textarea")
+    field.fill("the cat sa")
+    field.press_sequentially("t")  # typing fires gradio's input event; fill() alone does not
+    wait_text(page, "#sentence-tokens", "5 tokens, vocabulary of 4")
+    field.press("Backspace")  # a deletion must update too (gradio 6.31 fires no .input for it; we use .change)
+    wait_text(page, "#sentence-tokens", "=2, the=3")
+    field.press_sequentially("t")
+    page.wait_for_selector("#sentence-out table[data-name='sent-softmax']")
+    page.locator("#sent-go").click()
+    wait_text(page, "#html-weights table[data-name=weights]", "sat")  # the sentence's tokens label every table
+    wait_text(page, "#badge", "Free play")
+    z = page.evaluate("() => document.querySelector('#weights-fig .js-plotly-plot').data[1].y")
+    assert z == ["1:the", "2:␣", "3:cat", "4:␣", "5:sat"]
