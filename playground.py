@@ -163,9 +163,18 @@ def render(
         **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
         "combine": vw.torch_print(tr.output),
     }
+    w_o = tr.weights.W_o
+    combine_shapes = vw.combine_note(
+        s.heads,
+        s.head_mode,
+        tuple(tr.attention.output.shape),
+        None if w_o is None else tuple(w_o.shape),
+        s.weights.layout,
+    )
     for step in vw.STEPS:
-        note = head_note if step != "combine" else f"shape {tuple(tr.output.shape)}"
+        note = head_note if step != "combine" else combine_shapes
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
+    out["heads_fig"] = vw.heads_figure(tr.attention.weights, s.tokens, s.tokens_k)
     out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
 
@@ -202,7 +211,7 @@ def parse_pick(data: Any) -> dict[str, Any] | None:
     return {"name": data["name"], "row": r, "col": c}
 
 
-VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig", "explain")
+VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
 
 
 def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
@@ -809,6 +818,8 @@ def build() -> gr.Blocks:
                         latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
                     )
                     o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
+                    if step == "combine":
+                        o["heads_fig"] = gr.Plot(label="every head's weights, side by side", elem_id="heads-fig")
                     if step == "weights":
                         o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
             with gr.Tab("Mask lab", id="mask-lab") as mask_tab:

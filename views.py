@@ -583,3 +583,44 @@ def scaling_words(lab: Any) -> str:
         f"{p.var_scaled:.2f}, the largest weight to {float(p.row_scaled.max()):.2f} and the Jacobian norm to "
         f"{p.jac_scaled:.1e} at every d_k: the same drop 004's variance cell prints (4.09 → 0.68 at d_k = 6)."
     )
+
+
+# ---- multi-head view -------------------------------------------------------------------------
+
+
+def combine_note(heads: int, mode: str, head_out: tuple[int, ...], w_o: tuple[int, ...] | None, layout: str) -> str:
+    """The combination step with its shapes: concat, or split heads merged back, then W_o if there is one."""
+    _, length, d = head_out  # (H, L, d)
+    if mode == "concat":
+        text = f"{heads} head(s) × (L, d) = ({length}, {d}) each → torch.cat(dim=-1) → "
+        text += f"(L, H·d) = ({length}, {heads * d})"
+    else:
+        text = (f"split heads (H, L, D/H) = ({heads}, {length}, {d}) → transpose(1, 2) → (L, H, D/H) → "
+                f"reshape → (L, D) = ({length}, {heads * d})")  # fmt: skip
+    if w_o is not None:
+        out = w_o[0] if layout == "linear" else w_o[1]
+        text += f" → @ W_o{'.T' if layout == 'linear' else ''} (W_o stored {w_o[0]}×{w_o[1]}) → ({length}, {out})"
+    return text
+
+
+def heads_figure(weights: Tensor, tokens: list[str], tokens_k: list[str]) -> PlotData:
+    """Every head's softmax weights (H, L, S) side by side in one figure, one subplot per head."""
+    n = weights.shape[0]
+    xs = [f"{j + 1}:{k}" for j, k in enumerate(tokens_k)]
+    ys = [f"{i + 1}:{q}" for i, q in enumerate(tokens)]
+    gap = 0.04
+    width = (1 - gap * (n - 1)) / n
+    traces, layout = [], {"height": 300, "margin": {"l": 70, "r": 10, "t": 40, "b": 60}, "annotations": []}
+    for h in range(n):
+        sfx = "" if h == 0 else str(h + 1)
+        hover = f"head {h + 1}<br>query %{{y}}<br>key %{{x}}<br>%{{z}}<extra></extra>"
+        traces.append({"type": "heatmap", "z": _z(weights[h]), "x": xs, "y": ys, "colorscale": WEIGHT_COLORS,
+                       "zmin": 0, "zmax": 1, "showscale": False, "xaxis": f"x{sfx}", "yaxis": f"y{sfx}",
+                       "hovertemplate": hover})  # fmt: skip
+        lo = h * (width + gap)
+        axis = {"type": "category", "automargin": True}
+        layout[f"xaxis{sfx}"] = {**axis, "domain": [lo, lo + width], "anchor": f"y{sfx}"}
+        layout[f"yaxis{sfx}"] = {**axis, "autorange": "reversed", "anchor": f"x{sfx}", "showticklabels": h == 0}
+        layout["annotations"].append({"text": f"head {h + 1}", "x": lo + width / 2, "y": 1.1, "xref": "paper",
+                                      "yref": "paper", "showarrow": False})  # fmt: skip
+    return PlotData(type="plotly", plot=json.dumps({"data": traces, "layout": layout}))

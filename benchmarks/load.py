@@ -79,11 +79,13 @@ def run(sessions: int, edits: int, rss_requests: int) -> dict[str, Any]:
                "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))], "wall_s": wall,
                "rss_start_mb": rss0 / 1024}  # fmt: skip
         if rss_requests:
+            out["rss_before_mb"] = rss_kb(pid) / 1024  # warm: after the concurrent phase above
             per = rss_requests // 8
             with ThreadPoolExecutor(8) as pool:
                 list(pool.map(lambda s: session(url, s, per), range(8)))
             out["rss_after_mb"] = rss_kb(pid) / 1024
             out["rss_requests"] = per * 8
+            out["rss_growth_mb"] = out["rss_after_mb"] - out["rss_before_mb"]
         return out
 
 

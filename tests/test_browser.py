@@ -192,3 +192,15 @@ def test_sentence_mode_tokens_then_trainable_attention_with_token_labels(page: P
     wait_text(page, "#badge", "Free play")
     z = page.evaluate("() => document.querySelector('#weights-fig .js-plotly-plot').data[1].y")
     assert z == ["1:the", "2:␣", "3:cat", "4:␣", "5:sat"]
+
+
+def test_multi_head_view_shows_every_head_side_by_side(page: Page) -> None:
+    choose_preset(page, "Encoder-decoder multi-head attention, 2 heads, seed 42")
+    wait_text(page, "#html-combine", "torch.cat(dim=-1) → (L, H·d) = (3, 4)")
+    page.wait_for_function(
+        "() => { const p = document.querySelector('#heads-fig .js-plotly-plot'); return p && p.data.length === 2; }"
+    )
+    titles = page.evaluate(
+        "() => document.querySelector('#heads-fig .js-plotly-plot').layout.annotations.map(a => a.text)"
+    )
+    assert titles == ["head 1", "head 2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import html
+import json
 import re
 from typing import Any
 
@@ -257,3 +258,21 @@ def test_a_session_the_server_dropped_gets_a_message_and_nothing_changes() -> No
             assert shown == []
             continue
         assert len(shown) == 1 and f"{pg.SESSIONS} most recently used" in html.unescape(shown[0]), f.name
+
+
+def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination() -> None:
+    _, _, views = loaded("encdec-mha2")  # two heads, concatenated
+    fig = json.loads(views["heads_fig"].plot)
+    assert [t["xaxis"] for t in fig["data"]] == ["x", "x2"]
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["head 1", "head 2"]
+    tr = ac.evaluate(ac.parse(ac.get_preset("encdec-mha2").scenario))
+    torch.testing.assert_close(torch.tensor(fig["data"][1]["z"]), tr.attention.weights[1], atol=5e-5, rtol=0)
+    assert "2 head(s) × (L, d) = (3, 2) each → torch.cat(dim=-1) → (L, H·d) = (3, 4)" in html.unescape(
+        views["html_combine"]
+    )
+    _, _, views = loaded("qkv-split")  # split heads: view/transpose back
+    assert "split heads (H, L, D/H) = (2, 3, 2) → transpose(1, 2)" in html.unescape(views["html_combine"])
+    v = loaded("statquest-self")[1]
+    v.update(heads=2, head_mode="split", use_wo=True, d_in=4, T=3)
+    _, _, views = pg.restructure_values("resize", None, pg.shape_of(loaded("statquest-self")[1], "linear"), v)
+    assert "→ @ W_o.T (W_o stored 4×4) → (3, 4)" in html.unescape(views["html_combine"])
