@@ -9,6 +9,7 @@ See README.md ("The compute contract") for the full key list.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,9 +176,12 @@ def parse_scale(value: Any) -> bool | float:
 
 
 def _check_keys(obj: dict, field: str, allowed: set[str]) -> None:
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise ScenarioError(f"{field}{unknown[0]}", f"unknown key; allowed keys are {', '.join(sorted(allowed))}")
+    unknown = sorted(set(obj) - allowed, key=str)
+    if unknown:  # "mask.shape: unknown key"; an odd key (empty, long, symbols) is named by its container instead
+        key = unknown[0]
+        plain = isinstance(key, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,30}", key)
+        where = f"{field}{key}" if plain else f"{field.rstrip('.') or 'scenario'} key {_show(key)}"
+        raise ScenarioError(where, f"unknown key; allowed keys are {', '.join(sorted(allowed))}")
 
 
 def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None]:

@@ -91,3 +91,11 @@ def test_fully_masked_row_is_a_warning_not_an_error_and_json_safe() -> None:
     assert r["heads"][0]["weights_raw"][0] == ["nan", "nan", "nan"]
     assert r["heads"][0]["masked"][0] == ["-inf", "-inf", "-inf"]
     json.dumps(r, allow_nan=False)  # raises if a bare NaN/inf reached the result
+
+
+@pytest.mark.parametrize(("key", "where"), [("", "scenario key ''"), ("x" * 200, "scenario key 'xxxxxxxxxx"),
+                                            ("a b", "scenario key 'a b'")])  # fmt: skip
+def test_odd_unknown_keys_are_named_by_their_container_and_kept_short(key: str, where: str) -> None:
+    with pytest.raises(ac.ScenarioError) as e:
+        ac.compute({"x": [[1.0]], key: 1})
+    assert str(e.value).startswith(where) and len(str(e.value)) < 400

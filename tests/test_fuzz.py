@@ -38,6 +38,14 @@ FIELDS = set(ac.scenario.KNOWN_KEYS) | {
     "d_model",
     "head shown",
     "seed",
+    "sentence",
+    "embeddings",
+    "embedding width d",
+    "mask lab padding",
+    "mask lab rows",
+    "d_k",
+    "lab seed",
+    "scenario file",
 }
 
 junk_cell = st.one_of(
@@ -125,7 +133,9 @@ def scenarios(draw: st.DrawFn) -> Any:
 
 def names_a_field(message: str) -> bool:
     head = message.split(":", maxsplit=1)[0]
-    return any(head == f or head.startswith((f + " ", f + ".")) for f in FIELDS) or head == "unknown_key"
+    known = any(head == f or head.startswith((f + " ", f + ".")) for f in FIELDS)
+    unknown_key = message.split(":", maxsplit=1)[-1].startswith(" unknown key;")  # the message names the key itself
+    return known or unknown_key
 
 
 def assert_clean_result(r: dict[str, Any]) -> None:
@@ -204,6 +214,80 @@ def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[st
             assert "Traceback" not in got[k]
             if k.startswith("html_"):  # no NaN in any table cell or tensor print
                 assert not re.search(r">nan<|\bnan[,\]]", got[k]), got[k]
+
+
+pick = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({"name": st.sampled_from([*pg.EXPLAINABLE, "W_q", "x"]), "row": st.integers(-2, 70),
+                           "col": st.one_of(st.integers(-2, 70), st.text(max_size=2), st.none())}),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
+    st.text(max_size=5),
+)  # fmt: skip
+
+
+@settings(max_examples=max(20, N // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(v=ui_values(), click=pick)
+def test_explain_any_click_on_any_state_answers_or_says_why(v: dict[str, Any], click: Any) -> None:
+    chosen = pg.parse_pick(click)
+    got = pg.compute_views(pg.DEFAULT_PRESET, {**v, "pick": chosen})
+    assert "Something went wrong" not in got["message"], got["message"]
+    if isinstance(got["explain"], str):
+        assert "Traceback" not in got["explain"] and not re.search(r"\bnan\b", got["explain"]), got["explain"]
+
+
+def assert_named(message: str) -> None:
+    import html
+
+    if "msg-error" in message:
+        text = html.unescape(message).split("⛔ ")[1]
+        assert names_a_field(text), text
+    assert "Traceback" not in message
+
+
+@FUZZ
+@given(
+    text=st.one_of(st.text(max_size=80), st.text(max_size=500), st.integers(), st.none(), st.just("a " * 40)),
+    d=st.one_of(st.integers(-2, 20), st.text(max_size=3), st.none(), st.floats()),
+    seed=st.one_of(st.integers(-1, 2**64), st.text(max_size=3), st.none()),
+    table=st.one_of(matrix(), st.none(), st.text(max_size=4)),
+    action=st.sampled_from(["text", "edit", "draw", "printed"]),
+)
+def test_sentence_mode_answers_or_names_the_field(text: Any, d: Any, seed: Any, table: Any, action: str) -> None:
+    got = pg.sentence_views(action, text, d, seed, table)
+    assert_named(got["message"])
+    try:
+        pg.sentence_scenario(text, d, 2, seed, table)
+    except ac.ScenarioError as e:
+        assert names_a_field(str(e)), str(e)
+
+
+@FUZZ
+@given(v=ui_values(), causal=st.booleans(), pad=st.one_of(st.text(max_size=6), st.none(), st.integers()),
+       rows=st.one_of(st.text(max_size=6), st.none()), d_k=st.one_of(st.integers(-5, 700), st.text(max_size=4)),
+       seed=st.one_of(st.integers(-1, 2**64), st.none(), st.text(max_size=2)))  # fmt: skip
+def test_labs_answer_or_name_the_field(
+    v: dict[str, Any], causal: bool, pad: Any, rows: Any, d_k: Any, seed: Any
+) -> None:
+    page = pg.mask_lab_views(v, causal, pad, rows)
+    assert_named(page)
+    _, words = pg.scaling_views(d_k, seed)
+    assert_named(words)
+
+
+@FUZZ
+@given(content=st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode),
+                         st.builds(lambda d: json.dumps(d).encode(), st.dictionaries(st.text(max_size=5),
+                                   st.one_of(st.integers(), st.text(max_size=5), matrix()), max_size=4))))  # fmt: skip
+def test_scenario_files_load_or_name_the_problem(content: bytes) -> None:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        f.write(content)
+        f.flush()
+        try:
+            pg.scenario_values(pg.read_scenario_file(f.name))
+        except ac.ScenarioError as e:
+            assert names_a_field(str(e)), str(e)
 
 
 @FUZZ

@@ -1,0 +1,58 @@
+"""One screenshot per feature, into docs/: python benchmarks/screens.py (needs Debian's chromium)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from browser import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+DOCS = ROOT / "docs"
+
+
+def shot(page: Page, name: str, selector: str | None = None) -> None:
+    if selector:
+        page.locator(selector).scroll_into_view_if_needed()
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(DOCS / f"{name}.png"))
+    print("wrote", DOCS / f"{name}.png")
+
+
+def main() -> None:
+    with serve() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#html-output pre.tensor")
+        shot(page, "screenshot")
+        page.locator("#html-weights table[data-name=weights] td[data-r='2'][data-c='1']").click()
+        page.wait_for_function("() => document.querySelector('#explain').innerText.includes('this cell')")
+        shot(page, "explain", "#html-weights")
+        page.locator("#preset input").click()
+        page.locator("li[role='option'][aria-label='Encoder-decoder multi-head attention, 2 heads, seed 42']").click()
+        page.wait_for_function("() => document.querySelector('#heads-fig .js-plotly-plot')?.data.length === 2")
+        shot(page, "multi-head", "#heads-fig")
+        page.get_by_role("tab", name="Mask lab").click()
+        page.wait_for_selector("#mask-lab-out table")
+        shot(page, "mask-lab", "#mask-lab-out h3 >> nth=1")
+        page.get_by_role("tab", name="Scaling lab").click()
+        page.wait_for_selector("#scaling-fig .js-plotly-plot")
+        shot(page, "scaling-lab", "#scaling-words")
+        page.get_by_role("tab", name="Sentence mode").click()
+        page.wait_for_selector("#sentence-out table")
+        shot(page, "sentence-mode", "#sentence-tokens")
+        page.get_by_role("tab", name="Step by step").click()
+        page.locator("#share").get_by_text("Share, export, load").click()
+        page.locator("#export-btn").click()
+        page.locator("#link-btn").click()
+        page.wait_for_function("() => document.querySelectorAll('#downloads a').length === 3")
+        shot(page, "export", "#share")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
