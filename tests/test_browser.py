@@ -204,3 +204,7 @@ def test_multi_head_view_shows_every_head_side_by_side(page: Page) -> None:
         "() => document.querySelector('#heads-fig .js-plotly-plot').layout.annotations.map(a => a.text)"
     )
     assert titles == ["head 1", "head 2"]
+    z = page.evaluate(
+        "() => document.querySelector('#heads-fig .js-plotly-plot')._fullData[1].z.map(r => Array.from(r))"
+    )
+    assert len(z) == 3 and all(len(r) == 3 for r in z) and all(abs(sum(r) - 100) <= 2 for r in z)  # percents

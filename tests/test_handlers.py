@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import html
 import json
@@ -266,7 +267,10 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     assert [t["xaxis"] for t in fig["data"]] == ["x", "x2"]
     assert [a["text"] for a in fig["layout"]["annotations"]] == ["head 1", "head 2"]
     tr = ac.evaluate(ac.parse(ac.get_preset("encdec-mha2").scenario))
-    torch.testing.assert_close(torch.tensor(fig["data"][1]["z"]), tr.attention.weights[1], atol=5e-5, rtol=0)
+    z = fig["data"][1]["z"]  # whole percents, one byte each (plotly.js typed array)
+    got = torch.frombuffer(bytearray(base64.b64decode(z["bdata"])), dtype=torch.uint8).reshape(3, 3)
+    assert z["dtype"] == "u1" and z["shape"] == "3,3"
+    torch.testing.assert_close(got.double() / 100, tr.attention.weights[1].double(), atol=0.005, rtol=0)
     assert "2 head(s) × (L, d) = (3, 2) each → torch.cat(dim=-1) → (L, H·d) = (3, 4)" in html.unescape(
         views["html_combine"]
     )
