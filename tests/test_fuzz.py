@@ -195,7 +195,10 @@ def ui_values(draw: st.DrawFn) -> dict[str, Any]:
     return v
 
 
-@settings(max_examples=max(20, N // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+UI = settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+
+@UI
 @given(v=ui_values(), action=st.sampled_from(["refresh", "resize", "init_linear", "init_rand"]))
 def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[str, Any], action: str) -> None:
     if action == "refresh":
@@ -225,7 +228,7 @@ pick = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=max(20, N // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@UI
 @given(v=ui_values(), click=pick)
 def test_explain_any_click_on_any_state_answers_or_says_why(v: dict[str, Any], click: Any) -> None:
     chosen = pg.parse_pick(click)
@@ -261,7 +264,7 @@ def test_sentence_mode_answers_or_names_the_field(text: Any, d: Any, seed: Any, 
         assert names_a_field(str(e)), str(e)
 
 
-@settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=max(20, N // 8), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(v=ui_values(), causal=st.booleans(), pad=st.one_of(st.text(max_size=6), st.none(), st.integers()),
        rows=st.one_of(st.text(max_size=6), st.none()), d_k=st.one_of(st.integers(-5, 700), st.text(max_size=4)),
        seed=st.one_of(st.integers(-1, 2**64), st.none(), st.text(max_size=2)))  # fmt: skip
