@@ -198,7 +198,12 @@ def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, 
     except (IndexError, KeyError):  # the picked cell left the tensor (a resize): say so, do not guess
         where = f"{pick.get('name')}[{pick.get('row', 0) + 1}, {pick.get('col', 0) + 1}]"
         return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number.")
-    return vw.explain_html(e.title, e.lines)
+    i, j, name = pick["row"], pick["col"], pick["name"]
+    rows = s.tokens_k if name in ("k", "v") else s.tokens
+    who = f"row {i + 1} is token '{rows[i]}'"
+    if name in ("scores", "scaled", "masked", "weights"):
+        who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
+    return vw.explain_html(e.title, (who, *e.lines))
 
 
 def parse_pick(data: Any) -> dict[str, Any] | None:
