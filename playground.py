@@ -174,7 +174,9 @@ def render(
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
-    out["heads_fig"] = vw.heads_figure(tr.attention.weights, s.tokens, s.tokens_k)
+    # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
+    heads_fig = vw.heads_figure(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
+    out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
     out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
 
@@ -824,7 +826,9 @@ def build() -> gr.Blocks:
                     )
                     o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
                     if step == "combine":
-                        o["heads_fig"] = gr.Plot(label="every head's weights, side by side", elem_id="heads-fig")
+                        o["heads_fig"] = gr.Plot(
+                            label="every head's weights, side by side", elem_id="heads-fig", visible=False
+                        )
                     if step == "weights":
                         o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
             with gr.Tab("Mask lab", id="mask-lab") as mask_tab:

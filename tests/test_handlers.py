@@ -263,7 +263,8 @@ def test_a_session_the_server_dropped_gets_a_message_and_nothing_changes() -> No
 
 def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination() -> None:
     _, _, views = loaded("encdec-mha2")  # two heads, concatenated
-    fig = json.loads(views["heads_fig"].plot)
+    assert views["heads_fig"]["visible"] is True
+    fig = json.loads(views["heads_fig"]["value"].plot)
     assert [t["xaxis"] for t in fig["data"]] == ["x", "x2"]
     assert [a["text"] for a in fig["layout"]["annotations"]] == ["head 1", "head 2"]
     tr = ac.evaluate(ac.parse(ac.get_preset("encdec-mha2").scenario))
@@ -274,6 +275,7 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     assert "2 head(s) × (L, d) = (3, 2) each → torch.cat(dim=-1) → (L, H·d) = (3, 4)" in html.unescape(
         views["html_combine"]
     )
+    assert loaded("statquest-self")[2]["heads_fig"] == {"__type__": "update", "visible": False}  # one head: hidden
     _, _, views = loaded("qkv-split")  # split heads: view/transpose back
     assert "split heads (H, L, D/H) = (2, 3, 2) → transpose(1, 2)" in html.unescape(views["html_combine"])
     v = loaded("statquest-self")[1]
