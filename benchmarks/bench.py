@@ -66,8 +66,13 @@ def postprocessed(views: dict[str, Any]) -> bytes:
     """The outputs as Gradio serialises them for the browser."""
     out = []
     for k in pg.VIEW_KEYS:
-        comp = POST["plot"] if k == "fig" else POST["html"]
-        value = comp.postprocess(views[k])
+        comp = POST["plot"] if k in ("fig", "heads_fig") else POST["html"]
+        view = views[k]
+        if isinstance(view, dict) and view.get("__type__") == "update":  # gr.update(value=..., visible=...)
+            view = {**view, "value": comp.postprocess(view["value"])} if "value" in view else view
+            out.append({n: v.model_dump() if hasattr(v, "model_dump") else v for n, v in view.items()})
+            continue
+        value = comp.postprocess(view)
         out.append(value.model_dump() if hasattr(value, "model_dump") else value)
     return json.dumps(out).encode()
 
