@@ -627,7 +627,7 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
                     "which is why 003 moves on to softmax")  # fmt: skip
 
     def box(title: str, t: torch.Tensor, cols_: list[str], name: str, kind: str = "signed") -> str:
-        return f"<h4>{title}</h4>{vw.html_table(t, 'float32', shown_toks, cols_, name, kind)}"
+        return vw.html_table(t, "float32", shown_toks, cols_, name, kind, title=title)
 
     simplified = (
         "<div class='lab-cols'>"

@@ -105,12 +105,14 @@ def html_table(
     kind: str = "signed",
     col0: int = 0,
     marks: dict[str, list[Mark]] | None = None,
+    title: str | None = None,
 ) -> str:
     """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
 
     Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
     Only the first WINDOW rows and columns are shown; -inf is written out, never left blank.
     ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
+    ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
     """
     n_r, n_c = t.shape
     shown = t[:WINDOW, :WINDOW]
@@ -130,7 +132,8 @@ def html_table(
     if n_r > WINDOW or n_c > WINDOW:
         note = (f"<caption>showing rows 1–{min(n_r, WINDOW)} of {n_r}, columns {col0 + 1}–"
                 f"{col0 + min(n_c, WINDOW)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
-    return (f"<div class='nt-wrap'><div class='nt-name'>{html.escape(name)}</div><table class='nt' data-name='{name}'>"
+    caption = f"<div class='nt-name'>{html.escape(title or name)}</div>"
+    return (f"<div class='nt-wrap'>{caption}<table class='nt' data-name='{name}'>"
             f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
 
 
@@ -501,8 +504,8 @@ def mask_lab_html(
     parts = ["<div class='lab'><h3>The masks (1 = may look, 0 = hidden)</h3><div class='tables'>"]
     for name in ("padding", "causal", "rows", "combined"):
         t = masks[name].to(torch.float64)
-        parts.append(f"<div><p class='lab-note'>{html.escape(MASK_WORDS[name])}</p>"
-                     f"{html_table(t, 'float64', tokens, tokens_k, f'mask-{name}', 'prob')}</div>")  # fmt: skip
+        table = html_table(t, "float64", tokens, tokens_k, f"mask-{name}", "prob", title=f"{name} mask")
+        parts.append(f"<div><p class='lab-note'>{html.escape(MASK_WORDS[name])}</p>{table}</div>")
     parts.append("</div><h3>The same scaled scores under each fill convention</h3><div class='lab-cols'>")
     dead = next(iter(traces.values())).fully_masked_rows
     for fill, tr in traces.items():
@@ -513,11 +516,12 @@ def mask_lab_html(
             "every row sees a key: all three fills give the same weights"  # fmt: skip
         parts.append(
             f"<div class='lab-col'><h4>{html.escape(FILL_TITLES[fill])}</h4>"
-            f"{html_table(tr.masked, dtype, tokens, tokens_k, f'lab-masked{fill}')}"
+            f"{html_table(tr.masked, dtype, tokens, tokens_k, f'lab-masked{fill}', title='masked scores')}"
             f"<p class='lab-note'>softmax as torch returns it:</p>"
-            f"{html_table(tr.weights_raw, dtype, tokens, tokens_k, f'lab-raw{fill}', 'prob')}"
+            f"{html_table(tr.weights_raw, dtype, tokens, tokens_k, f'lab-raw{fill}', 'prob', title='softmax (raw)')}"
             f"<p class='lab-note'>what the app shows: {html.escape(verdict)}</p>"
-            f"{html_table(tr.weights, dtype, tokens, tokens_k, f'lab-weights{fill}', 'prob')}</div>"
+            f"{html_table(tr.weights, dtype, tokens, tokens_k, f'lab-weights{fill}', 'prob', title='weights shown')}"
+            "</div>"
         )
     parts.append("</div></div>")
     return "".join(parts)
