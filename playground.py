@@ -129,14 +129,19 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
 # ---- rendering -------------------------------------------------------------------------------
 
 
+def shown_head(view_head: Any, heads: int) -> int:
+    """The 0-based head shown in detail: the "head shown" box, clipped to the heads there are."""
+    return min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), heads) - 1
+
+
 def render(
     preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int, pick: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Every view for one parsed scenario and its trace (one head shown in detail, ``pick`` explained)."""
-    h = min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), s.heads) - 1
+    h = shown_head(view_head, s.heads)
     part = tr.head(h)
-    out: dict[str, Any] = {"explain": explain_pick(s, tr, h, pick)}
-    valid = pick is not None and "msg-warn" not in out["explain"]
+    explained, valid = explain_pick(s, tr, h, pick)
+    out: dict[str, Any] = {"explain": explained}
     used = sources(pick["name"], pick["row"], pick["col"]) if pick and valid else {}
 
     def marks(name: str) -> dict[str, list[tuple[int | None, int | None]]]:
@@ -191,21 +196,22 @@ def combine_table(
     return vw.html_table(tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks)
 
 
-def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> str:
-    """The explain panel for the picked cell of head ``h`` (0-based), recomputed from the live trace."""
+def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> tuple[str, bool]:
+    """The explain panel for the picked cell of head ``h`` (0-based), recomputed from the live trace,
+    and whether the pick is a cell of this state (so it can be outlined)."""
     if not pick:
-        return vw.explain_html("", ())
+        return vw.explain_html("", ()), False
     try:
         e = explain(tr, h, pick["name"], pick["row"], pick["col"], {"q": s.x_q, "k": s.x_k, "v": s.x_v})
     except (IndexError, KeyError):  # the picked cell left the tensor (a resize): say so, do not guess
         where = f"{pick.get('name')}[{pick.get('row', 0) + 1}, {pick.get('col', 0) + 1}]"
-        return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number.")
+        return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number."), False
     i, j, name = pick["row"], pick["col"], pick["name"]
     rows = s.tokens_k if name in ("k", "v") else s.tokens
     who = f"row {i + 1} is token '{rows[i]}'"
     if name in ("scores", "scaled", "masked", "weights"):
         who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
-    return vw.explain_html(e.title, (who, *e.lines))
+    return vw.explain_html(e.title, (who, *e.lines)), True
 
 
 def parse_pick(data: Any) -> dict[str, Any] | None:
@@ -529,7 +535,7 @@ def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> 
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        h = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), s.heads) - 1
+        h = shown_head(v["view_head"], s.heads)
         n_q, n_k = len(s.tokens), len(s.tokens_k)
         try:
             pad = padding_flags(padding, n_k)
@@ -594,6 +600,20 @@ def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, tabl
     return [old[shown_token(t)] if len(old.get(shown_token(t), [])) == d else drawn[i] for i, t in enumerate(tok.vocab)]
 
 
+def sentence_input(
+    action: str, sentence: Any, d: Any, seed: Any, table: Any
+) -> tuple[ac.SimpleTokenizer, list[str], list[list[Any]], list[list[float]], int]:
+    """Sentence mode's inputs, checked: (tokenizer, tokens, raw rows as shown, rows as floats, seed).
+
+    Errors name the field: sentence, embedding width d, seed, or embeddings row r, column c.
+    """
+    tok, toks = sentence_tokens(sentence)
+    d_i = parse_int(d, "embedding width d", 1, 16)
+    seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
+    rows = embedding_rows(action, tok, d_i, seed_i, table)
+    return tok, toks, rows, ac.scenario.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
+
+
 def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
     """Sentence mode: tokens and ids, the embedding table, weightless attention with both normalisations.
 
@@ -601,15 +621,11 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
     Returns {"table", "tokens", "simplified", "message"}; on bad input the message and gr.skip() elsewhere.
     """
     try:
-        tok, toks = sentence_tokens(sentence)
-        d_i = parse_int(d, "embedding width d", 1, 16)
-        seed_i = parse_int(seed if seed not in (None, "") else 0, "seed", 0, MAX_SEED)
-        rows = embedding_rows(action, tok, d_i, seed_i, table)
+        tok, toks, rows, vocab, _ = sentence_input(action, sentence, d, seed, table)
         labels = [shown_token(t) for t in tok.vocab]
-        cols = [f"d{j + 1}" for j in range(d_i)]
-        vocab = torch.tensor(ac.scenario.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), dtype=torch.float32)
+        cols = [f"d{j + 1}" for j in range(len(rows[0]))]
         ids = tok.encode(sentence)
-        x = vocab[ids]  # (T, d): one row per token, spaces included (003 In [4])
+        x = torch.tensor(vocab, dtype=torch.float32)[ids]  # (T, d): one row per token, spaces included (003 In [4])
         tr = ac.simplified_attention(x)
     except ac.ScenarioError as e:
         gr.Warning(str(e))
@@ -644,11 +660,8 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
 def sentence_scenario(sentence: Any, d: Any, d_out: Any, seed: Any, table: Any) -> dict[str, Any]:
     """Trainable attention on the sentence: its embeddings as x, 003's torch.rand(d_in, d_out) weights (seed),
     matmul layout (003's Parameter class)."""
-    tok, toks = sentence_tokens(sentence)
-    d_i = parse_int(d, "embedding width d", 1, 16)
+    tok, toks, _, vocab, seed_i = sentence_input("text", sentence, d, seed, table)
     d_o = parse_int(d_out, "d_out", 1, MAX_D)
-    seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
-    vocab = ac.scenario.parse_matrix(embedding_rows("text", tok, d_i, seed_i, table), "embeddings", tok.vocab_size, d_i)
     x = [vocab[i] for i in tok.encode(sentence)]
     labels = [shown_token(t).replace(",", "‚") for t in toks]  # the token box is comma-separated
     return {"x": x, "tokens": labels, "layout": "matmul", "d_out": d_o,
@@ -933,7 +946,7 @@ def build() -> gr.Blocks:
 
         def make_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
             if vals is None:
-                return [gr.skip(), expired_views()[VIEW_KEYS.index("message")]]
+                return [gr.skip(), expired_message()]
             try:
                 return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
             except ac.ScenarioError as e:
@@ -942,7 +955,7 @@ def build() -> gr.Blocks:
 
         def export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
             if vals is None:
-                return [gr.skip(), expired_views()[VIEW_KEYS.index("message")]]
+                return [gr.skip(), expired_message()]
             try:
                 return [export_files(preset_id, vals), gr.skip()]
             except ac.ScenarioError as e:
@@ -981,9 +994,7 @@ def build() -> gr.Blocks:
         demo.load(open_link, None, [preset, *struct_outs], **common)
 
         def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> str:
-            return (
-                expired_views()[VIEW_KEYS.index("message")] if vals is None else mask_lab_views(vals, causal, pad, rows)
-            )
+            return expired_message() if vals is None else mask_lab_views(vals, causal, pad, rows)
 
         lab_in = [vals_state, lab_causal, lab_pad, lab_rows]
         # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
@@ -1066,6 +1077,11 @@ def expired_views() -> list[Any]:
     )
     gr.Warning(problem)
     return [vw.message_html([], error=problem) if k == "message" else gr.skip() for k in VIEW_KEYS]
+
+
+def expired_message() -> str:
+    """Just the message of :func:`expired_views`, for handlers that answer in one panel."""
+    return expired_views()[VIEW_KEYS.index("message")]
 
 
 def compute_api(scenario: dict) -> dict:
