@@ -17,12 +17,18 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from dataclasses import dataclass
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
 import torch
 
 import attention_core as ac
+import grids
+import overview as ov
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
@@ -179,6 +185,8 @@ def render(
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
+    compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.WINDOW, short=True)
+    out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
     heads_fig = vw.heads_figure(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
     out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
@@ -187,13 +195,22 @@ def render(
 
 
 def combine_table(
-    tr: ac.MultiHeadTrace, h: int, dtype: str, tokens: list[str], marks: dict[str, Any] | None = None
+    tr: ac.MultiHeadTrace,
+    h: int,
+    dtype: str,
+    tokens: list[str],
+    marks: dict[str, Any] | None = None,
+    window: int = vw.WINDOW,
+    short: bool = False,
 ) -> str:
     """The combined output; when wider than the table window, starting at the shown head's block."""
     width = tr.output.shape[-1]
-    lo = h * (width // tr.heads) if width > vw.WINDOW and tr.weights.W_o is None else 0
+    lo = h * (width // tr.heads) if width > window and tr.weights.W_o is None else 0
     cols = [f"o{j + 1}" for j in range(lo, width)]
-    return vw.html_table(tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks)
+    return vw.html_table(
+        tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks, window=window, short=short,
+        title="" if short else None,
+    )  # fmt: skip
 
 
 def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> tuple[str, bool]:
@@ -224,7 +241,7 @@ def parse_pick(data: Any) -> dict[str, Any] | None:
     return {"name": data["name"], "row": r, "col": c}
 
 
-VIEW_KEYS = ("badge", "message", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
+VIEW_KEYS = ("badge", "message", "overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
 
 
 def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
@@ -678,386 +695,426 @@ def shown(nv: dict[str, Any]) -> list[Any]:
     return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]
 
 
-# ---- the app ---------------------------------------------------------------------------------
+# ---- the app: one builder per section, handlers at module level -----------------------------
 
-# a click on a number cell reports which tensor, row and column it was
-CELL_CLICK = """element.addEventListener('click', (e) => {
-  const td = e.target.closest('td[data-r]');
-  if (!td) return;
-  trigger('click', {name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c});
+STATIC = Path(__file__).resolve().parent / "static"
+CSS = (STATIC / "app.css").read_text()
+GRID_JS = (STATIC / "grid.js").read_text()
+WATCH_JS = (STATIC / "watch.js").read_text()
+EXPLAIN_JS = """element.addEventListener('click', (e) => {
+  if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
 });"""
+TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
+CONTROLS = tuple(f for f in FIELDS if f not in TABLE_FIELDS)
+# controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
+REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
+LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "dtype", "normalize", "view_head")
+STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
+COMMON = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
 
-CSS = """
-.badge {padding: 8px 12px; border-radius: 8px; margin: 4px 0; font-size: 0.95em}
-.badge.ok {background: #e8f6ec; border: 1px solid #3a9d5d}
-.badge.bad {background: #fdecea; border: 1px solid #c0392b}
-.badge.left, .badge.free {background: #fff7e0; border: 1px solid #d4a017}
-.badge table {margin-top: 6px; font-size: 0.85em}
-.badge td, .badge th {padding: 1px 8px}
-.msg-error {background: #fdecea; border: 1px solid #c0392b; padding: 6px 10px; border-radius: 6px}
-.msg-warn {background: #fff7e0; border: 1px solid #d4a017; padding: 6px 10px; border-radius: 6px}
-.step pre {margin: 2px 0; padding: 6px 8px; border-radius: 6px; font-size: 0.85em; overflow-x: auto}
-.step pre.code {background: #f3f4f8; color: #1b2a6b}
-.step pre.tensor {background: #fbfbf4}
-.step .tables {display: flex; flex-wrap: wrap; gap: 12px; margin-top: 4px}
-.nt-wrap {overflow-x: auto; max-width: 100%}
-.nt-name {font-weight: 600; font-size: 0.85em}
-table.nt {border-collapse: collapse; font-family: ui-monospace, monospace; font-size: 0.8em}
-table.nt th {padding: 1px 6px; color: #555; font-weight: 500}
-table.nt td {padding: 1px 6px; text-align: right; cursor: pointer; border: 1px solid #eee}
-table.nt td:hover {outline: 2px solid #d4a017}
-.lab .tables, .lab-cols {display: flex; gap: 18px; flex-wrap: wrap; align-items: flex-start}
-.lab-col {flex: 1; min-width: 240px} .lab-note {font-size: 0.85em; color: #444; margin: 4px 0}
-.lab-words {font-size: 1.02em; background: #f4f8fc; border-left: 4px solid #2171b5; padding: 8px 12px}
-table.nt td.pick {outline: 3px solid #e6550d; outline-offset: -2px; font-weight: 700}
-table.nt td.used {box-shadow: inset 0 0 0 2px #fd8d3c}
-.explain .ex-title {font-weight: 700; font-size: 1.05em; margin-bottom: 6px}
-.explain .ex-line {font-family: ui-monospace, monospace; font-size: 0.85em; white-space: pre-wrap; margin: 3px 0}
-table.nt caption {caption-side: bottom; font-size: 0.85em; color: #666}
-td.m {background: #e6e6e6; color: #777}
-td.s0 {background: #2166ac; color: #fff} td.s1 {background: #4393c3; color: #fff} td.s2 {background: #92c5de}
-td.s3 {background: #d1e5f0} td.s4 {background: #eef4f8} td.s5 {background: #fff} td.s6 {background: #fbeee8}
-td.s7 {background: #fddbc7} td.s8 {background: #f4a582} td.s9 {background: #d6604d; color: #fff}
-td.s10 {background: #b2182b; color: #fff}
-td.p0 {background: #fff} td.p1 {background: #f0f5fb} td.p2 {background: #dbe9f6} td.p3 {background: #c6dbef}
-td.p4 {background: #9ecae1} td.p5 {background: #6baed6} td.p6 {background: #4292c6; color: #fff}
-td.p7 {background: #2171b5; color: #fff} td.p8 {background: #08519c; color: #fff}
-"""
+
+def bind(fn: Callable[..., Any], *bound: Any) -> Callable[..., Any]:
+    """``functools.partial`` that Gradio can read: the remaining parameters keep their names and annotations,
+    so ``gr.Request`` and ``gr.EventData`` are still recognised."""
+
+    @functools.wraps(fn)
+    def handler(*args: Any) -> Any:
+        return fn(*bound, *args)
+
+    params = list(inspect.signature(fn).parameters.values())[len(bound) :]
+    handler.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return handler
+
+
+@dataclass
+class Page:
+    """Every component a handler reads or writes, so handlers can answer with {component: value}."""
+
+    preset: Any
+    preset_state: Any
+    shape_state: Any
+    vals_state: Any
+    controls: dict[str, Any]
+    inputs: Any
+    views: dict[str, Any]  # VIEW_KEYS -> component
+
+    def view_updates(self, got: dict[str, Any]) -> dict[Any, Any]:
+        return {self.views[k]: got[k] for k in VIEW_KEYS if k in got}
+
+    def value_updates(self, nv: dict[str, Any]) -> dict[Any, Any]:
+        """The controls and the input grids showing ``nv`` (controls that do not apply hidden)."""
+        out = {self.controls[f]: u for f, u in zip(FIELDS, shown(nv), strict=True) if f in self.controls}
+        out[self.inputs] = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"])))
+        return out
+
+    def everything(self) -> list[Any]:
+        return [self.preset, self.preset_state, self.shape_state, self.vals_state, *self.controls.values(),
+                self.inputs, *self.views.values()]  # fmt: skip
+
+    def answer(self, preset_id: str | None, shape: Any, nv: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
+        """A whole new state: preset, states, controls, grids and views."""
+        return {self.preset: preset_id or gr.skip(), self.preset_state: preset_id, self.shape_state: shape,
+                self.vals_state: nv, **self.value_updates(nv), **self.view_updates(got)}  # fmt: skip
+
+
+def expired(page: Page) -> dict[Any, Any]:
+    return page.view_updates(dict(zip(VIEW_KEYS, expired_views(), strict=True)))
+
+
+def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    """One grid cell committed: ``{table, row, col, value}``. A refused value changes nothing and is named."""
+    if vals is None:
+        return expired(page)
+    data = getattr(evt, "_data", None)
+    try:
+        table, rows, n_mats = grid_of(vals, data)
+        x = grids.checked_cell(table, rows, data.get("row"), data.get("col"), data.get("value"), n_mats)
+    except ac.ScenarioError as e:
+        return {page.views["message"]: vw.message_html([], error=str(e))}
+    vals = {**vals, table: grids.with_cell(vals[table], data["row"], data["col"], x)}
+    return {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+
+
+def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    """A block pasted into a grid (spreadsheet cells, a nested list, or torch's print), checked whole."""
+    if vals is None:
+        return expired(page)
+    data = getattr(evt, "_data", None)
+    try:
+        table, rows, n_mats = grid_of(vals, data)
+        r, c = data.get("row"), data.get("col")
+        grids.checked_cell(table, rows, r, c, 0, n_mats)  # the anchor cell exists
+        block = grids.pasted_block(table, rows, r, c, data.get("text"), n_mats)
+    except ac.ScenarioError as e:
+        return {page.views["message"]: vw.message_html([], error=str(e))}
+    vals = {**vals, table: grids.with_block(vals[table], r, c, block)}
+    got = compute_views(preset_id, vals)
+    h = shown_head(vals["view_head"], int(vals["heads"]))
+    return {page.vals_state: vals, page.inputs: grids.inputs_html(vals, h), **page.view_updates(got)}
+
+
+def grid_of(vals: dict[str, Any], data: Any) -> tuple[str, list[list[Any]], int]:
+    """The grid an edit names: (table, its stored rows, weight matrices stacked in it)."""
+    table = data.get("table") if isinstance(data, dict) else None
+    if table not in TABLE_FIELDS:
+        raise ac.ScenarioError("edit", f"{str(table)[:20]!r} is not an input table")
+    n_mats = int(vals["heads"]) if vals["head_mode"] == "concat" and table in ("W_q", "W_k", "W_v") else 1
+    return table, grids.table_rows(vals[table]), n_mats
+
+
+def on_control(
+    page: Page, field: str, value: Any, preset_id: str | None, vals: dict[str, Any] | None
+) -> dict[Any, Any]:
+    """A live control (fill, scale, dtype, tokens, head shown…): recompute every view."""
+    if vals is None:
+        return expired(page)
+    vals = {**vals, field: value}
+    out = {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+    if field in REDRAW:
+        try:
+            h = shown_head(vals["view_head"], int(vals["heads"]))
+            out[page.inputs] = grids.inputs_html({**vals, "tokens": vals["tokens"]}, h)
+        except ac.ScenarioError:
+            pass  # the message already names the field; the grids stay as they are
+    return out
+
+
+def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict[Any, Any]:
+    """Sizes, heads, mode, layout, cross, W_o, mask kind, or an init button: new grids and views."""
+    value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
+    if vals is None or shape is None:
+        return expired(page)
+    vals = {**vals, field: value} if field else vals
+    new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
+    if nv is None:  # refused: keep what the user set, so the message stays until it is fixed
+        return {page.vals_state: vals, **page.view_updates(got)}
+    return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()}
+
+
+def on_load_preset(page: Page, preset_id: str) -> dict[Any, Any]:
+    new_shape, nv, got = load_values(preset_id)
+    return page.answer(preset_id, new_shape, nv, got)
+
+
+def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
+    preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
+    return page.answer(preset_id, new_shape, nv, got) | {page.preset: preset_id or DEFAULT_PRESET}
+
+
+def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    if vals is None:
+        return expired(page)
+    chosen = parse_pick(getattr(evt, "_data", None))
+    if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
+        return {}
+    vals = {**vals, "pick": chosen}
+    return {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+
+
+def on_file(page: Page, path: str | None) -> dict[Any, Any]:
+    try:
+        preset_id, new_shape, nv, got = scenario_values(read_scenario_file(path))
+    except ac.ScenarioError as e:
+        problem = str(e) if e.field == "scenario file" else f"scenario file: {e}"
+        gr.Warning(problem)
+        return {page.views["message"]: vw.message_html([], error=problem)}
+    return page.answer(preset_id, new_shape, nv, got)
+
+
+def on_store(field: str, value: Any, vals: dict[str, Any] | None) -> Any:
+    return gr.skip() if vals is None else {**vals, field: value}
+
+
+def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
+    if vals is None:
+        return [gr.skip(), expired_message()]
+    try:
+        return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return ["", vw.message_html([], error=str(e))]
+
+
+def on_export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+    if vals is None:
+        return [gr.skip(), expired_message()]
+    try:
+        return [export_files(preset_id, vals), gr.skip()]
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return [gr.skip(), vw.message_html([], error=str(e))]
+
+
+def build_topbar() -> tuple[Any, Any, Any]:
+    """Title, preset picker (and its reload button) and the one-line match badge."""
+    with gr.Row(elem_id="topbar"):
+        gr.HTML("<h1>Attention Playground</h1>", elem_id="title", min_width=200, scale=0, apply_default_css=False)
+        preset = gr.Dropdown([(p.title, p.id) for p in ac.all_presets()], value=DEFAULT_PRESET,
+                             label="Preset (notebook example)", elem_id="preset", scale=1, min_width=280)  # fmt: skip
+        load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
+        badge = gr.HTML(elem_id="badge", apply_default_css=False, scale=2, min_width=300)
+    return preset, badge, load_btn
+
+
+def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The controls used most in one compact row, the rest in drawers: (controls, init buttons, share)."""
+    c: dict[str, Any] = {}
+    drop = {"container": True, "min_width": 96}
+    with gr.Row(elem_id="toolbar"):
+        c["mask_kind"] = gr.Dropdown(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", **drop)
+        c["fill"] = gr.Dropdown([("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+                                value=first["fill"], label="fill", **drop)  # fmt: skip
+        c["heads"] = gr.Number(first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", **drop)
+        c["view_head"] = gr.Number(1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", **drop)
+        c["scale_mode"] = gr.Dropdown(list(SCALE_MODES), value=first["scale_mode"], label="scale", **drop)
+        c["normalize"] = gr.Dropdown(["softmax", "sum"], value=first["normalize"], label="normalise", **drop)
+        c["dtype"] = gr.Dropdown(["float32", "float64"], value=first["dtype"], label="dtype", **drop)
+        with gr.Accordion("More settings", open=False, elem_id="more"):
+            buttons = build_drawer(c, first)
+        share = build_share()
+    return c, buttons, share
+
+
+def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+    """The settings used less often (inside the toolbar's drawer)."""
+    with gr.Row():
+        c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
+        c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
+        c["S"] = gr.Number(first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)",
+                           visible=first["cross"])  # fmt: skip
+        c["d_out"] = gr.Number(first["d_out"], precision=0, minimum=1, maximum=MAX_D, label="d_out per head")
+        c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
+        c["layout"] = gr.Radio([("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
+                               value=first["layout"], label="weight layout")  # fmt: skip
+        c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
+    with gr.Row():
+        c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
+        c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
+        c["padding"] = gr.Textbox(first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False)
+        c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
+        init_linear = gr.Button("Init weights: nn.Linear (seed)")
+        init_rand = gr.Button("Init weights: torch.rand (seed)")
+    with gr.Row():
+        c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
+        c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
+    return {"init_linear": init_linear, "init_rand": init_rand}
+
+
+def build_share() -> dict[str, Any]:
+    with gr.Accordion("Share · export", open=False, elem_id="share"):
+        with gr.Row():
+            link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
+            export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
+            upload_btn = gr.UploadButton("Load a scenario file (.json)", file_types=[".json"], type="filepath",
+                                         elem_id="upload-btn")  # fmt: skip
+        link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
+        downloads = gr.File(label="downloads (run attention.py with torch alone)", file_count="multiple",
+                            interactive=False, elem_id="downloads")  # fmt: skip
+    return {"link": link_btn, "export": export_btn, "upload": upload_btn, "link_box": link_box, "files": downloads}
+
+
+def build_bench(first_inputs: str) -> tuple[Any, Any]:
+    """The pipeline on one screen: editable X and W grids, then Q, K, V → scores → weights → output."""
+    with gr.Row(elem_id="bench", equal_height=False):
+        inputs = gr.HTML(first_inputs, elem_id="inputs", js_on_load=GRID_JS, min_width=0, apply_default_css=False)
+        overview = gr.HTML(elem_id="overview", js_on_load=WATCH_JS, min_width=0, apply_default_css=False)
+    return inputs, overview
+
+
+def build_notebook() -> dict[str, Any]:
+    """Below the overview, each step keeps its notebook cell: formula, words, code, torch's print, tables."""
+    o: dict[str, Any] = {}
+    gr.Markdown("## The notebook, step by step\nEvery step of the overview above, as the notebooks write it.")
+    for step in vw.STEPS:
+        formula, words = vw.FORMULAS[step]
+        gr.Markdown(f"### {vw.TITLES[step]}\n$${formula}$$\n{words}", elem_id=f"step-{step}",
+                    latex_delimiters=[{"left": "$$", "right": "$$", "display": True}])  # fmt: skip
+        o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=WATCH_JS, apply_default_css=False)
+        if step == "combine":
+            o["heads_fig"] = gr.Plot(label="every head's weights, side by side", elem_id="heads-fig", visible=False)
+        if step == "weights":
+            o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
+    return o
+
+
+def build_mask_lab(vals_state: Any) -> Any:
+    with gr.Tab("Mask lab", id="mask-lab") as tab:
+        gr.Markdown(
+            "The same scaled scores (head shown, from the workbench's state) under the three fill conventions. "
+            "Build masks here: padding hides key columns, causal hides the future, and a row mask hides every key "
+            "from a query, so you can watch -inf give NaN where -1e9 gives uniform weights."
+        )
+        with gr.Row():
+            causal = gr.Checkbox(True, label="causal mask")
+            pad = gr.Textbox("", label="padded key positions (e.g. 3)")
+            rows = gr.Textbox("1", label="hide every key from query rows (e.g. 1)")
+        out = gr.HTML(elem_id="mask-lab-out")
+    lab_in = [vals_state, causal, pad, rows]
+    # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
+    for trigger in (tab.select, causal.input, pad.change, rows.change):
+        trigger(mask_lab, lab_in, [out], **COMMON)
+    return tab
+
+
+def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> str:
+    return expired_message() if vals is None else mask_lab_views(vals, causal, pad, rows)
+
+
+def build_scaling_lab() -> Any:
+    with gr.Tab("Scaling lab", id="scaling-lab") as tab:
+        gr.Markdown("Why 004 divides by √d_k: q and k are N(0, 1) draws (32 × d_k, float64) from the seed below.")
+        with gr.Row():
+            d_k = gr.Slider(MIN_DK, MAX_DK, value=64, step=1, label="d_k", elem_id="lab-dk")
+            seed = gr.Number(0, precision=0, minimum=0, label="seed")
+        fig = gr.Plot(elem_id="scaling-fig", label="scaling")
+        words = gr.HTML(elem_id="scaling-words")
+    for trigger in (tab.select, d_k.input, seed.input):
+        trigger(scaling_views, [d_k, seed], [fig, words], **COMMON)
+    return tab
+
+
+def build_sentence(page: Page, tabs: Any) -> None:
+    with gr.Tab("Sentence mode", id="sentence") as tab:
+        gr.Markdown(
+            "Seed 003's path: a sentence, SimpleTokenizer's tokens and ids (every space is a token), an embedding "
+            "per vocabulary entry, then attention with no weights (both normalisations), then trainable attention "
+            f"in the workbench. {SENTENCE_NOTE}"
+        )
+        with gr.Row():
+            text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
+            d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
+            seed = gr.Number(69, precision=0, minimum=0, label="seed")
+            d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
+        with gr.Row():
+            draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
+            printed = gr.Button("003's printed embeddings")
+            go = gr.Button("Trainable attention on this sentence →", variant="primary", elem_id="sent-go")
+        msg = gr.HTML(elem_id="sentence-message")
+        with gr.Row():
+            tokens = gr.HTML(elem_id="sentence-tokens")
+            table = gr.Dataframe(value={"data": [["", 0.0]], "headers": ["", "d1"]}, interactive=True, type="array",
+                                 label="embeddings (one row per vocabulary entry; edit any cell)", static_columns=[0],
+                                 max_height=300, wrap=False, elem_id="sentence-emb")  # fmt: skip
+        out = gr.HTML(elem_id="sentence-out")
+    ins, outs = [text, d, seed, table, d_out], [table, tokens, out, msg]
+    for trigger, action in ((tab.select, "text"), (text.change, "text"), (d.input, "text"), (table.input, "edit"),
+                            (draw.click, "draw"), (printed.click, "printed")):  # fmt: skip
+        trigger(bind(sentence, action), ins, outs, **COMMON)
+    go.click(bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
+
+
+def sentence(action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
+    got = sentence_views(action, text, d, seed, tbl)
+    return [got["table"], got["tokens"], got["simplified"], got["message"]]
+
+
+def on_sentence_go(
+    page: Page, tabs: Any, msg: Any, text: Any, d: Any, seed: Any, tbl: Any, d_out: Any
+) -> dict[Any, Any]:
+    try:
+        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl))
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return {msg: vw.message_html([], error=str(e))}
+    return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, new_shape, nv, got)}
+
+
+def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
+    """Every workbench event. Edits send only what changed; every other value lives in the session's state."""
+    c, st = page.controls, [page.preset_state, page.vals_state]
+    outs = page.everything()
+    for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
+        trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
+        trigger(bind(on_control, page, f), [c[f], *st], outs, **COMMON)
+    for f in STRUCTURAL:
+        c[f].input(bind(on_structure, page, "resize", f), [c[f], page.preset_state, page.shape_state,
+                                                              page.vals_state], outs, **COMMON)  # fmt: skip
+    c["seed"].input(bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
+    for action, btn in buttons.items():
+        btn.click(bind(on_structure, page, action, None), [page.preset_state, page.shape_state,
+                                                              page.vals_state], outs, **COMMON)  # fmt: skip
+    page.preset.input(bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    load_btn.click(bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    page.inputs.edit(bind(on_cell, page), st, outs, **COMMON)
+    page.inputs.submit(bind(on_paste, page), st, outs, **COMMON)
+    for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
+        page.views[k].click(bind(on_pick, page), st, outs, **COMMON)
+
+
+def wire_share(page: Page, share: dict[str, Any]) -> None:
+    st = [page.preset_state, page.vals_state]
+    share["link"].click(on_link, st, [share["link_box"], page.views["message"]], **COMMON)
+    share["export"].click(on_export, st, [share["files"], page.views["message"]], **COMMON)
+    share["upload"].upload(bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
 
 
 def build() -> gr.Blocks:
-    preset_choices = [(p.title, p.id) for p in ac.all_presets()]
     first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario))
     first["seed"] = 42
     # delete_cache: gradio's copies of exported files are removed after an hour
     with gr.Blocks(title="Attention Playground", delete_cache=(600, 3600)) as demo:
-        preset_state = gr.State(DEFAULT_PRESET)
         # None until the page's load event fills them; None again if the server dropped this session (SESSIONS)
-        shape_state = gr.State(None)
-        vals_state = gr.State(None)  # every editable value, as last sent by the browser
-        gr.Markdown(
-            "# Attention Playground\nThe attention mechanism from five teaching notebooks, live: edit any number "
-            "and every step below updates. Pick a notebook example to start; the badge tells you whether the "
-            "numbers still match what the notebook printed."
-        )
-        with gr.Row():
-            preset = gr.Dropdown(
-                preset_choices, value=DEFAULT_PRESET, label="Preset (notebook example)", scale=3, elem_id="preset"
-            )
-            load_btn = gr.Button("Reload preset", scale=1)
-        badge = gr.HTML(elem_id="badge")
-        message = gr.HTML(elem_id="message")
-        with gr.Accordion("Share, export, load", open=False, elem_id="share"):
-            with gr.Row():
-                link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
-                export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
-                upload_btn = gr.UploadButton(
-                    "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
-                )
-            link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
-            downloads = gr.File(label="downloads (run attention.py with torch alone)", file_count="multiple",
-                                interactive=False, elem_id="downloads")  # fmt: skip
-        with gr.Sidebar(position="right", open=True, width=440, elem_id="explain-bar"):
-            explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain")
-        c: dict[str, Any] = {}
-        o: dict[str, Any] = {}
+        states = [gr.State(DEFAULT_PRESET), gr.State(None), gr.State(None)]
+        preset, badge, load_btn = build_topbar()
         with gr.Tabs(elem_id="tabs") as tabs:
-            with gr.Tab("Step by step", id="steps"):
-                with gr.Accordion("Settings: sizes, heads, mask, scaling", open=True):
-                    with gr.Row():
-                        c["T"] = gr.Slider(1, MAX_T, step=1, value=first["T"], label="T (query tokens)")
-                        c["S"] = gr.Slider(
-                            1, MAX_T, step=1, value=first["S"], label="S (key tokens)", visible=first["cross"]
-                        )
-                        c["d_in"] = gr.Slider(1, MAX_D, step=1, value=first["d_in"], label="d_model (encoding width)")
-                        c["d_out"] = gr.Slider(1, MAX_D, step=1, value=first["d_out"], label="d_out per head (concat)")
-                    with gr.Row():
-                        c["heads"] = gr.Slider(1, MAX_HEADS, step=1, value=first["heads"], label="heads")
-                        c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
-                        c["layout"] = gr.Radio(
-                            [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
-                            value=first["layout"],
-                            label="weight layout",
-                        )
-                        c["view_head"] = gr.Slider(1, MAX_HEADS, step=1, value=1, label="head shown below")
-                    with gr.Row():
-                        c["mask_kind"] = gr.Radio(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask")
-                        c["fill"] = gr.Radio(
-                            [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
-                            value=first["fill"],
-                            label="fill convention",
-                        )
-                        c["padding"] = gr.Textbox(
-                            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False
-                        )
-                    with gr.Row():
-                        c["scale_mode"] = gr.Radio(list(SCALE_MODES), value=first["scale_mode"], label="scale")
-                        c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
-                        c["dtype"] = gr.Radio(["float32", "float64"], value=first["dtype"], label="dtype")
-                        c["normalize"] = gr.Radio(
-                            ["softmax", "sum"], value=first["normalize"], label="normalise rows by"
-                        )
-                    with gr.Row():
-                        c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
-                        init_linear = gr.Button("Init weights: nn.Linear (seed)")
-                        init_rand = gr.Button("Init weights: torch.rand (seed)")
-                        c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
-                        c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
-                gr.Markdown("## 1 · Inputs: tokens and encodings")
-                with gr.Row():
-                    c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
-                    c["tokens_k"] = gr.Textbox(
-                        first["tokens_k"], label="key/value token labels", visible=first["cross"]
-                    )
-                with gr.Row():
-                    c["x"] = table(
-                        first["x"], "x: encodings (queries; also keys/values in self-attention)", elem_id="x-input"
-                    )
-                    c["x_k"] = table(
-                        first["x_k"], "x_k: key source (cross-attention)", first["cross"], elem_id="x_k-input"
-                    )
-                    c["x_v"] = table(
-                        first["x_v"], "x_v: value source (cross-attention)", first["cross"], elem_id="x_v-input"
-                    )
-                gr.Markdown("## 2 · Weights (heads stacked top to bottom)")
-                with gr.Row():
-                    c["W_q"] = table(first["W_q"], "W_q", elem_id="W_q-input")
-                    c["W_k"] = table(first["W_k"], "W_k", elem_id="W_k-input")
-                    c["W_v"] = table(first["W_v"], "W_v", elem_id="W_v-input")
-                c["W_o"] = table(first["W_o"], "W_o: output projection", first["use_wo"], elem_id="W_o-input")
-                c["keep"] = table(
-                    first["keep"],
-                    "custom mask: 1 = keep, 0 = hide (click a cell to toggle)",
-                    False,
-                    elem_id="keep-input",
-                )
-                for step in vw.STEPS:
-                    formula, words = vw.FORMULAS[step]
-                    gr.Markdown(
-                        f"## {vw.TITLES[step]}\n$${formula}$$\n{words}",
-                        latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
-                    )
-                    o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=CELL_CLICK)
-                    if step == "combine":
-                        o["heads_fig"] = gr.Plot(
-                            label="every head's weights, side by side", elem_id="heads-fig", visible=False
-                        )
-                    if step == "weights":
-                        o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
-            with gr.Tab("Mask lab", id="mask-lab") as mask_tab:
-                gr.Markdown(
-                    "The same scaled scores (head shown, from the step-by-step state) under the three fill "
-                    "conventions. Build masks here: padding hides key columns, causal hides the future, and a row "
-                    "mask hides every key from a query, so you can watch -inf give NaN where -1e9 gives uniform "
-                    "weights."
-                )
-                with gr.Row():
-                    lab_causal = gr.Checkbox(True, label="causal mask")
-                    lab_pad = gr.Textbox("", label="padded key positions (e.g. 3)")
-                    lab_rows = gr.Textbox("1", label="hide every key from query rows (e.g. 1)")
-                mask_out = gr.HTML(elem_id="mask-lab-out")
-            with gr.Tab("Scaling lab", id="scaling-lab") as scaling_tab:
-                gr.Markdown(
-                    "Why 004 divides by √d_k: q and k are N(0, 1) draws (32 × d_k, float64) from the seed below."
-                )
-                with gr.Row():
-                    lab_dk = gr.Slider(MIN_DK, MAX_DK, value=64, step=1, label="d_k", elem_id="lab-dk")
-                    lab_seed = gr.Number(0, precision=0, minimum=0, label="seed")
-                scaling_fig = gr.Plot(elem_id="scaling-fig", label="scaling")
-                scaling_text = gr.HTML(elem_id="scaling-words")
-            with gr.Tab("Sentence mode", id="sentence") as sentence_tab:
-                gr.Markdown(
-                    "Seed 003's path: a sentence, SimpleTokenizer's tokens and ids (every space is a token), an "
-                    "embedding per vocabulary entry, then attention with no weights (both normalisations), then "
-                    f"trainable attention in the step-by-step view. {SENTENCE_NOTE}"
-                )
-                with gr.Row():
-                    sent_text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
-                    sent_d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
-                    sent_seed = gr.Number(69, precision=0, minimum=0, label="seed")
-                    sent_dout = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
-                with gr.Row():
-                    sent_draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
-                    sent_printed = gr.Button("003's printed embeddings")
-                    sent_go = gr.Button("Trainable attention on this sentence →", variant="primary", elem_id="sent-go")
-                sent_msg = gr.HTML(elem_id="sentence-message")
-                with gr.Row():
-                    sent_tokens = gr.HTML(elem_id="sentence-tokens")
-                    sent_table = table({"data": [["", 0.0]], "headers": ["", "d1"]}, "embeddings (one row per "
-                                       "vocabulary entry; edit any cell)", elem_id="sentence-emb")  # fmt: skip
-                sent_out = gr.HTML(elem_id="sentence-out")
-        o["badge"], o["message"], o["explain"] = badge, message, explain_panel
-
-        # Events send only the edited component: every other value lives server-side in vals_state.
-        # (Sending all 27 inputs, 8 of them tables, cost ~60 ms of browser time per edit.)
-        view_outs = [o[k] for k in VIEW_KEYS]
-        edit_outs = [c[f] for f in FIELDS]
-        struct_outs = [shape_state, preset_state, vals_state, *edit_outs, *view_outs]
-        common = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
-
-        def edit(field: str) -> Any:
-            def handler(value: Any, preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
-                if vals is None:
-                    return [gr.skip(), *expired_views()]
-                vals = {**vals, field: value}
-                got = compute_views(preset_id, vals)
-                return [vals, *(got[k] for k in VIEW_KEYS)]
-
-            return handler
-
-        def restructure(action: str, field: str | None) -> Any:
-            def handler(*args: Any) -> list[Any]:
-                value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
-                if vals is None or shape is None:
-                    return [gr.skip(), gr.skip(), gr.skip(), *[gr.skip()] * len(FIELDS), *expired_views()]
-                vals = {**vals, field: value} if field else vals
-                new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
-                if nv is None:  # refused: keep what the user set, so the message stays until it is fixed
-                    return [gr.skip(), gr.skip(), vals, *[gr.skip()] * len(FIELDS), *(got[k] for k in VIEW_KEYS)]
-                return [new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
-
-            return handler
-
-        def load(preset_id: str) -> list[Any]:
-            new_shape, nv, got = load_values(preset_id)
-            return [new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
-
-        def open_link(request: gr.Request) -> list[Any]:
-            preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
-            return [preset_id or DEFAULT_PRESET, new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
-
-        def toggle(preset_id: str | None, vals: dict[str, Any] | None, evt: gr.SelectData) -> list[Any]:
-            if vals is None:
-                return [gr.skip(), gr.skip(), gr.skip(), *expired_views()]
-            keys = split_tokens(vals["tokens_k"] if vals["cross"] else vals["tokens"])
-            vals = {**vals, "keep": toggled(vals["keep"], evt.index, keys), "mask_kind": "custom"}
-            got = compute_views(preset_id, vals)
-            return [vals, vals["keep"], "custom", *(got[k] for k in VIEW_KEYS)]
-
-        def pick(preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> list[Any]:
-            if vals is None:
-                return [gr.skip(), *expired_views()]
-            chosen = parse_pick(getattr(evt, "_data", None))
-            if chosen is None or chosen == vals.get("pick"):  # a click between cells, or Enter's double event
-                return [gr.skip()] * (1 + len(view_outs))
-            vals = {**vals, "pick": chosen}
-            got = compute_views(preset_id, vals)
-            return [vals, *(got[k] for k in VIEW_KEYS)]
-
-        def make_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
-            if vals is None:
-                return [gr.skip(), expired_message()]
-            try:
-                return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
-            except ac.ScenarioError as e:
-                gr.Warning(str(e))
-                return ["", vw.message_html([], error=str(e))]
-
-        def export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
-            if vals is None:
-                return [gr.skip(), expired_message()]
-            try:
-                return [export_files(preset_id, vals), gr.skip()]
-            except ac.ScenarioError as e:
-                gr.Warning(str(e))
-                return [gr.skip(), vw.message_html([], error=str(e))]
-
-        def load_file(path: str | None) -> list[Any]:
-            try:
-                preset_id, new_shape, nv, got = scenario_values(read_scenario_file(path))
-            except ac.ScenarioError as e:
-                problem = str(e) if e.field == "scenario file" else f"scenario file: {e}"
-                gr.Warning(problem)
-                views = {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem)}
-                return [*[gr.skip()] * (4 + len(FIELDS)), *(views[k] for k in VIEW_KEYS)]
-            return [preset_id, new_shape, preset_id, nv, *shown(nv), *(got[k] for k in VIEW_KEYS)]
-
-        def store(field: str) -> Any:
-            return lambda value, vals: gr.skip() if vals is None else {**vals, field: value}
-
-        live = ("tokens", "tokens_k", "x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "fill", "padding", "keep",
-                "scale_mode", "temperature", "dtype", "normalize", "view_head")  # fmt: skip
-        structural = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
-        for f in live:
-            # text boxes use .change: deleting characters fires no .input in gradio 6.31 (a browser test pins it)
-            trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
-            trigger(edit(f), [c[f], preset_state, vals_state], [vals_state, *view_outs], **common)
-        for f in structural:
-            c[f].input(restructure("resize", f), [c[f], preset_state, shape_state, vals_state], struct_outs, **common)
-        c["seed"].input(store("seed"), [c["seed"], vals_state], [vals_state], **common)
-        for btn, action in ((init_linear, "init_linear"), (init_rand, "init_rand")):
-            btn.click(restructure(action, None), [preset_state, shape_state, vals_state], struct_outs, **common)
-        preset.input(load, [preset], struct_outs, **common)
-        load_btn.click(load, [preset], struct_outs, **common)
-        c["keep"].select(toggle, [preset_state, vals_state], [vals_state, c["keep"], c["mask_kind"], *view_outs],
-                         **common)  # fmt: skip
-        demo.load(open_link, None, [preset, *struct_outs], **common)
-
-        def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> str:
-            return expired_message() if vals is None else mask_lab_views(vals, causal, pad, rows)
-
-        lab_in = [vals_state, lab_causal, lab_pad, lab_rows]
-        # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
-        for trigger in (mask_tab.select, lab_causal.input, lab_pad.change, lab_rows.change):
-            trigger(mask_lab, lab_in, [mask_out], **common)
-        for trigger in (scaling_tab.select, lab_dk.input, lab_seed.input):
-            trigger(scaling_views, [lab_dk, lab_seed], [scaling_fig, scaling_text], **common)
-
-        sent_in = [sent_text, sent_d, sent_seed, sent_table, sent_dout]
-        sent_out_list = [sent_table, sent_tokens, sent_out, sent_msg]
-
-        def sentence(action: str) -> Any:
-            def handler(text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
-                got = sentence_views(action, text, d, seed, tbl)
-                return [got["table"], got["tokens"], got["simplified"], got["message"]]
-
-            return handler
-
-        for trigger, action in (
-            (sentence_tab.select, "text"),
-            (sent_text.change, "text"),
-            (sent_d.input, "text"),
-            (sent_table.input, "edit"),
-            (sent_draw.click, "draw"),
-            (sent_printed.click, "printed"),
-        ):
-            trigger(sentence(action), sent_in, sent_out_list, **common)  # fmt: skip
-
-        def go(text: Any, d: Any, seed: Any, tbl: Any, d_out: Any) -> list[Any]:
-            try:
-                preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl))
-            except ac.ScenarioError as e:
-                gr.Warning(str(e))
-                n = 2 + len(struct_outs)
-                return [*[gr.skip()] * n, vw.message_html([], error=str(e))]
-            views = [got[k] for k in VIEW_KEYS]
-            return [gr.Tabs(selected="steps"), preset_id, new_shape, preset_id, nv, *shown(nv), *views, gr.skip()]
-
-        sent_go.click(go, sent_in, [tabs, preset, *struct_outs, sent_msg], **common)
-        link_btn.click(make_link, [preset_state, vals_state], [link_box, message], **common)
-        export_btn.click(export, [preset_state, vals_state], [downloads, message], **common)
-        upload_btn.upload(load_file, [upload_btn], [preset, *struct_outs], **common)
-        for step in vw.STEPS:
-            o[f"html_{step}"].click(pick, [preset_state, vals_state], [vals_state, *view_outs], **common)
-
+            with gr.Tab("Workbench", id="bench"):
+                controls, buttons, share = build_toolbar(first)
+                message = gr.HTML(elem_id="message")
+                inputs, overview = build_bench(grids.inputs_html(first, 0))
+                explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS,
+                                        apply_default_css=False)  # fmt: skip
+                notebook = build_notebook()
+            views = {"badge": badge, "message": message, "overview": overview, "explain": explain_panel, **notebook}
+            page = Page(preset, *states, controls, inputs, {k: views[k] for k in VIEW_KEYS})
+            build_mask_lab(page.vals_state)
+            build_scaling_lab()
+            build_sentence(page, tabs)
+        wire_workbench(page, buttons, load_btn)
+        wire_share(page, share)
+        demo.load(bind(on_open, page), None, page.everything(), **COMMON)
         gr.api(compute_api, api_name="compute")
         gr.api(echo_api, api_name="echo")
     return demo
-
-
-def table(value: dict[str, Any], label: str, visible: bool = True, elem_id: str | None = None) -> gr.Dataframe:
-    """An editable matrix: fixed size, label column 0 read-only, cells arrive as the browser sends them."""
-    return gr.Dataframe(
-        value=value,
-        label=label,
-        interactive=True,
-        type="array",
-        static_columns=[0],
-        max_height=300,
-        wrap=False,
-        visible=visible,
-        elem_id=elem_id,
-    )
 
 
 SESSIONS = 200

@@ -106,6 +106,8 @@ def html_table(
     col0: int = 0,
     marks: dict[str, list[Mark]] | None = None,
     title: str | None = None,
+    window: int | None = None,
+    short: bool = False,
 ) -> str:
     """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
 
@@ -115,26 +117,35 @@ def html_table(
     ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
     """
     n_r, n_c = t.shape
-    shown = t[:WINDOW, :WINDOW]
+    win = window or WINDOW
+    shown = t[:win, :win]
     finite = shown[torch.isfinite(shown)]
     lim = float(finite.abs().max()) if finite.numel() else 1.0
     lim = lim or 1.0
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols[:WINDOW])
+    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[:win])
     body = []
     for i, row in enumerate(shown.tolist()):
         tds = "".join(
-            f"<td class='{_bucket(v, kind, lim)}{_marked(marks, i, j + col0)}' data-r='{i}' data-c='{j + col0}'>"
-            f"{fmt(v, dtype)}</td>"
+            f"<td class='{_bucket(v, kind, lim)}{_marked(marks, i, j + col0)}' data-r='{i}' data-c='{j + col0}'"
+            + (f" title='{fmt(v, dtype)}'>{_short(v)}</td>" if short else f">{fmt(v, dtype)}</td>")
             for j, v in enumerate(row)
         )
-        body.append(f"<tr><th>{html.escape(rows[i])}</th>{tds}</tr>")
+        body.append(f"<tr><th scope='row'>{html.escape(rows[i])}</th>{tds}</tr>")
     note = ""
-    if n_r > WINDOW or n_c > WINDOW:
-        note = (f"<caption>showing rows 1–{min(n_r, WINDOW)} of {n_r}, columns {col0 + 1}–"
-                f"{col0 + min(n_c, WINDOW)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
-    caption = f"<div class='nt-name'>{html.escape(title or name)}</div>"
-    return (f"<div class='nt-wrap'>{caption}<table class='nt' data-name='{name}'>"
+    if n_r > win or n_c > win:
+        note = (f"<caption>showing rows 1–{min(n_r, win)} of {n_r}, columns {col0 + 1}–"
+                f"{col0 + min(n_c, win)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
+    caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
+    wide = " wide" if short and min(n_c, win) > 8 else ""
+    return (f"<div class='nt-wrap'>{caption}<table class='nt{wide}' data-name='{name}' data-shape='{n_r}x{n_c}'>"
             f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
+
+
+def _short(v: float) -> str:
+    """A number as torch prints it (4 decimals), for the compact overview; the exact value is its title."""
+    if not math.isfinite(v):
+        return fmt(v)
+    return f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e5 else f"{v:.2e}"
 
 
 def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
@@ -146,15 +157,16 @@ def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
 
 def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = "") -> str:
     """The explain panel: one cell's arithmetic, line by line, with the live numbers."""
+    close = "<button class='ex-close' aria-label='close the explanation' title='close'>×</button>"
     if error:
-        return f"<div class='explain'><div class='msg-warn'>{html.escape(error)}</div></div>"
+        return f"<div class='explain'>{close}<div class='msg-warn'>{html.escape(error)}</div></div>"
     if not title:
         return (
             "<div class='explain'><b>Explain a number</b><p>Click any number in a table (q, k, v, scores, "
             "weights, output…) to see the arithmetic that produced it. It follows your edits live.</p></div>"
         )
     body = "".join(f"<div class='ex-line'>{html.escape(line)}</div>" for line in lines)
-    return f"<div class='explain'><div class='ex-title'>{html.escape(title)}</div>{body}</div>"
+    return f"<div class='explain' role='region' aria-live='polite' aria-label='explanation'>{close}<div class='ex-title'>{html.escape(title)}</div>{body}</div>"
 
 
 def cells(table: Any) -> Any:
@@ -478,10 +490,12 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         )
     head = "✓ matches" if worst_ok else "✗ does not match"
     return (
-        f"<div class='badge {'ok' if worst_ok else 'bad'}'>{head} <b>{html.escape(p.title)}</b> "
-        f"({html.escape(p.source)}): largest |ours − printed| per printed tensor"
+        f"<details class='badge {'ok' if worst_ok else 'bad'}'><summary>{head} <b>{html.escape(p.title)}</b>: "
+        f"{len(rows)} printed tensor{'s' if len(rows) != 1 else ''} of {html.escape(p.source[:3])} "
+        f"<span class='more'>(details)</span></summary>"
+        f"<p>Largest |ours − printed| per tensor the notebook printed ({html.escape(p.source)}):</p>"
         f"<table><tr><th></th><th>printed</th><th>cell</th><th>max dev</th><th>tolerance</th></tr>"
-        f"{''.join(rows)}</table></div>"
+        f"{''.join(rows)}</table></details>"
     )
 
 

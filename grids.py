@@ -1,0 +1,243 @@
+"""Editable number grids for the workbench: pure HTML out, one validated cell (or a pasted block) in.
+
+The inputs are plain HTML tables of ``<input>`` cells, not Dataframes: an edit sends
+``{table, row, col, value}`` (a few dozen bytes at any size) and a paste sends the pasted text once.
+Every value is checked here before it reaches the session's state, so the state only ever holds numbers;
+a refused value changes nothing and the message names the cell.
+
+Tables live in the editable values (``vals``) as ``{"data": [[label, v1, v2, …], …], "headers": […]}``:
+column 0 is the row label. ``row``/``col`` in an edit index ``data`` rows and number columns (0-based).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import Any
+
+from attention_core.scenario import MAX_ABS, ScenarioError, parse_number
+
+INPUT_TABLES = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
+MAX_PASTE = 200_000  # characters of pasted text (a 64×512 W_o printed by torch is ~230 KB… cut to the table)
+TITLES = {
+    "x": "X: encodings",
+    "x_k": "x_k: key source",
+    "x_v": "x_v: value source",
+    "W_q": "W_q",
+    "W_k": "W_k",
+    "W_v": "W_v",
+    "W_o": "W_o",
+    "keep": "custom mask (1 = may look)",
+}
+
+
+# ---- reading the state's tables ----------------------------------------------------------------
+
+
+def table_rows(table: Any) -> list[list[Any]]:
+    """The ``data`` rows of a stored table ({"data", "headers"}), or [] when it is not one."""
+    data = table.get("data") if isinstance(table, dict) else None
+    return data if isinstance(data, list) else []
+
+
+def head_rows(n_rows: int, n_mats: int, head: int) -> range:
+    """The rows of stacked weight table that belong to head ``head`` (0-based), heads stacked top to bottom."""
+    per = max(1, n_rows // max(1, n_mats))
+    return range(min(head, n_mats - 1) * per, min(head, n_mats - 1) * per + per)
+
+
+def cell_name(table: str, label: str, row: int, col: int, n_mats: int = 1) -> str:
+    """How a message names one input cell: 'x row 2, column 1' or 'W_q head 2 row 1, column 3'."""
+    if table in ("W_q", "W_k", "W_v") and n_mats > 1:
+        head = re.match(r"h(\d+)", label)
+        return f"{table} head {head.group(1) if head else '?'} row {row + 1}, column {col + 1}"
+    return f"{table} row {row + 1}, column {col + 1}"
+
+
+# ---- one cell ----------------------------------------------------------------------------------
+
+
+def checked_cell(table: str, rows: list[list[Any]], row: Any, col: Any, value: Any, n_mats: int = 1) -> float:
+    """The number an edit of ``rows[row][col + 1]`` asks for, or ScenarioError naming the cell."""
+    ok = all(isinstance(n, int) and not isinstance(n, bool) for n in (row, col))
+    if not ok or not 0 <= row < len(rows) or not 0 <= col < len(rows[row]) - 1:
+        raise ScenarioError(table, f"there is no cell at row {row!s:.8}, column {col!s:.8}; reload the page")
+    where = cell_name(table, str(rows[row][0]), row - _first_row(table, rows, row, n_mats), col, n_mats)
+    x = parse_number(value, where)
+    if table == "keep" and x not in (0.0, 1.0):
+        raise ScenarioError(where, f"{x:g} must be 0 (hide) or 1 (keep)")
+    return int(x) if table == "keep" else x
+
+
+def _first_row(table: str, rows: list[list[Any]], row: int, n_mats: int) -> int:
+    """The first row of ``row``'s head in a stacked weight table (0 elsewhere)."""
+    if table not in ("W_q", "W_k", "W_v") or n_mats <= 1:
+        return 0
+    per = max(1, len(rows) // n_mats)
+    return min(row // per, n_mats - 1) * per
+
+
+def with_cell(table: dict[str, Any], row: int, col: int, x: float) -> dict[str, Any]:
+    """A copy of a stored table with one number replaced (only the edited row is copied)."""
+    data = list(table["data"])
+    data[row] = [*data[row][: col + 1], x, *data[row][col + 2 :]]
+    return {**table, "data": data}
+
+
+# ---- paste -------------------------------------------------------------------------------------
+
+_ROW = re.compile(r"\[([^\[\]]*)\]")
+_SPLIT = re.compile(r"[\s,;]+")
+
+
+def parse_paste(text: Any) -> list[list[str]]:
+    """Pasted text -> a block of cell strings (rows of equal length are not required here).
+
+    Understands spreadsheet cells (tab-separated lines), a Python or NumPy nested list (``[[1, 2], [3, 4]]``,
+    ``array([[1., 2.], …])``, numpy's print ``[[1. 2.]\\n [3. 4.]]``) and torch's own print
+    (``tensor([[1.1600, 0.2300], …])``, with or without ``dtype=…``/``grad_fn=…``).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ScenarioError("paste", "is empty")
+    if len(text) > MAX_PASTE:
+        raise ScenarioError("paste", f"{len(text)} characters; at most {MAX_PASTE}")
+    body = re.sub(r"(dtype|grad_fn|device|requires_grad)\s*=\s*[^,\)\]]*", "", text)
+    if "[" in body:
+        groups = _ROW.findall(body)
+        rows = [[c for c in _SPLIT.split(g.strip()) if c] for g in groups]
+    else:
+        lines = [ln for ln in body.replace("\r", "").split("\n") if ln.strip()]
+        sep = "\t" if any("\t" in ln for ln in lines) else None
+        rows = [
+            [c.strip() for c in ln.split(sep)] if sep else [c for c in _SPLIT.split(ln.strip()) if c] for ln in lines
+        ]
+    rows = [r for r in rows if r]
+    if not rows:
+        raise ScenarioError("paste", "holds no numbers")
+    return rows
+
+
+def pasted_block(
+    table: str, rows: list[list[Any]], row: int, col: int, text: Any, n_mats: int = 1
+) -> list[list[float]]:
+    """The pasted block, checked cell by cell against the table it lands in (top-left at ``row``, ``col``).
+
+    Raises ScenarioError naming the table cell a bad value would land in, or the shape that does not fit.
+    """
+    block = parse_paste(text)
+    n_r, n_c = len(rows), max((len(r) - 1 for r in rows), default=0)
+    width = len(block[0])
+    for i, r in enumerate(block):
+        if len(r) != width:
+            raise ScenarioError(f"paste into {table}", f"row {i + 1} has {len(r)} values; row 1 has {width}")
+    if row + len(block) > n_r or col + width > n_c:
+        raise ScenarioError(
+            f"paste into {table}",
+            f"a {len(block)}×{width} block at row {row + 1}, column {col + 1} does not fit the {n_r}×{n_c} table "
+            "(paste into the top-left cell, or resize first)",
+        )
+    return [
+        [checked_cell(table, rows, row + i, col + j, c, n_mats) for j, c in enumerate(r)] for i, r in enumerate(block)
+    ]
+
+
+def with_block(table: dict[str, Any], row: int, col: int, block: list[list[float]]) -> dict[str, Any]:
+    """A copy of a stored table with a checked block written in at (row, col)."""
+    data = list(table["data"])
+    for i, vals in enumerate(block):
+        old = data[row + i]
+        data[row + i] = [*old[: col + 1], *vals, *old[col + 1 + len(vals) :]]
+    return {**table, "data": data}
+
+
+# ---- HTML --------------------------------------------------------------------------------------
+
+
+def shown_value(v: Any, dtype: str) -> str:
+    """A stored cell as the grid shows it: the shortest text that is exact in the working dtype."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > MAX_ABS:
+        return html.escape(str(v))[:30]
+    if isinstance(v, int):
+        return str(v)
+    import numpy as np
+
+    return str(np.float32(v)) if dtype == "float32" else repr(float(v))
+
+
+def grid_html(
+    table: str,
+    stored: dict[str, Any],
+    dtype: str,
+    rows: range | None = None,
+    title: str | None = None,
+    note: str = "",
+) -> str:
+    """One editable grid: an ``<input>`` per number, labelled for screen readers, sized to its longest value.
+
+    ``rows`` limits it to some stored rows (one head of a stacked weight table); data-r stays the stored row.
+    """
+    data = table_rows(stored)
+    headers = stored.get("headers", []) if isinstance(stored, dict) else []
+    picked = list(rows if rows is not None else range(len(data)))
+    name = title or TITLES[table]
+    texts = {(i, j): shown_value(v, dtype) for i in picked for j, v in enumerate(data[i][1:])}
+    width = max((len(t) for t in texts.values()), default=4)
+    head = "".join(f"<th scope='col'>{html.escape(str(h))}</th>" for h in headers[1:])
+    body = []
+    for i in picked:
+        label = html.escape(str(data[i][0]))
+        cells = []
+        for j in range(len(data[i]) - 1):
+            col = html.escape(str(headers[j + 1])) if j + 1 < len(headers) else f"{j + 1}"
+            aria = f"{html.escape(name)} {label}, {col}"
+            if table == "keep":
+                on = " checked" if texts[(i, j)] == "1" else ""
+                cells.append(f"<td data-r='{i}' data-c='{j}'><input type='checkbox' aria-label='{aria}'{on}></td>")
+            else:
+                cells.append(
+                    f"<td data-r='{i}' data-c='{j}'><input value='{texts[(i, j)]}' aria-label='{aria}' "
+                    f"spellcheck='false' autocomplete='off' inputmode='decimal'></td>"
+                )
+        body.append(f"<tr><th scope='row'>{label}</th>{''.join(cells)}</tr>")
+    shape = f"{len(picked)}×{len(headers) - 1}"
+    return (
+        f"<div class='card in-card' data-card='{table}'><div class='card-title'>{html.escape(name)} "
+        f"<span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
+        f"<table class='grid' data-name='{table}' style='--w:{width + 1}ch'><tr><th></th>{head}</tr>"
+        f"{''.join(body)}</table></div></div>"
+    )
+
+
+def weight_note(v: dict[str, Any], h: int, n_mats: int) -> str:
+    """What the shown weight grids are: one head's slice, or the single split-mode matrix."""
+    layout = "out×in, q = x @ W.T" if v["layout"] == "linear" else "in×out, q = x @ W"
+    if v["head_mode"] == "split":
+        return f"<span class='sub'>d_model×d_model, split into {v['heads']} heads after projecting; {layout}</span>"
+    who = f"head {h + 1} of {n_mats}; " if n_mats > 1 else ""
+    return f"<span class='sub'>{who}{layout}</span>"
+
+
+def inputs_html(v: dict[str, Any], h: int) -> str:
+    """Every editable grid of the workbench for head ``h`` (0-based): X (or x_q, x_k, x_v), the shown head's
+    W_q, W_k, W_v, then W_o and the custom mask when they are on."""
+    dt = v["dtype"]
+    n_mats = int(v["heads"]) if v["head_mode"] == "concat" else 1
+    xs = [("x", "x_q: queries" if v["cross"] else None)]
+    if v["cross"]:
+        xs += [("x_k", None), ("x_v", None)]
+    parts = ["<div class='stage'>", *(grid_html(t, v[t], dt, title=title) for t, title in xs), "</div>"]
+    parts.append("<div class='arrow' aria-hidden='true'>→<span>·W</span></div><div class='stage ws'>")
+    for name in ("W_q", "W_k", "W_v"):
+        rows = head_rows(len(table_rows(v[name])), n_mats, h)
+        note = weight_note(v, h, n_mats) if name == "W_q" else ""
+        parts.append(grid_html(name, v[name], dt, rows=rows, note=note))
+    parts.append("</div>")
+    extra = []
+    if v["use_wo"]:
+        extra.append(grid_html("W_o", v["W_o"], dt, note="<span class='sub'>mixes the heads back</span>"))
+    if v["mask_kind"] == "custom":
+        extra.append(grid_html("keep", v["keep"], dt, note="<span class='sub'>Space or click toggles</span>"))
+    if extra:
+        parts.append(f"<div class='stage'>{''.join(extra)}</div>")
+    return f"<div class='inputs'>{''.join(parts)}</div>"

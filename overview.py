@@ -1,0 +1,90 @@
+"""The workbench overview: the whole pipeline of the shown head on one screen, as compact number cards.
+
+X → W → Q, K, V → QKᵀ → ÷√d_k → mask → softmax → ·V → heads combined. The inputs (X and W) are editable grids
+(grids.py); this module draws the rest from a trace. Pure: tensors in, HTML out.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from torch import Tensor
+
+import attention_core as ac
+import views as vw
+
+WINDOW = 12  # rows and columns per overview card; the notebook cells below show up to views.WINDOW
+Marks = dict[str, list[tuple[int | None, int | None]]]
+
+
+def card(name: str, title: str, shape: tuple[int, ...], table: str, step: str, extra: str = "") -> str:
+    """One card: a title that links to its notebook step, the shape, the table."""
+    dims = "×".join(str(n) for n in shape)
+    return (
+        f"<div class='card' data-card='{name}'><div class='card-title'><a href='#step-{step}' "
+        f"title='go to this step in the notebook below'>{title}</a> <span class='shape'>{dims}</span>{extra}</div>"
+        f"{table}</div>"
+    )
+
+
+def arrow(label: str = "") -> str:
+    return f"<div class='arrow' aria-hidden='true'>→<span>{html.escape(label)}</span></div>"
+
+
+def op_words(s: ac.Scenario, divisor: float | None) -> tuple[str, str]:
+    """The two operations between QKᵀ and the weights, in words: the scaling and the mask."""
+    scale = "no scaling" if divisor is None else f"÷{'√d_k=' if s.scale is True else ''}{divisor:.4g}"
+    mask = "no mask" if s.keep is None else f"{s.mask_kind} {s.fill}"
+    return scale, mask
+
+
+def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, combine: str, head_note: str = "") -> str:
+    """Q, K, V, scores, weights, output (and heads combined) of head ``h`` (0-based) as one pipeline.
+
+    ``marks(name)`` gives the explain outlines for a table; ``combine`` is the combined-output table's HTML.
+    """
+    part = tr.head(h)
+    dt = s.dtype
+    d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
+
+    def table(t: Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
+        return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=WINDOW, short=True)
+
+    qkv = "".join(
+        card(n, f"{n.upper()} = X·W<sub>{n}</sub>", tuple(part[n].shape), table(part[n], rows, cols, n), "qkv")
+        for n, rows, cols in (("q", s.tokens, d_cols), ("k", s.tokens_k, d_cols), ("v", s.tokens_k, v_cols))
+    )
+    scale, mask = op_words(s, tr.attention.divisor)
+    weights_title = "softmax" if s.normalize == "softmax" else "÷ row sum"
+    parts = [
+        f"<div class='stage'>{qkv}</div>",
+        arrow("q·k"),
+        "<div class='break'></div>",
+        card(
+            "scores",
+            "QKᵀ",
+            tuple(part["scores"].shape),
+            table(part["scores"], s.tokens, s.tokens_k, "scores"),
+            "scores",
+        ),  # fmt: skip
+        f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{html.escape(scale)}"
+        f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
+        card(
+            "weights",
+            "weights",
+            tuple(part["weights"].shape),
+            table(part["weights"], s.tokens, s.tokens_k, "weights", "prob"),
+            "weights",
+        ),  # fmt: skip
+        arrow("·V"),
+        card(
+            "output", "output", tuple(part["output"].shape), table(part["output"], s.tokens, v_cols, "output"), "output"
+        ),  # fmt: skip
+    ]
+    if s.heads > 1 or tr.weights.W_o is not None:
+        how = "concat" if tr.weights.W_o is None else "concat · W_o"
+        parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
+    note = f"<div class='ov-note'>{html.escape(head_note)}</div>" if head_note else ""
+    return f"<div class='overview'>{note}<div class='pipe'>{''.join(parts)}</div></div>"

@@ -1,0 +1,35 @@
+// Number tables that follow edits (js_on_load of the overview and the notebook steps).
+// After each re-render every cell whose exact value changed flashes for a moment, so the path of one edit
+// through the pipeline can be seen; a click on a number asks the server to explain it.
+const last = new Map();
+function snap(flash) {
+  const seen = new Map();
+  element.querySelectorAll('table.nt[data-name]').forEach((t) => {
+    const key0 = `${t.dataset.name}|${t.dataset.shape}|`;
+    t.querySelectorAll('td[data-r]').forEach((td) => {
+      const key = key0 + td.dataset.r + '|' + td.dataset.c;
+      const v = td.title || td.textContent;
+      const old = last.get(key);
+      if (flash && old !== undefined && old !== v) {
+        td.classList.remove('chg');
+        void td.offsetWidth;  // restart the animation
+        td.classList.add('chg');
+      }
+      seen.set(key, v);
+    });
+  });
+  last.clear();
+  seen.forEach((v, k) => last.set(k, v));
+}
+snap(false);
+watch('value', () => snap(true));
+element.addEventListener('animationend', (e) => e.target.classList.remove('chg'));
+element.addEventListener('click', (e) => {
+  const td = e.target.closest('td[data-r]');
+  if (!td || !td.closest('table.nt')) return;
+  trigger('click', { name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
+});
+element.addEventListener('keydown', (e) => {
+  const td = e.target.closest('td[data-r]');
+  if (td && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); td.click(); }
+});
