@@ -68,7 +68,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             tuple(part["scores"].shape),
             table(part["scores"], s.tokens, s.tokens_k, "scores"),
             "scores",
-        ),  # fmt: skip
+        ),
         f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{html.escape(scale)}"
         f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
         card(
@@ -77,11 +77,11 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             tuple(part["weights"].shape),
             table(part["weights"], s.tokens, s.tokens_k, "weights", "prob"),
             "weights",
-        ),  # fmt: skip
+        ),
         arrow("·V"),
         card(
             "output", "output", tuple(part["output"].shape), table(part["output"], s.tokens, v_cols, "output"), "output"
-        ),  # fmt: skip
+        ),
     ]
     if s.heads > 1 or tr.weights.W_o is not None:
         how = "concat" if tr.weights.W_o is None else "concat · W_o"

@@ -8,7 +8,9 @@ Module level only builds ``demo``; tests import it without launching. All per-us
 from __future__ import annotations
 
 import base64
+import functools
 import html
+import inspect
 import json
 import logging
 import re
@@ -16,11 +18,9 @@ import shutil
 import tempfile
 import time
 import zlib
-from pathlib import Path
-from dataclasses import dataclass
-import functools
-import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -748,13 +748,26 @@ class Page:
         return out
 
     def everything(self) -> list[Any]:
-        return [self.preset, self.preset_state, self.shape_state, self.vals_state, *self.controls.values(),
-                self.inputs, *self.views.values()]  # fmt: skip
+        return [
+            self.preset,
+            self.preset_state,
+            self.shape_state,
+            self.vals_state,
+            *self.controls.values(),
+            self.inputs,
+            *self.views.values(),
+        ]
 
     def answer(self, preset_id: str | None, shape: Any, nv: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
         """A whole new state: preset, states, controls, grids and views."""
-        return {self.preset: preset_id or gr.skip(), self.preset_state: preset_id, self.shape_state: shape,
-                self.vals_state: nv, **self.value_updates(nv), **self.view_updates(got)}  # fmt: skip
+        return {
+            self.preset: preset_id or gr.skip(),
+            self.preset_state: preset_id,
+            self.shape_state: shape,
+            self.vals_state: nv,
+            **self.value_updates(nv),
+            **self.view_updates(got),
+        }
 
 
 def expired(page: Page) -> dict[Any, Any]:
@@ -889,8 +902,14 @@ def build_topbar() -> tuple[Any, Any, Any]:
     """Title, preset picker (and its reload button) and the one-line match badge."""
     with gr.Row(elem_id="topbar"):
         gr.HTML("<h1>Attention Playground</h1>", elem_id="title", min_width=200, scale=0, apply_default_css=False)
-        preset = gr.Dropdown([(p.title, p.id) for p in ac.all_presets()], value=DEFAULT_PRESET,
-                             label="Preset (notebook example)", elem_id="preset", scale=1, min_width=280)  # fmt: skip
+        preset = gr.Dropdown(
+            [(p.title, p.id) for p in ac.all_presets()],
+            value=DEFAULT_PRESET,
+            label="Preset (notebook example)",
+            elem_id="preset",
+            scale=1,
+            min_width=280,
+        )
         load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
         badge = gr.HTML(elem_id="badge", apply_default_css=False, scale=2, min_width=300)
     return preset, badge, load_btn
@@ -902,8 +921,12 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     drop = {"container": True, "min_width": 96}
     with gr.Row(elem_id="toolbar"):
         c["mask_kind"] = gr.Dropdown(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", **drop)
-        c["fill"] = gr.Dropdown([("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
-                                value=first["fill"], label="fill", **drop)  # fmt: skip
+        c["fill"] = gr.Dropdown(
+            [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+            value=first["fill"],
+            label="fill",
+            **drop,
+        )
         c["heads"] = gr.Number(first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", **drop)
         c["view_head"] = gr.Number(1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", **drop)
         c["scale_mode"] = gr.Dropdown(list(SCALE_MODES), value=first["scale_mode"], label="scale", **drop)
@@ -920,12 +943,16 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     with gr.Row():
         c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
         c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
-        c["S"] = gr.Number(first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)",
-                           visible=first["cross"])  # fmt: skip
+        c["S"] = gr.Number(
+            first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)", visible=first["cross"]
+        )
         c["d_out"] = gr.Number(first["d_out"], precision=0, minimum=1, maximum=MAX_D, label="d_out per head")
         c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
-        c["layout"] = gr.Radio([("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
-                               value=first["layout"], label="weight layout")  # fmt: skip
+        c["layout"] = gr.Radio(
+            [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
+            value=first["layout"],
+            label="weight layout",
+        )
         c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
     with gr.Row():
         c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
@@ -945,11 +972,16 @@ def build_share() -> dict[str, Any]:
         with gr.Row():
             link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
             export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
-            upload_btn = gr.UploadButton("Load a scenario file (.json)", file_types=[".json"], type="filepath",
-                                         elem_id="upload-btn")  # fmt: skip
+            upload_btn = gr.UploadButton(
+                "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
+            )
         link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
-        downloads = gr.File(label="downloads (run attention.py with torch alone)", file_count="multiple",
-                            interactive=False, elem_id="downloads")  # fmt: skip
+        downloads = gr.File(
+            label="downloads (run attention.py with torch alone)",
+            file_count="multiple",
+            interactive=False,
+            elem_id="downloads",
+        )
     return {"link": link_btn, "export": export_btn, "upload": upload_btn, "link_box": link_box, "files": downloads}
 
 
@@ -967,8 +999,11 @@ def build_notebook() -> dict[str, Any]:
     gr.Markdown("## The notebook, step by step\nEvery step of the overview above, as the notebooks write it.")
     for step in vw.STEPS:
         formula, words = vw.FORMULAS[step]
-        gr.Markdown(f"### {vw.TITLES[step]}\n$${formula}$$\n{words}", elem_id=f"step-{step}",
-                    latex_delimiters=[{"left": "$$", "right": "$$", "display": True}])  # fmt: skip
+        gr.Markdown(
+            f"### {vw.TITLES[step]}\n$${formula}$$\n{words}",
+            elem_id=f"step-{step}",
+            latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
+        )
         o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=WATCH_JS, apply_default_css=False)
         if step == "combine":
             o["heads_fig"] = gr.Plot(label="every head's weights, side by side", elem_id="heads-fig", visible=False)
@@ -1032,13 +1067,26 @@ def build_sentence(page: Page, tabs: Any) -> None:
         msg = gr.HTML(elem_id="sentence-message")
         with gr.Row():
             tokens = gr.HTML(elem_id="sentence-tokens")
-            table = gr.Dataframe(value={"data": [["", 0.0]], "headers": ["", "d1"]}, interactive=True, type="array",
-                                 label="embeddings (one row per vocabulary entry; edit any cell)", static_columns=[0],
-                                 max_height=300, wrap=False, elem_id="sentence-emb")  # fmt: skip
+            table = gr.Dataframe(
+                value={"data": [["", 0.0]], "headers": ["", "d1"]},
+                interactive=True,
+                type="array",
+                label="embeddings (one row per vocabulary entry; edit any cell)",
+                static_columns=[0],
+                max_height=300,
+                wrap=False,
+                elem_id="sentence-emb",
+            )
         out = gr.HTML(elem_id="sentence-out")
     ins, outs = [text, d, seed, table, d_out], [table, tokens, out, msg]
-    for trigger, action in ((tab.select, "text"), (text.change, "text"), (d.input, "text"), (table.input, "edit"),
-                            (draw.click, "draw"), (printed.click, "printed")):  # fmt: skip
+    for trigger, action in (
+        (tab.select, "text"),
+        (text.change, "text"),
+        (d.input, "text"),
+        (table.input, "edit"),
+        (draw.click, "draw"),
+        (printed.click, "printed"),
+    ):
         trigger(bind(sentence, action), ins, outs, **COMMON)
     go.click(bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
 
@@ -1067,12 +1115,20 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
         trigger(bind(on_control, page, f), [c[f], *st], outs, **COMMON)
     for f in STRUCTURAL:
-        c[f].input(bind(on_structure, page, "resize", f), [c[f], page.preset_state, page.shape_state,
-                                                              page.vals_state], outs, **COMMON)  # fmt: skip
+        c[f].input(
+            bind(on_structure, page, "resize", f),
+            [c[f], page.preset_state, page.shape_state, page.vals_state],
+            outs,
+            **COMMON,
+        )
     c["seed"].input(bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
     for action, btn in buttons.items():
-        btn.click(bind(on_structure, page, action, None), [page.preset_state, page.shape_state,
-                                                              page.vals_state], outs, **COMMON)  # fmt: skip
+        btn.click(
+            bind(on_structure, page, action, None),
+            [page.preset_state, page.shape_state, page.vals_state],
+            outs,
+            **COMMON,
+        )
     page.preset.input(bind(on_load_preset, page), [page.preset], outs, **COMMON)
     load_btn.click(bind(on_load_preset, page), [page.preset], outs, **COMMON)
     page.inputs.edit(bind(on_cell, page), st, outs, **COMMON)
@@ -1101,8 +1157,9 @@ def build() -> gr.Blocks:
                 controls, buttons, share = build_toolbar(first)
                 message = gr.HTML(elem_id="message")
                 inputs, overview = build_bench(grids.inputs_html(first, 0))
-                explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS,
-                                        apply_default_css=False)  # fmt: skip
+                explain_panel = gr.HTML(
+                    vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS, apply_default_css=False
+                )
                 notebook = build_notebook()
             views = {"badge": badge, "message": message, "overview": overview, "explain": explain_panel, **notebook}
             page = Page(preset, *states, controls, inputs, {k: views[k] for k in VIEW_KEYS})

@@ -166,7 +166,10 @@ def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = ""
             "weights, output…) to see the arithmetic that produced it. It follows your edits live.</p></div>"
         )
     body = "".join(f"<div class='ex-line'>{html.escape(line)}</div>" for line in lines)
-    return f"<div class='explain' role='region' aria-live='polite' aria-label='explanation'>{close}<div class='ex-title'>{html.escape(title)}</div>{body}</div>"
+    return (
+        f"<div class='explain' role='region' aria-live='polite' aria-label='explanation'>{close}"
+        f"<div class='ex-title'>{html.escape(title)}</div>{body}</div>"
+    )
 
 
 def cells(table: Any) -> Any:

@@ -51,9 +51,19 @@ def wait_changed(pg: Page, selector: str, before: str) -> None:
 
 
 def edit_cell(pg: Page, table: str, row: int, col: int, value: str) -> None:
-    pg.locator(f"#{table} [data-testid='cell-{row}-{col}']").dblclick()
-    pg.locator(f"#{table} textarea[aria-label='Edit cell']").fill(value)  # replaces the old text
-    pg.keyboard.press("Enter")
+    """Type into one grid cell and commit with Enter (``col`` counts the row-label column, as tables show it)."""
+    cell = pg.locator(
+        f"#inputs table[data-name='{table.removesuffix('-input')}'] td[data-r='{row}'][data-c='{col - 1}'] input"
+    )
+    cell.click()
+    cell.fill(value)  # replaces the old text
+    cell.press("Enter")
+
+
+def choose(pg: Page, label: str, option: str) -> None:
+    """Pick an option of a toolbar dropdown by its label."""
+    pg.get_by_label(label, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{option}']").click()
 
 
 def choose_preset(pg: Page, title: str) -> None:
@@ -89,7 +99,7 @@ def test_editing_one_encoding_cell_updates_q_heatmap_and_output(page: Page) -> N
 
 
 def test_causal_mask_zeroes_the_weights_above_the_diagonal(page: Page) -> None:
-    page.get_by_label("causal", exact=True).check()
+    choose(page, "mask", "causal")
     page.wait_for_function(
         "() => [[0, 1], [0, 2], [1, 2]].every(([r, c]) => document.querySelector("
         "`#html-weights td[data-r='${r}'][data-c='${c}']`)?.innerText.trim() === '0.0')"
@@ -128,7 +138,7 @@ def test_export_round_trip_and_a_scenario_file_upload(page: Page, tmp_path: Path
     edit_cell(page, "x-input", 2, 2, "-1.5")
     wait_text(page, "#badge", "left the preset")
     shown = text(page, "#html-combine pre.tensor")
-    page.locator("#share").get_by_text("Share, export, load").click()
+    page.locator("#share").get_by_text("Share · export").click()
     page.locator("#export-btn").click()
     page.wait_for_function("() => document.querySelectorAll('#downloads a').length === 3")
     hrefs = {Path(a.get_attribute("href")).name: a.get_attribute("href") for a in page.locator("#downloads a").all()}

@@ -127,7 +127,7 @@ def test_a_click_marks_the_cell_and_its_sources_and_follows_edits() -> None:
     views = pg.compute_views("statquest-self", v)
     assert "q_1 · k_2" in views["explain"] and "query 1 is &#x27;t1&#x27;, key 2 is &#x27;t2&#x27;" in views["explain"]
     assert re.search(r"<td class='[^']* pick' data-r='0' data-c='1'>", views["html_scores"])
-    assert views["html_qkv"].split("data-name='k'>")[1].count(" used'") == 2  # k row 2: both columns
+    assert views["html_qkv"].split("data-name='k'")[1].count(" used'") == 2  # k row 2: both columns
     edited = {**v, "x": [[r[0], *r[1:]] for r in v["x"]["data"]]}
     edited["x"][0][1] = "2.0"  # x_1 changes, so q_1 and the score change; the panel follows
     after = pg.compute_views("statquest-self", edited)

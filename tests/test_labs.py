@@ -54,7 +54,7 @@ def test_mask_lab_view_labels_masks_and_shows_nan_then_the_apps_answer() -> None
                 "-1e9 (002", "additive M (004", "softmax gives NaN (0/0); the app shows 0", "uniform 1/3"]  # fmt: skip
     for words in expected:
         assert words in page, words
-    raw_inf = page.split("data-name='lab-raw-inf'>")[1].split("</table>")[0]
+    raw_inf = page.split("data-name='lab-raw-inf'")[1].split("</table>")[0]
     assert raw_inf.count(">nan<") == 3  # query row 1 is fully masked
     clean = html.unescape(pg.mask_lab_views(v, False, "", ""))
     assert "all three fills give the same weights" in clean and ">nan<" not in clean
