@@ -201,11 +201,26 @@ def grid_html(
                 )
         body.append(f"<tr><th scope='row'>{label}</th>{''.join(cells)}</tr>")
     shape = f"{len(picked)}×{len(headers) - 1}"
+    ident = table.startswith("W_") and is_identity([data[i][1:] for i in picked])
+    if ident:  # 003/004's weightless steps: one line instead of a square of zeros, the cells a click away
+        note += (
+            f"<span class='sub'>= I (the identity: q = x)</span><button class='expand' "
+            f"aria-label='show the cells of {html.escape(name)} to edit them'>edit cells</button>"
+        )
     return (
-        f"<div class='card in-card' data-card='{table}'><div class='card-title'>{html.escape(name)} "
-        f"<span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
+        f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
+        f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
         f"<table class='grid' data-name='{table}' style='--w:{width + 1}ch'><tr><th></th>{head}</tr>"
         f"{''.join(body)}</table></div></div>"
+    )
+
+
+def is_identity(m: list[list[Any]]) -> bool:
+    """Whether a stored matrix is the square identity (1 on the diagonal, 0 elsewhere)."""
+    return (
+        len(m) > 1
+        and all(len(r) == len(m) for r in m)
+        and all(r[j] == (1 if i == j else 0) for i, r in enumerate(m) for j in range(len(r)))
     )
 
 
@@ -227,7 +242,10 @@ def inputs_html(v: dict[str, Any], h: int) -> str:
     if v["cross"]:
         xs += [("x_k", None), ("x_v", None)]
     parts = ["<div class='stage'>", *(grid_html(t, v[t], dt, title=title) for t, title in xs), "</div>"]
-    parts.append("<div class='arrow' aria-hidden='true'>→<span>·W</span></div><div class='stage ws'>")
+    w_rows = len(head_rows(len(table_rows(v["W_q"])), n_mats, h))
+    x_rows = len(table_rows(v["x"]))
+    column = " column" if 3 * w_rows + 6 <= x_rows + 2 else ""  # short W's beside a tall X: stack them
+    parts.append(f"<div class='arrow' aria-hidden='true'>→<span>·W</span></div><div class='stage ws{column}'>")
     for name in ("W_q", "W_k", "W_v"):
         rows = head_rows(len(table_rows(v[name])), n_mats, h)
         note = weight_note(v, h, n_mats) if name == "W_q" else ""

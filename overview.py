@@ -52,8 +52,9 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
     def table(t: Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
         return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=WINDOW, short=True)
 
+    which = f" <span class='shape'>({head_note})</span>" if head_note else ""
     qkv = "".join(
-        card(n, f"{n.upper()} = X·W<sub>{n}</sub>", tuple(part[n].shape), table(part[n], rows, cols, n), "qkv")
+        card(n, f"{n.upper()} = X·W<sub>{n}</sub>", tuple(part[n].shape), table(part[n], rows, cols, n), "qkv", which)
         for n, rows, cols in (("q", s.tokens, d_cols), ("k", s.tokens_k, d_cols), ("v", s.tokens_k, v_cols))
     )
     scale, mask = op_words(s, tr.attention.divisor)
@@ -86,5 +87,4 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
     if s.heads > 1 or tr.weights.W_o is not None:
         how = "concat" if tr.weights.W_o is None else "concat · W_o"
         parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
-    note = f"<div class='ov-note'>{html.escape(head_note)}</div>" if head_note else ""
-    return f"<div class='overview'>{note}<div class='pipe'>{''.join(parts)}</div></div>"
+    return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"

@@ -136,7 +136,7 @@ def html_table(
         note = (f"<caption>showing rows 1–{min(n_r, win)} of {n_r}, columns {col0 + 1}–"
                 f"{col0 + min(n_c, win)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
     caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
-    wide = " wide" if short and min(n_c, win) > 8 else ""
+    wide = (" wide wider" if min(n_c, win) > 10 else " wide") if short and min(n_c, win) > 8 else ""
     return (f"<div class='nt-wrap'>{caption}<table class='nt{wide}' data-name='{name}' data-shape='{n_r}x{n_c}'>"
             f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
 

@@ -58,3 +58,11 @@ element.addEventListener('paste', (e) => {
 });
 // a re-render (structural change, paste) brings new values: they are the committed ones
 watch('value', () => { element.querySelectorAll('td input').forEach((i) => committed.delete(i)); });
+element.addEventListener('click', (e) => {
+  const btn = e.target.closest('button.expand');
+  if (!btn) return;
+  const card = btn.closest('.card');
+  card.classList.remove('collapsed');
+  btn.remove();
+  card.querySelector('td input')?.focus();
+});

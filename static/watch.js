@@ -27,6 +27,7 @@ element.addEventListener('animationend', (e) => e.target.classList.remove('chg')
 element.addEventListener('click', (e) => {
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;
+  document.getElementById('explain')?.classList.remove('closed');  // a new pick reopens a closed explanation
   trigger('click', { name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
 });
 element.addEventListener('keydown', (e) => {

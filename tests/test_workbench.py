@@ -1,0 +1,240 @@
+"""The live workbench in real Chromium: everything on one screen, keyboard editing, paste, change highlight, phone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from browser import CHROMIUM_ARGS, chromium_path, serve
+from playwright.sync_api import Browser, Page, sync_playwright
+
+import attention_core as ac
+
+TIMEOUT = 20_000
+OUT = "#overview table[data-name=output]"
+X = "#inputs table[data-name=x]"
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    pg.set_default_timeout(TIMEOUT)
+    pg.goto(url)
+    pg.wait_for_selector(f"{OUT} td[data-r]")
+    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    return pg
+
+
+@pytest.fixture
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    pg = open_page(browser, app_url)
+    yield pg
+    pg.close()
+
+
+def boxes_outside(pg: Page, selector: str) -> list[str]:
+    """Cells matched by ``selector`` whose box is not wholly inside the viewport (empty = all visible)."""
+    return pg.evaluate(
+        """(sel) => { const w = innerWidth, h = innerHeight; const bad = [];
+        const all = document.querySelectorAll(sel);
+        if (!all.length) return ['nothing matches ' + sel];
+        all.forEach((e) => { const r = e.getBoundingClientRect();
+          if (r.width === 0 || r.left < 0 || r.top < 0 || r.right > w + 0.5 || r.bottom > h + 0.5)
+            bad.push(sel + ' ' + Math.round(r.left) + ',' + Math.round(r.top) + ' ' + Math.round(r.right) + ','
+                     + Math.round(r.bottom)); });
+        return bad; }""",
+        selector,
+    )
+
+
+def cell_texts(pg: Page, root: str) -> dict[str, str]:
+    """Every number cell under ``root``, keyed table|row|col, with its exact value (title) or its text."""
+    return pg.evaluate(
+        """(root) => { const out = {};
+        document.querySelectorAll(root + ' table.nt td[data-r]').forEach((td) => {
+          out[td.closest('table').dataset.name + '|' + td.dataset.r + '|' + td.dataset.c] = td.title || td.innerText;
+        }); return out; }""",
+        root,
+    )
+
+
+def grid_value(pg: Page, table: str, r: int, c: int) -> str:
+    return pg.locator(f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}'] input").input_value()
+
+
+@pytest.mark.parametrize("preset", ac.preset_ids())
+def test_every_preset_shows_inputs_and_outputs_on_the_first_screen(browser: Browser, app_url: str, preset: str) -> None:
+    pg = open_page(browser, f"{app_url}?preset={preset}")
+    try:
+        s = ac.parse(ac.get_preset(preset).scenario)
+        sels = [
+            "#inputs .card:not(.collapsed) td input",
+            "#inputs .card.collapsed",
+            OUT + " td",
+            *(f"#overview table[data-name={n}] td" for n in "qkv"),
+        ]
+        sels += ["#overview table[data-name=scores] td", "#overview table[data-name=weights] td"]
+        if s.heads > 1:
+            sels.append("#overview table[data-name=combine] td")
+        outside = [b for sel in sels for b in boxes_outside(pg, sel) if not b.startswith("nothing matches #inputs")]
+        assert outside == [], outside[:5]
+        n_inputs = pg.locator("#inputs table.grid td input").count()  # collapsed identity grids included
+        d, n_w = s.x_q.shape[-1], s.weights.W_q[0].numel()
+        x_cells = s.x_q.numel() + (0 if s.self_attention else s.x_k.numel() + s.x_v.numel())
+        assert n_inputs == x_cells + 3 * n_w, (n_inputs, x_cells, n_w, d)  # X (or x_q, x_k, x_v) and one head's W
+    finally:
+        pg.close()
+
+
+def test_keyboard_editing_moves_between_cells_and_commits(page: Page) -> None:
+    out = page.inner_text(OUT)
+    first = page.locator(f"{X} td[data-r='0'][data-c='0'] input")
+    first.click()
+    page.keyboard.type("2.5")
+    page.keyboard.press("Enter")  # commits and moves down
+    assert page.evaluate("document.activeElement.closest('td').dataset.r") == "1"
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+    assert grid_value(page, "x", 0, 0) == "2.5"
+    page.keyboard.press("Tab")  # along the row
+    assert page.evaluate(
+        "[document.activeElement.closest('td').dataset.r, document.activeElement.closest('td').dataset.c]"
+    ) == ["1", "1"]
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")  # the whole text is selected on arrival, so left moves too
+    assert page.evaluate("document.activeElement.closest('td').dataset.c") == "0"
+    out2 = page.inner_text(OUT)
+    page.keyboard.type("1.16")  # back to 000's value: the badge says it matches again
+    page.keyboard.press("Escape")  # Escape puts the committed value back
+    assert grid_value(page, "x", 0, 0) == "2.5"
+    page.keyboard.type("1.16")
+    page.keyboard.press("Tab")  # Tab commits too
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out2])
+    page.wait_for_function("() => document.querySelector('#badge').innerText.includes('✓ matches')")
+
+
+def paste(pg: Page, table: str, r: int, c: int, text: str) -> None:
+    pg.evaluate(
+        """([sel, text]) => { const inp = document.querySelector(sel); inp.focus();
+        const dt = new DataTransfer(); dt.setData('text/plain', text);
+        inp.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); }""",
+        [f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}'] input", text],
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.5\t-2\n0.25\t3\n4\t5e-1",  # spreadsheet cells
+        "[[1.5, -2.0], [0.25, 3.0], [4.0, 0.5]]",  # a Python / NumPy nested list
+        "tensor([[ 1.5000, -2.0000],\n        [ 0.2500,  3.0000],\n        [ 4.0000,  0.5000]])",  # torch's print
+    ],
+)
+def test_pasting_a_whole_matrix_in_each_format(page: Page, text: str) -> None:
+    out = page.inner_text(OUT)
+    paste(page, "x", 0, 0, text)
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+    page.wait_for_function("() => document.querySelector(\"#inputs td[data-r='2'][data-c='1'] input\").value === '0.5'")
+    got = [[grid_value(page, "x", r, c) for c in range(2)] for r in range(3)]
+    assert got == [["1.5", "-2.0"], ["0.25", "3.0"], ["4.0", "0.5"]]
+    q = page.locator("#overview table[data-name=q] td[data-r='2'][data-c='0']").get_attribute("title")
+    assert q is not None  # the q cell carries its exact value; q = x @ W_q.T with 000's seeded W_q
+    wq = ac.parse(ac.get_preset("statquest-self").scenario).weights.W_q[0]
+    assert float(q) == pytest.approx(4.0 * float(wq[0, 0]) + 0.5 * float(wq[0, 1]), abs=1e-6)
+
+
+def test_a_bad_paste_names_the_cell_and_changes_nothing(page: Page) -> None:
+    before = [[grid_value(page, "x", r, c) for c in range(2)] for r in range(3)]
+    out = page.inner_text(OUT)
+    paste(page, "x", 0, 0, "1\t2\n3\tabc\n5\t6")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('abc')")
+    assert "x row 2, column 2" in page.inner_text("#message")
+    paste(page, "x", 1, 1, "[[1, 2], [3, 4]]")  # a 2×2 block at row 2, column 2 of a 3×2 table
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('does not fit')")
+    assert [[grid_value(page, "x", r, c) for c in range(2)] for r in range(3)] == before
+    assert page.inner_text(OUT) == out
+
+
+def test_a_typo_stays_as_typed_is_named_and_the_views_stay(page: Page) -> None:
+    out = page.inner_text(OUT)
+    cell = page.locator(f"{X} td[data-r='1'][data-c='0'] input")
+    cell.click()
+    cell.fill("1,5x")
+    cell.press("Enter")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('x row 2, column 1')")
+    assert cell.input_value() == "1,5x" and "bad" in (cell.get_attribute("class") or "")
+    assert page.inner_text(OUT) == out
+    cell.click()
+    cell.fill("0.9")
+    cell.press("Enter")
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+
+
+def test_the_cells_that_changed_flash_and_only_those(page: Page) -> None:
+    choose_mask_causal(page)
+    before = cell_texts(page, "#overview")
+    cell = page.locator(f"{X} td[data-r='2'][data-c='1'] input")  # the last token: under a causal mask only
+    cell.click()  # its own q, k, v rows, its score row and column 3 of the scores change
+    cell.fill("1.0")
+    cell.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#overview td.chg').length > 0")
+    after = cell_texts(page, "#overview")
+    flashed = set(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('#overview td.chg')).map((td) =>
+            td.closest('table').dataset.name + '|' + td.dataset.r + '|' + td.dataset.c)"""
+        )
+    )
+    changed = {k for k, v in after.items() if before.get(k) != v}
+    assert flashed == changed
+    assert "q|2|0" in changed and "q|0|0" not in changed and "weights|0|0" not in changed  # causal: row 1 unmoved
+    page.wait_for_function("() => document.querySelectorAll('#overview td.chg').length === 0", timeout=5000)
+
+
+def choose_mask_causal(pg: Page) -> None:
+    out = pg.inner_text(OUT)
+    pg.get_by_label("mask", exact=True).click()
+    pg.locator("li[role='option'][aria-label='causal']").click()
+    pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+    pg.wait_for_timeout(1800)  # let the mask's own highlight finish
+
+
+def test_explain_opens_beside_the_numbers_and_closes(page: Page) -> None:
+    assert page.locator("#explain").is_hidden()  # no width until a number is picked
+    page.locator("#overview table[data-name=scores] td[data-r='0'][data-c='0']").click()
+    page.wait_for_function("() => document.querySelector('#explain').innerText.includes('q_1 · k_1')")
+    assert page.locator("#explain").is_visible()
+    page.locator("#explain .ex-close").click()
+    assert page.locator("#explain").is_hidden()
+    page.locator("#overview table[data-name=weights] td[data-r='1'][data-c='0']").click()
+    page.wait_for_function("() => document.querySelector('#explain').innerText.includes('◀ this cell')")
+    assert page.locator("#explain").is_visible()
+
+
+def test_phone_stacks_without_sideways_scroll_and_an_edit_works(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, app_url, 390, 844)
+    try:
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        out = pg.inner_text(OUT)
+        cell = pg.locator(f"{X} td[data-r='0'][data-c='1'] input")
+        cell.click()
+        cell.fill("2.5")
+        cell.press("Enter")
+        pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        inputs, output = (pg.locator(s).first.bounding_box() for s in ("#inputs table.grid", OUT))
+        assert inputs and output and output["y"] > inputs["y"]  # stacked, in pipeline order
+    finally:
+        pg.close()
