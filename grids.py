@@ -190,15 +190,13 @@ def grid_html(
         cells = []
         for j in range(len(data[i]) - 1):
             col = html.escape(str(headers[j + 1])) if j + 1 < len(headers) else f"{j + 1}"
-            aria = f"{html.escape(name)} {label}, {col}"
+            aria = f"{html.escape(name)} {label}, {col}"  # the checkbox's name; number cells read their headers
             if table == "keep":
                 on = " checked" if texts[(i, j)] == "1" else ""
                 cells.append(f"<td data-r='{i}' data-c='{j}'><input type='checkbox' aria-label='{aria}'{on}></td>")
-            else:
-                cells.append(
-                    f"<td data-r='{i}' data-c='{j}'><input value='{texts[(i, j)]}' aria-label='{aria}' "
-                    f"spellcheck='false' autocomplete='off' inputmode='decimal'></td>"
-                )
+            else:  # plain text: an editor <input> appears only in the cell being edited (light at 64×64)
+                tab = "0" if (i, j) == (picked[0], 0) else "-1"
+                cells.append(f"<td data-r='{i}' data-c='{j}' tabindex='{tab}'>{texts[(i, j)]}</td>")
         body.append(f"<tr><th scope='row'>{label}</th>{''.join(cells)}</tr>")
     shape = f"{len(picked)}×{len(headers) - 1}"
     ident = table.startswith("W_") and is_identity([data[i][1:] for i in picked])
@@ -210,7 +208,8 @@ def grid_html(
     return (
         f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
         f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
-        f"<table class='grid' data-name='{table}' style='--w:{width + 1}ch'><tr><th></th>{head}</tr>"
+        f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)' "
+        f"style='--w:{width + 1}ch'><tr><th></th>{head}</tr>"
         f"{''.join(body)}</table></div></div>"
     )
 

@@ -1111,9 +1111,11 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     """Every workbench event. Edits send only what changed; every other value lives in the session's state."""
     c, st = page.controls, [page.preset_state, page.vals_state]
     outs = page.everything()
+    # an edit lists only what it can change: Gradio's frontend snapshots every listed output per status update
+    views = [page.vals_state, *page.views.values()]
     for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
-        trigger(bind(on_control, page, f), [c[f], *st], outs, **COMMON)
+        trigger(bind(on_control, page, f), [c[f], *st], [*views, page.inputs], **COMMON)
     for f in STRUCTURAL:
         c[f].input(
             bind(on_structure, page, "resize", f),
@@ -1131,10 +1133,10 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
         )
     page.preset.input(bind(on_load_preset, page), [page.preset], outs, **COMMON)
     load_btn.click(bind(on_load_preset, page), [page.preset], outs, **COMMON)
-    page.inputs.edit(bind(on_cell, page), st, outs, **COMMON)
-    page.inputs.submit(bind(on_paste, page), st, outs, **COMMON)
+    page.inputs.edit(bind(on_cell, page), st, views, **COMMON)
+    page.inputs.submit(bind(on_paste, page), st, [*views, page.inputs], **COMMON)
     for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
-        page.views[k].click(bind(on_pick, page), st, outs, **COMMON)
+        page.views[k].click(bind(on_pick, page), st, views, **COMMON)
 
 
 def wire_share(page: Page, share: dict[str, Any]) -> None:

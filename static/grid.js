@@ -1,68 +1,110 @@
-// Editable number grids (js_on_load of the workbench's inputs). One <input> per number.
-// Enter commits and moves down, Tab/Shift+Tab move along the row (the browser's own order), the arrow keys
-// move between cells, Escape puts the last committed value back. A commit sends only {table, row, col, value};
-// pasting several cells sends the pasted text once. A value that is not a number stays as typed, marked, and
-// the server's message names the cell; nothing else changes.
+// Editable number grids (js_on_load of the workbench's inputs), spreadsheet style: cells are plain text and
+// one <input> editor appears in the cell being edited, so a 64×64 grid stays light.
+// Click, Enter, F2 or typing edits a cell; Enter commits and moves down, Tab/Shift+Tab move along the row,
+// the arrow keys move between cells, Escape puts the committed value back. A commit sends only
+// {table, row, col, value}; pasting several cells sends the pasted text once. A value that is not a number
+// stays as typed, marked, and the server's message names the cell; nothing else changes.
 const NUM = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const at = (td) => ({ table: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
-const cell = (table, r, c) =>
-  element.querySelector(`table[data-name="${table}"] td[data-r="${r}"][data-c="${c}"] input`);
-const committed = new WeakMap();  // input -> the value last sent (or rendered)
-const base = (inp) => committed.has(inp) ? committed.get(inp) : inp.defaultValue;
+const cellAt = (table, r, c) =>
+  element.querySelector(`table[data-name="${table}"] td[data-r="${r}"][data-c="${c}"][tabindex]`);
+const numberCell = (e) => e.target.closest && e.target.closest('table.grid td[tabindex]');
 
-function commit(inp) {
-  const td = inp.closest('td[data-r]');
-  if (!td || inp.type === 'checkbox') return;
-  if (inp.value === base(inp)) return;
-  committed.set(inp, inp.value);
-  inp.classList.toggle('bad', !NUM.test(inp.value) || !isFinite(parseFloat(inp.value)));
-  trigger('edit', { ...at(td), value: inp.value });
+function focusCell(td) {
+  element.querySelectorAll('table.grid td[tabindex="0"]').forEach((c) => { if (c !== td) c.tabIndex = -1; });
+  td.tabIndex = 0;
+  td.focus();
 }
 
-function move(inp, dr, dc) {
-  const { table, row, col } = at(inp.closest('td[data-r]'));
-  const next = cell(table, row + dr, col + dc);
-  if (next) { next.focus(); next.select(); return true; }
-  return false;
+function move(td, dr, dc) {
+  const { table, row, col } = at(td);
+  const next = cellAt(table, row + dr, col + dc);
+  if (next) focusCell(next);
+  return next;
 }
 
-element.addEventListener('focusin', (e) => { if (e.target.matches('td input:not([type=checkbox])')) e.target.select(); });
-element.addEventListener('change', (e) => {
-  const inp = e.target;
-  if (inp.type === 'checkbox') {
-    trigger('edit', { ...at(inp.closest('td[data-r]')), value: inp.checked ? 1 : 0 });
-  } else if (inp.matches('td input')) {
-    commit(inp);
+function startEdit(td, text) {
+  if (td.querySelector('input')) return;
+  const inp = document.createElement('input');
+  inp.value = text === undefined ? td.textContent : text;
+  inp.dataset.was = td.textContent;
+  inp.setAttribute('aria-label', td.closest('table').getAttribute('aria-label') + ` row ${+td.dataset.r + 1}, column ${+td.dataset.c + 1}`);
+  inp.inputMode = 'decimal';
+  inp.spellcheck = false;
+  td.textContent = '';
+  td.appendChild(inp);
+  inp.focus();
+  if (text === undefined) inp.select();
+}
+
+function finish(inp, keep) {
+  const td = inp.closest('td');
+  if (!td || inp.dataset.done) return td;
+  inp.dataset.done = '1';
+  const value = keep ? inp.value : inp.dataset.was;
+  inp.remove();
+  td.textContent = value;
+  if (keep && value !== inp.dataset.was) {
+    td.classList.toggle('bad', !NUM.test(value) || !isFinite(parseFloat(value)));
+    trigger('edit', { ...at(td), value });
   }
+  return td;
+}
+
+element.addEventListener('click', (e) => {
+  const btn = e.target.closest('button.expand');
+  if (btn) {  // an identity matrix shown as one line: show its cells
+    const card = btn.closest('.card');
+    card.classList.remove('collapsed');
+    btn.remove();
+    const first = card.querySelector('td[tabindex]');
+    if (first) focusCell(first);
+    return;
+  }
+  const td = numberCell(e);
+  if (td && !td.querySelector('input')) { focusCell(td); startEdit(td); }
 });
+element.addEventListener('change', (e) => {
+  const box = e.target;
+  if (box.type === 'checkbox') trigger('edit', { ...at(box.closest('td[data-r]')), value: box.checked ? 1 : 0 });
+});
+element.addEventListener('focusout', (e) => {
+  if (e.target.matches('table.grid td input:not([type=checkbox])')) finish(e.target, true);
+});
+function along(td, dir) {  // Tab order: along the row, then on to the next row
+  const { table, row, col } = at(td);
+  const width = td.closest('tr').querySelectorAll('td[tabindex]').length;
+  return cellAt(table, row, col + dir) || cellAt(table, row + dir, dir > 0 ? 0 : width - 1);
+}
+
 element.addEventListener('keydown', (e) => {
-  const inp = e.target;
-  if (!inp.matches('td input') || inp.type === 'checkbox') return;
-  const all = inp.selectionStart === 0 && inp.selectionEnd === inp.value.length;
-  if (e.key === 'Enter') { e.preventDefault(); commit(inp); move(inp, e.shiftKey ? -1 : 1, 0); }
-  else if (e.key === 'Escape') { inp.value = base(inp); inp.classList.remove('bad'); inp.select(); }
-  else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
-    if (move(inp, e.key === 'ArrowUp' ? -1 : 1, 0)) { e.preventDefault(); commit(inp); }
-  } else if ((e.key === 'ArrowLeft' && (all || inp.selectionStart === 0)) ||
-             (e.key === 'ArrowRight' && (all || inp.selectionEnd === inp.value.length))) {
-    if (move(inp, 0, e.key === 'ArrowLeft' ? -1 : 1)) { e.preventDefault(); commit(inp); }
+  const t = e.target;
+  if (t.matches('table.grid td input:not([type=checkbox])')) {  // editing
+    if (e.key === 'Escape') { e.preventDefault(); focusCell(finish(t, false)); return; }
+    const steps = { Enter: [e.shiftKey ? -1 : 1, 0], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    if (!(e.key in steps) && e.key !== 'Tab') return;
+    e.preventDefault();
+    const td = finish(t, true);
+    const next = e.key === 'Tab' ? along(td, e.shiftKey ? -1 : 1) : move(td, ...steps[e.key]);
+    focusCell(next || td);
+    return;
   }
+  const td = numberCell(e);
+  if (!td) return;
+  const arrows = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  if (e.key in arrows) { e.preventDefault(); move(td, ...arrows[e.key]); }
+  else if (e.key === 'Tab') { const n = along(td, e.shiftKey ? -1 : 1); if (n) { e.preventDefault(); focusCell(n); } }
+  else if (e.key === 'Enter' || e.key === 'F2') { e.preventDefault(); startEdit(td); }
+  else if (e.key === 'Backspace' || e.key === 'Delete') { e.preventDefault(); startEdit(td, ''); }
+  else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); startEdit(td, e.key); }
 });
 element.addEventListener('paste', (e) => {
-  const inp = e.target;
-  if (!inp.matches('td input')) return;
+  const td = numberCell(e) || (e.target.closest && e.target.closest('table.grid td'));
+  if (!td || !td.dataset.r) return;
   const text = (e.clipboardData || window.clipboardData).getData('text');
   if (!/[\t\n\[]/.test(text.trim()) && !/[ ,;]\s*\S/.test(text.trim())) return;  // one value: a normal paste
   e.preventDefault();
-  trigger('submit', { ...at(inp.closest('td[data-r]')), text });
-});
-// a re-render (structural change, paste) brings new values: they are the committed ones
-watch('value', () => { element.querySelectorAll('td input').forEach((i) => committed.delete(i)); });
-element.addEventListener('click', (e) => {
-  const btn = e.target.closest('button.expand');
-  if (!btn) return;
-  const card = btn.closest('.card');
-  card.classList.remove('collapsed');
-  btn.remove();
-  card.querySelector('td input')?.focus();
+  const inp = td.querySelector('input:not([type=checkbox])');
+  if (inp) finish(inp, false);
+  trigger('submit', { ...at(td), text });
 });

@@ -2,28 +2,30 @@
 // After each re-render every cell whose exact value changed flashes for a moment, so the path of one edit
 // through the pipeline can be seen; a click on a number asks the server to explain it.
 const last = new Map();
+const FLASH = [{ boxShadow: 'inset 0 0 0 3px #ff9f1c', backgroundColor: '#fff3c4' }, {}];
 function snap(flash) {
   const seen = new Map();
+  const changed = [];
   element.querySelectorAll('table.nt[data-name]').forEach((t) => {
     const key0 = `${t.dataset.name}|${t.dataset.shape}|`;
     t.querySelectorAll('td[data-r]').forEach((td) => {
       const key = key0 + td.dataset.r + '|' + td.dataset.c;
       const v = td.title || td.textContent;
       const old = last.get(key);
-      if (flash && old !== undefined && old !== v) {
-        td.classList.remove('chg');
-        void td.offsetWidth;  // restart the animation
-        td.classList.add('chg');
-      }
+      if (flash && old !== undefined && old !== v) changed.push(td);
       seen.set(key, v);
     });
   });
   last.clear();
   seen.forEach((v, k) => last.set(k, v));
+  // marked with a class (what changed) and flashed with the Web Animations API: no forced layout per cell
+  for (const td of changed) {
+    td.classList.add('chg');
+    td.animate(FLASH, { duration: 1600, easing: 'ease-out' }).onfinish = () => td.classList.remove('chg');
+  }
 }
 snap(false);
 watch('value', () => snap(true));
-element.addEventListener('animationend', (e) => e.target.classList.remove('chg'));
 element.addEventListener('click', (e) => {
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;

@@ -51,13 +51,12 @@ def wait_changed(pg: Page, selector: str, before: str) -> None:
 
 
 def edit_cell(pg: Page, table: str, row: int, col: int, value: str) -> None:
-    """Type into one grid cell and commit with Enter (``col`` counts the row-label column, as tables show it)."""
-    cell = pg.locator(
-        f"#inputs table[data-name='{table.removesuffix('-input')}'] td[data-r='{row}'][data-c='{col - 1}'] input"
-    )
-    cell.click()
-    cell.fill(value)  # replaces the old text
-    cell.press("Enter")
+    """Click one grid cell, type, commit with Enter (``col`` counts the row-label column, as tables show it)."""
+    name = table.removesuffix("-input")
+    pg.locator(f"#inputs table[data-name='{name}'] td[data-r='{row}'][data-c='{col - 1}']").click()
+    editor = pg.locator("#inputs table.grid td input")
+    editor.fill(value)  # replaces the old text
+    editor.press("Enter")
 
 
 def choose(pg: Page, label: str, option: str) -> None:

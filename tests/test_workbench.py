@@ -71,8 +71,18 @@ def cell_texts(pg: Page, root: str) -> dict[str, str]:
     )
 
 
+def grid_cell(table: str, r: int, c: int) -> str:
+    return f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}']"
+
+
 def grid_value(pg: Page, table: str, r: int, c: int) -> str:
-    return pg.locator(f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}'] input").input_value()
+    return pg.locator(grid_cell(table, r, c)).inner_text().strip()
+
+
+def type_into(pg: Page, table: str, r: int, c: int, value: str) -> None:
+    pg.locator(grid_cell(table, r, c)).click()  # a click opens the cell's editor
+    pg.locator("#inputs table.grid td input").fill(value)
+    pg.keyboard.press("Enter")
 
 
 @pytest.mark.parametrize("preset", ac.preset_ids())
@@ -91,7 +101,7 @@ def test_every_preset_shows_inputs_and_outputs_on_the_first_screen(browser: Brow
             sels.append("#overview table[data-name=combine] td")
         outside = [b for sel in sels for b in boxes_outside(pg, sel) if not b.startswith("nothing matches #inputs")]
         assert outside == [], outside[:5]
-        n_inputs = pg.locator("#inputs table.grid td input").count()  # collapsed identity grids included
+        n_inputs = pg.locator("#inputs table.grid td[tabindex]").count()  # collapsed identity grids included
         d, n_w = s.x_q.shape[-1], s.weights.W_q[0].numel()
         x_cells = s.x_q.numel() + (0 if s.self_attention else s.x_k.numel() + s.x_v.numel())
         assert n_inputs == x_cells + 3 * n_w, (n_inputs, x_cells, n_w, d)  # X (or x_q, x_k, x_v) and one head's W
@@ -99,28 +109,37 @@ def test_every_preset_shows_inputs_and_outputs_on_the_first_screen(browser: Brow
         pg.close()
 
 
+def active_cell(pg: Page) -> list[str]:
+    return pg.evaluate(
+        "(() => { const td = document.activeElement.closest('td'); return [td.dataset.r, td.dataset.c]; })()"
+    )
+
+
 def test_keyboard_editing_moves_between_cells_and_commits(page: Page) -> None:
     out = page.inner_text(OUT)
-    first = page.locator(f"{X} td[data-r='0'][data-c='0'] input")
-    first.click()
-    page.keyboard.type("2.5")
+    page.locator(grid_cell("x", 0, 0)).focus()
+    page.keyboard.type("2.5")  # typing opens the editor with what was typed
     page.keyboard.press("Enter")  # commits and moves down
-    assert page.evaluate("document.activeElement.closest('td').dataset.r") == "1"
+    assert active_cell(page) == ["1", "0"]
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
     assert grid_value(page, "x", 0, 0) == "2.5"
     page.keyboard.press("Tab")  # along the row
-    assert page.evaluate(
-        "[document.activeElement.closest('td').dataset.r, document.activeElement.closest('td').dataset.c]"
-    ) == ["1", "1"]
+    assert active_cell(page) == ["1", "1"]
+    page.keyboard.press("Tab")  # and on to the next row
+    assert active_cell(page) == ["2", "0"]
     page.keyboard.press("ArrowUp")
-    page.keyboard.press("ArrowLeft")  # the whole text is selected on arrival, so left moves too
-    assert page.evaluate("document.activeElement.closest('td').dataset.c") == "0"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert active_cell(page) == ["0", "0"]
     out2 = page.inner_text(OUT)
-    page.keyboard.type("1.16")  # back to 000's value: the badge says it matches again
+    page.keyboard.press("Enter")  # Enter edits the cell's text
+    page.keyboard.type("9")
     page.keyboard.press("Escape")  # Escape puts the committed value back
     assert grid_value(page, "x", 0, 0) == "2.5"
-    page.keyboard.type("1.16")
+    page.keyboard.type("1.16")  # back to 000's value: the badge says it matches again
     page.keyboard.press("Tab")  # Tab commits too
+    assert active_cell(page) == ["0", "1"]
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out2])
     page.wait_for_function("() => document.querySelector('#badge').innerText.includes('✓ matches')")
 
@@ -130,7 +149,7 @@ def paste(pg: Page, table: str, r: int, c: int, text: str) -> None:
         """([sel, text]) => { const inp = document.querySelector(sel); inp.focus();
         const dt = new DataTransfer(); dt.setData('text/plain', text);
         inp.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); }""",
-        [f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}'] input", text],
+        [grid_cell(table, r, c), text],
     )
 
 
@@ -146,7 +165,7 @@ def test_pasting_a_whole_matrix_in_each_format(page: Page, text: str) -> None:
     out = page.inner_text(OUT)
     paste(page, "x", 0, 0, text)
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
-    page.wait_for_function("() => document.querySelector(\"#inputs td[data-r='2'][data-c='1'] input\").value === '0.5'")
+    page.wait_for_function("(s) => document.querySelector(s).innerText.trim() === '0.5'", arg=grid_cell("x", 2, 1))
     got = [[grid_value(page, "x", r, c) for c in range(2)] for r in range(3)]
     assert got == [["1.5", "-2.0"], ["0.25", "3.0"], ["4.0", "0.5"]]
     q = page.locator("#overview table[data-name=q] td[data-r='2'][data-c='0']").get_attribute("title")
@@ -169,26 +188,20 @@ def test_a_bad_paste_names_the_cell_and_changes_nothing(page: Page) -> None:
 
 def test_a_typo_stays_as_typed_is_named_and_the_views_stay(page: Page) -> None:
     out = page.inner_text(OUT)
-    cell = page.locator(f"{X} td[data-r='1'][data-c='0'] input")
-    cell.click()
-    cell.fill("1,5x")
-    cell.press("Enter")
+    type_into(page, "x", 1, 0, "1,5x")
     page.wait_for_function("() => document.querySelector('#message').innerText.includes('x row 2, column 1')")
-    assert cell.input_value() == "1,5x" and "bad" in (cell.get_attribute("class") or "")
+    cell = page.locator(grid_cell("x", 1, 0))
+    assert cell.inner_text().strip() == "1,5x" and "bad" in (cell.get_attribute("class") or "")
     assert page.inner_text(OUT) == out
-    cell.click()
-    cell.fill("0.9")
-    cell.press("Enter")
+    type_into(page, "x", 1, 0, "0.9")
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
 
 
 def test_the_cells_that_changed_flash_and_only_those(page: Page) -> None:
     choose_mask_causal(page)
     before = cell_texts(page, "#overview")
-    cell = page.locator(f"{X} td[data-r='2'][data-c='1'] input")  # the last token: under a causal mask only
-    cell.click()  # its own q, k, v rows, its score row and column 3 of the scores change
-    cell.fill("1.0")
-    cell.press("Enter")
+    # the last token: under a causal mask only its own q, k, v rows, its score row and column 3 change
+    type_into(page, "x", 2, 1, "1.0")
     page.wait_for_function("() => document.querySelectorAll('#overview td.chg').length > 0")
     after = cell_texts(page, "#overview")
     flashed = set(
@@ -228,10 +241,7 @@ def test_phone_stacks_without_sideways_scroll_and_an_edit_works(browser: Browser
     try:
         assert pg.evaluate("document.documentElement.scrollWidth") <= 390
         out = pg.inner_text(OUT)
-        cell = pg.locator(f"{X} td[data-r='0'][data-c='1'] input")
-        cell.click()
-        cell.fill("2.5")
-        cell.press("Enter")
+        type_into(pg, "x", 0, 1, "2.5")
         pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
         assert pg.evaluate("document.documentElement.scrollWidth") <= 390
         inputs, output = (pg.locator(s).first.bounding_box() for s in ("#inputs table.grid", OUT))
