@@ -28,6 +28,7 @@ import torch
 
 import attention_core as ac
 import grids
+import heat
 import overview as ov
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -188,9 +189,9 @@ def render(
     compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.WINDOW, short=True)
     out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
-    heads_fig = vw.heads_figure(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
+    heads_fig = heat.every_head(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
     out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
-    out["fig"] = vw.heatmaps(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
+    out["fig"] = heat.pair(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
 
 
@@ -701,6 +702,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "app.css").read_text()
 GRID_JS = (STATIC / "grid.js").read_text()
 WATCH_JS = (STATIC / "watch.js").read_text()
+HEAT_JS = (STATIC / "heat.js").read_text()
 EXPLAIN_JS = """element.addEventListener('click', (e) => {
   if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
 });"""
@@ -1006,9 +1008,9 @@ def build_notebook() -> dict[str, Any]:
         )
         o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=WATCH_JS, apply_default_css=False)
         if step == "combine":
-            o["heads_fig"] = gr.Plot(label="every head's weights, side by side", elem_id="heads-fig", visible=False)
+            o["heads_fig"] = gr.HTML(elem_id="heads-fig", visible=False, js_on_load=HEAT_JS, apply_default_css=False)
         if step == "weights":
-            o["fig"] = gr.Plot(label="heatmaps (head shown)", elem_id="weights-fig")
+            o["fig"] = gr.HTML(elem_id="weights-fig", js_on_load=HEAT_JS, apply_default_css=False)
     return o
 
 

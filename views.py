@@ -1,12 +1,11 @@
 """Pure conversion and rendering for playground.py: no Gradio objects, no state.
 
 Browser tables <-> scenario dicts, tensors -> torch's own print text, exact-number tables,
-Plotly heatmaps, each step's notebook code, and the match badge.
+each step's notebook code, and the match badge.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
@@ -384,54 +383,6 @@ def code_for(step: str, fam: str, s: ac.Scenario) -> str:
 # ---- figures ---------------------------------------------------------------------------------
 
 
-def _z(t: Tensor) -> list[list[float | None]]:
-    """Heatmap values rounded to 4 decimals; -inf (masked) becomes a gap (null)."""
-    z = t.double().round(decimals=4)
-    if bool(torch.isfinite(z).all()):
-        return z.tolist()
-    return [[v if math.isfinite(v) else None for v in row] for row in z.tolist()]
-
-
-SCORE_COLORS = [[0, "#2166ac"], [0.5, "#f7f7f7"], [1, "#b2182b"]]
-WEIGHT_COLORS = [[0, "#f7fbff"], [1, "#08306b"]]
-
-
-def heatmaps(scores: Tensor, weights: Tensor, tokens: list[str], tokens_k: list[str], title: str) -> PlotData:
-    """Scores (after the mask) and softmax weights of one head side by side, tokens on both axes.
-
-    Built as a lean plotly.js figure dict (no template, no validation pass) and handed to gr.Plot as
-    ready JSON: constructing a validated plotly Figure cost more than the whole attention computation.
-    """
-    xs = [f"{j + 1}:{k}" for j, k in enumerate(tokens_k)]
-    ys = [f"{i + 1}:{q}" for i, q in enumerate(tokens)]
-    small = scores.numel() <= 144
-    finite = scores[torch.isfinite(scores)]
-    lim = float(finite.abs().max()) if finite.numel() else 1.0
-    traces = []
-    for n, (t, colors, lo, hi) in enumerate(((scores, SCORE_COLORS, -lim, lim), (weights, WEIGHT_COLORS, 0, 1))):
-        trace: dict[str, Any] = {
-            "type": "heatmap", "z": _z(t), "x": xs, "y": ys, "colorscale": colors, "zmin": lo, "zmax": hi,
-            "showscale": False, "xaxis": "x" if n == 0 else "x2", "yaxis": "y" if n == 0 else "y2",
-            "hovertemplate": "query %{y}<br>key %{x}<br>%{z}<extra></extra>",
-        }  # fmt: skip
-        if small:
-            trace["text"] = [[fmt(v) if not math.isfinite(v) else f"{v:.3f}" for v in row] for row in t.tolist()]
-            trace["texttemplate"] = "%{text}"
-        traces.append(trace)
-    axis = {"type": "category", "automargin": True}
-    layout = {
-        "height": 320, "margin": {"l": 70, "r": 10, "t": 40, "b": 60}, "meta": {"title": title},
-        "xaxis": {**axis, "domain": [0, 0.45]}, "xaxis2": {**axis, "domain": [0.55, 1]},
-        "yaxis": {**axis, "autorange": "reversed"}, "yaxis2": {**axis, "autorange": "reversed", "anchor": "x2"},
-        "annotations": [
-            {"text": "scores after mask", "x": 0.225, "y": 1.08, "xref": "paper", "yref": "paper",
-             "showarrow": False},
-            {"text": "softmax weights", "x": 0.775, "y": 1.08, "xref": "paper", "yref": "paper", "showarrow": False},
-        ],
-    }  # fmt: skip
-    return PlotData(type="plotly", plot=json.dumps({"data": traces, "layout": layout}, separators=(",", ":")))
-
-
 # ---- the match badge -------------------------------------------------------------------------
 
 
@@ -623,40 +574,3 @@ def combine_note(heads: int, mode: str, head_out: tuple[int, ...], w_o: tuple[in
         out = w_o[0] if layout == "linear" else w_o[1]
         text += f" → @ W_o{'.T' if layout == 'linear' else ''} (W_o stored {w_o[0]}×{w_o[1]}) → ({length}, {out})"
     return text
-
-
-def percent_array(w: Tensor) -> dict[str, str]:
-    """(L, S) weights in [0, 1] as a plotly.js typed-array spec of whole percents (uint8, row-major)."""
-    pct = (w.double().clamp(0, 1) * 100).round().to(torch.uint8).contiguous()
-    return {
-        "dtype": "u1",
-        "bdata": base64.b64encode(pct.numpy().tobytes()).decode(),
-        "shape": f"{w.shape[0]},{w.shape[1]}",
-    }
-
-
-def heads_figure(weights: Tensor, tokens: list[str], tokens_k: list[str]) -> PlotData:
-    """Every head's softmax weights (H, L, S) side by side in one figure, one subplot per head.
-
-    Values travel as whole percents in a plotly.js typed array (one byte each, base64): the colour needs no more,
-    the exact numbers are in the tables, and 8 heads at 64×64 cost ~45 KB instead of ~220 KB as JSON numbers.
-    """
-    n = weights.shape[0]
-    xs = [f"{j + 1}:{k}" for j, k in enumerate(tokens_k)]
-    ys = [f"{i + 1}:{q}" for i, q in enumerate(tokens)]
-    gap = 0.04
-    width = (1 - gap * (n - 1)) / n
-    traces, layout = [], {"height": 300, "margin": {"l": 70, "r": 10, "t": 40, "b": 60}, "annotations": []}
-    for h in range(n):
-        sfx = "" if h == 0 else str(h + 1)
-        hover = f"head {h + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z}}%<extra></extra>"
-        traces.append({"type": "heatmap", "z": percent_array(weights[h]), "x": xs, "y": ys,
-                       "colorscale": WEIGHT_COLORS, "zmin": 0, "zmax": 100, "showscale": False, "xaxis": f"x{sfx}",
-                       "yaxis": f"y{sfx}", "hovertemplate": hover})  # fmt: skip
-        lo = h * (width + gap)
-        axis = {"type": "category", "automargin": True}
-        layout[f"xaxis{sfx}"] = {**axis, "domain": [lo, lo + width], "anchor": f"y{sfx}"}
-        layout[f"yaxis{sfx}"] = {**axis, "autorange": "reversed", "anchor": f"x{sfx}", "showticklabels": h == 0}
-        layout["annotations"].append({"text": f"head {h + 1}", "x": lo + width / 2, "y": 1.1, "xref": "paper",
-                                      "yref": "paper", "showarrow": False})  # fmt: skip
-    return PlotData(type="plotly", plot=json.dumps({"data": traces, "layout": layout}, separators=(",", ":")))

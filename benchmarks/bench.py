@@ -56,17 +56,14 @@ def case_values(name: str) -> tuple[str | None, dict[str, Any]]:
     return None, nv
 
 
-POST = {
-    "html": gr.HTML(render=False),
-    "plot": gr.Plot(render=False),
-}
+POST = {"html": gr.HTML(render=False)}
 
 
 def postprocessed(views: dict[str, Any]) -> bytes:
     """The outputs as Gradio serialises them for the browser."""
     out = []
     for k in pg.VIEW_KEYS:
-        comp = POST["plot"] if k in ("fig", "heads_fig") else POST["html"]
+        comp = POST["html"]
         view = views[k]
         if isinstance(view, dict) and view.get("__type__") == "update":  # gr.update(value=..., visible=...)
             view = {**view, "value": comp.postprocess(view["value"])} if "value" in view else view
@@ -115,7 +112,7 @@ REPAINTED = (
     "([sels, before, z]) => { "
     + TXT
     + """ return sels.every((s, i) => txt(s) !== before[i])
-  && (z === null || JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z) !== z); }"""
+  && (z === null || document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.painted !== z); }"""
 )
 
 
@@ -180,7 +177,7 @@ def bench_browser(url: str, selectors: list[str], reps: int, with_plot: bool, ap
 
 
 def pg_z() -> str:
-    return "() => JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z)"
+    return "() => document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.painted"
 
 
 def bench_cold(script: str, reps: int) -> float:

@@ -34,7 +34,7 @@ def main() -> None:
         shot(page, "explain", "#html-weights")
         page.locator("#preset input").click()
         page.locator("li[role='option'][aria-label='Encoder-decoder multi-head attention, 2 heads, seed 42']").click()
-        page.wait_for_function("() => document.querySelector('#heads-fig .js-plotly-plot')?.data.length === 2")
+        page.wait_for_function("() => document.querySelectorAll('#heads-fig canvas[data-painted]').length === 2")
         shot(page, "multi-head", "#heads-fig")
         page.get_by_role("tab", name="Mask lab").click()
         page.wait_for_selector("#mask-lab-out table")

@@ -13,7 +13,7 @@ from browser import CHROMIUM_ARGS, ROOT, chromium_path, serve
 from playwright.sync_api import Page, sync_playwright
 
 TIMEOUT = 20_000
-PLOT_Z = "() => JSON.stringify(document.querySelector('#weights-fig .js-plotly-plot').data[1].z)"
+PLOT_Z = "() => document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.z"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def page(app_url: str) -> Iterator[Page]:
         pg.set_default_timeout(TIMEOUT)
         pg.goto(app_url)
         pg.wait_for_selector("#html-output pre.tensor")
-        pg.wait_for_function("() => document.querySelector('#weights-fig .js-plotly-plot')")
+        pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
         yield pg
         browser.close()
 
@@ -199,21 +199,23 @@ def test_sentence_mode_tokens_then_trainable_attention_with_token_labels(page: P
     page.locator("#sent-go").click()
     wait_text(page, "#html-weights table[data-name=weights]", "sat")  # the sentence's tokens label every table
     wait_text(page, "#badge", "Free play")
-    z = page.evaluate("() => document.querySelector('#weights-fig .js-plotly-plot').data[1].y")
-    assert z == ["1:the", "2:␣", "3:cat", "4:␣", "5:sat"]
+    rows = page.evaluate(
+        "() => JSON.parse(document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.meta).rows"
+    )
+    assert rows == ["1:the", "2:␣", "3:cat", "4:␣", "5:sat"]
 
 
 def test_multi_head_view_shows_every_head_side_by_side(page: Page) -> None:
     choose_preset(page, "Encoder-decoder multi-head attention, 2 heads, seed 42")
     wait_text(page, "#html-combine", "torch.cat(dim=-1) → (L, H·d) = (3, 4)")
-    page.wait_for_function(
-        "() => { const p = document.querySelector('#heads-fig .js-plotly-plot'); return p && p.data.length === 2; }"
-    )
-    titles = page.evaluate(
-        "() => document.querySelector('#heads-fig .js-plotly-plot').layout.annotations.map(a => a.text)"
-    )
+    page.wait_for_function("() => document.querySelectorAll('#heads-fig canvas[data-painted]').length === 2")
+    titles = page.evaluate("() => Array.from(document.querySelectorAll('#heads-fig figcaption')).map(f => f.innerText)")
     assert titles == ["head 1", "head 2"]
     z = page.evaluate(
-        "() => document.querySelector('#heads-fig .js-plotly-plot')._fullData[1].z.map(r => Array.from(r))"
+        """() => Array.from(document.querySelectorAll('#heads-fig canvas')).map((cv) => {
+        const b = Uint8Array.from(atob(cv.dataset.z), (c) => c.charCodeAt(0)); const px = cv.getContext('2d')
+          .getImageData(0, 0, cv.width, cv.height).data; return [Array.from(b), px[3]]; })"""
     )
-    assert len(z) == 3 and all(len(r) == 3 for r in z) and all(abs(sum(r) - 100) <= 2 for r in z)  # percents
+    for codes, alpha in z:  # 3×3 weights, one byte each (254 = weight 1): every row sums to 1, and it was painted
+        assert len(codes) == 9 and alpha == 255
+        assert all(abs(sum(codes[3 * r : 3 * r + 3]) - 254) <= 2 for r in range(3))

@@ -1,0 +1,42 @@
+// Heatmaps (js_on_load): each canvas holds one byte per cell (0–254 along its colour scale, 255 = masked);
+// painted pixel by pixel and scaled up by CSS. Hovering a cell names its row, column and value.
+const STOPS = {
+  signed: [[33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
+           [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43]],
+  prob: [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]],
+};
+const LUT = {};
+for (const [kind, stops] of Object.entries(STOPS)) {
+  const lut = new Uint8ClampedArray(256 * 4);
+  for (let c = 0; c < 255; c++) {
+    const x = c / 254 * (stops.length - 1), i = Math.min(Math.floor(x), stops.length - 2), f = x - i;
+    for (let k = 0; k < 3; k++) lut[c * 4 + k] = stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f;
+    lut[c * 4 + 3] = 255;
+  }
+  lut.set([200, 200, 200, 255], 255 * 4);  // masked: grey
+  LUT[kind] = lut;
+}
+function paint() {
+  element.querySelectorAll('canvas[data-z]').forEach((cv) => {
+    if (cv.dataset.painted === cv.dataset.z) return;
+    const bytes = Uint8Array.from(atob(cv.dataset.z), (ch) => ch.charCodeAt(0));
+    const img = new ImageData(cv.width, cv.height), lut = LUT[cv.dataset.kind];
+    for (let i = 0; i < bytes.length; i++) img.data.set(lut.subarray(bytes[i] * 4, bytes[i] * 4 + 4), i * 4);
+    cv.getContext('2d').putImageData(img, 0, 0);
+    cv.dataset.painted = cv.dataset.z;
+  });
+}
+paint();
+watch('value', paint);
+element.addEventListener('mousemove', (e) => {
+  const cv = e.target.closest('canvas[data-z]');
+  if (!cv) return;
+  const r = cv.getBoundingClientRect();
+  const col = Math.floor((e.clientX - r.left) / r.width * cv.width);
+  const row = Math.floor((e.clientY - r.top) / r.height * cv.height);
+  const code = atob(cv.dataset.z).charCodeAt(row * cv.width + col);
+  const meta = JSON.parse(cv.dataset.meta);
+  const lo = +cv.dataset.lo, hi = +cv.dataset.hi;
+  const v = code === 255 ? 'masked (-inf)' : '≈ ' + (lo + code / 254 * (hi - lo)).toFixed(3);
+  cv.title = `query ${meta.rows[row] ?? row + 1}, key ${meta.cols ? meta.cols[col] : col + 1}: ${v}`;
+});
