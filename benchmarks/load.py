@@ -23,9 +23,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from browser import serve  # noqa: E402
-
 import attention_core as ac  # noqa: E402
+from harness import serve  # noqa: E402
 
 
 def scenario(session: int, edit: int) -> dict[str, Any]:

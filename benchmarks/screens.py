@@ -2,27 +2,36 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from browser import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
+from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+
 DOCS = ROOT / "docs"
+
+
+OUT = [DOCS]  # where shot() writes; --out replaces it
 
 
 def shot(page: Page, name: str, selector: str | None = None) -> None:
     if selector:
         page.locator(selector).scroll_into_view_if_needed()
     page.wait_for_timeout(400)
-    page.screenshot(path=str(DOCS / f"{name}.png"))
-    print("wrote", DOCS / f"{name}.png")
+    page.screenshot(path=str(OUT[0] / f"{name}.png"))
+    print("wrote", OUT[0] / f"{name}.png")
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=str(DOCS), help="folder for the PNGs (default: docs/)")
+    OUT[0] = Path(ap.parse_args().out)
+    OUT[0].mkdir(parents=True, exist_ok=True)
     with serve() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         phone = browser.new_page(viewport={"width": 390, "height": 844})
@@ -39,8 +48,8 @@ def main() -> None:
         page.keyboard.press("Enter")
         page.wait_for_selector("#overview td.chg")
         page.wait_for_timeout(150)
-        page.screenshot(path=str(DOCS / "change.png"))  # mid-flash: the cells this edit moved
-        print("wrote", DOCS / "change.png")
+        page.screenshot(path=str(OUT[0] / "change.png"))  # mid-flash: the cells this edit moved
+        print("wrote", OUT[0] / "change.png")
         page.locator("#overview table[data-name=weights] td[data-r='2'][data-c='1']").click()
         page.wait_for_function("() => document.querySelector('#explain').innerText.includes('this cell')")
         shot(page, "explain")

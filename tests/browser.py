@@ -1,69 +1,33 @@
-"""Shared helpers for tests that drive the real app in headless Debian Chromium via Playwright."""
+"""The shared helpers (harness.py) as the tests use them: a harness failure is a test failure, never a skip."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import harness
+from harness import CHROMIUM_ARGS, ROOT, free_port
+
+__all__ = ["CHROMIUM_ARGS", "ROOT", "chromium_path", "free_port", "serve"]
 
 
 def chromium_path() -> str:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:  # a missing browser is a failed requirement here, never a skip
-        pytest.fail("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    try:
+        return harness.chromium_path()
+    except harness.HarnessError as e:
+        pytest.fail(str(e))
 
 
 @contextmanager
 def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> Iterator[str]:
-    """``python <script>`` on a free loopback port; yields its URL once it answers 200."""
-    port = free_port()
-    full_env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port),
-                "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}  # fmt: skip
-    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the server
-    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"{script} exited early:\n{log.read()[-3000:]}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.25)
-        else:
-            pytest.fail(f"{script} did not answer within 90 s")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        with harness.serve(script, env) as url:
+            yield url
+    except harness.HarnessError as e:
+        pytest.fail(str(e))

@@ -1,0 +1,86 @@
+"""Helpers shared by the tests, benchmarks, load and screenshot scripts: serve the app, find Chromium.
+
+It imports no test framework: the scripts run after `pip install -r requirements.txt` plus, for the browser ones,
+Playwright and Debian's chromium (`bash .ci/install`). Failures raise :class:`HarnessError`; the tests turn it
+into a pytest failure (tests/browser.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class HarnessError(RuntimeError):
+    """The app or the browser could not be started; the message says why."""
+
+
+def chromium_path() -> str:
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        raise HarnessError("Debian's chromium is not installed (apt-get install chromium); bash .ci/install does it")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(script: str = "playground.py", env: dict[str, str] | None = None, wait_s: float = 90) -> Iterator[str]:
+    """``python <script>`` on a free loopback port; yields its URL once it answers 200, stops it afterwards."""
+    port = free_port()
+    full_env = {
+        **os.environ,
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "GRADIO_SERVER_PORT": str(port),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        **(env or {}),
+    }
+    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the server
+    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise HarnessError(f"{script} exited early:\n{log.read()[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.25)
+        else:
+            raise HarnessError(f"{script} did not answer within {wait_s:.0f} s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
