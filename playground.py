@@ -828,7 +828,7 @@ def on_control(
     if field in REDRAW:
         try:
             h = shown_head(vals["view_head"], int(vals["heads"]))
-            out[page.inputs] = grids.inputs_html({**vals, "tokens": vals["tokens"]}, h)
+            out[page.inputs] = grids.inputs_html(vals, h)
         except ac.ScenarioError:
             pass  # the message already names the field; the grids stay as they are
     return out
