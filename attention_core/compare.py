@@ -11,13 +11,15 @@ current − pinned, in float64. Shapes (H heads, L queries, S keys, D = d_model,
     concat (L, H·d) and combined (L, D)      the heads side by side, and after W_o
 
 Each step's :class:`StepDiff` carries ``delta`` and a per-cell ``status``:
-    SAME       within ATOL + RTOL·max(|a|, |b|), or the same non-finite value (-inf → -inf is unchanged)
+    SAME       within ATOL + RTOL·max(|a|, |b|), the same non-finite value (-inf → -inf is unchanged), or
+               (the masked step) a cell hidden in both states, whatever the fill wrote there (-inf → -1e9)
     MOVED      a finite change; ``delta`` is the difference
     MASKED     the cell became masked (the key became hidden from that query, or finite → -inf)
     UNMASKED   the reverse
     UNDEFINED  any other change to or from a non-finite value
 ``delta`` is exactly current − pinned where both are finite and the cell is not a mask transition, 0 for the
-same non-finite value, and NaN for MASKED / UNMASKED / UNDEFINED (no number describes "became masked").
+same non-finite value and for a cell still masked, and NaN for MASKED / UNMASKED / UNDEFINED (no number
+describes "became masked").
 
 Mask, fill, scale, dtype, normalisation and layout may differ; a change of shape (T, S, d_model, heads,
 head mode, per-head width, output width) raises :class:`CompareError` naming what changed.
@@ -117,6 +119,9 @@ def cell_diff(
     if hidden_before is not None and hidden_after is not None:
         masked |= ~hidden_before & hidden_after
         unmasked |= hidden_before & ~hidden_after
+        still = hidden_before & hidden_after  # still masked, whatever the fill wrote there (-inf → -1e9)
+        same_nonfinite = same_nonfinite | still
+        masked, unmasked = masked & ~still, unmasked & ~still
     status = torch.full(a.shape, UNDEFINED, dtype=torch.int8)
     status[both] = MOVED
     status[close | same_nonfinite] = SAME
