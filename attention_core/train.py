@@ -25,6 +25,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+from torch.optim.adam import adam
 
 from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
 from .sdpa import causal_keep
@@ -35,6 +36,8 @@ MIN_T, MAX_T = 4, 8
 DEFAULT_T = 6
 DEFAULT_LR = 0.02
 MAX_LR = 1.0
+BETAS = (0.9, 0.999)  # torch.optim.Adam's defaults
+EPS = 1e-8
 MAX_SEED = 2**63 - 1
 MAX_STEPS_PER_CALL = 500  # one request's work is bounded
 MAX_TOTAL_STEPS = 5000  # one session's history is bounded
@@ -148,18 +151,20 @@ def start(task: str = "previous", seed: int = 0, lr: float = DEFAULT_LR, size: i
     return TrainState(t, seed, float(lr), 0, w.W_q[0], w.W_k[0], w.W_v[0], (zeros,) * 4, (first,))
 
 
-def _optimizer(state: TrainState) -> tuple[torch.optim.Adam, list[Tensor]]:
-    """A fresh Adam on copies of the state's weights, with the state's moments loaded (copied)."""
-    params = [state.W_q.clone().requires_grad_(True), state.W_k.clone().requires_grad_(True)]
-    opt = torch.optim.Adam(params, lr=state.lr)
-    if state.step:
-        moments = {
-            i: {"step": torch.tensor(float(state.step)), "exp_avg": state.adam[i].clone(),
-                "exp_avg_sq": state.adam[2 + i].clone()}
-            for i in range(2)
-        }  # fmt: skip
-        opt.load_state_dict({"state": moments, "param_groups": opt.state_dict()["param_groups"]})
-    return opt, params
+def adam_update(params: list[Tensor], grads: list[Tensor], moments: list[Tensor], step: int, lr: float) -> None:
+    """One Adam update in place (torch's own ``torch.optim.adam.adam``, the function ``Adam.step`` runs).
+
+    ``moments``: exp_avg of each param, then exp_avg_sq of each (updated in place); ``step``: updates so far.
+    Called functionally, so no optimiser object (and no torch._dynamo import) is needed.
+    """
+    n = len(params)
+    steps = [torch.tensor(float(step)) for _ in range(n)]
+    with torch.no_grad():
+        adam(
+            params, grads, moments[:n], moments[n:], [], steps, foreach=False, capturable=False,
+            differentiable=False, fused=None, grad_scale=None, found_inf=None, has_complex=False,
+            amsgrad=False, beta1=BETAS[0], beta2=BETAS[1], lr=lr, weight_decay=0.0, eps=EPS, maximize=False,
+        )  # fmt: skip
 
 
 def train_steps(state: TrainState, n: int) -> TrainState:
@@ -170,22 +175,20 @@ def train_steps(state: TrainState, n: int) -> TrainState:
         raise TrainError("n", f"{n} more steps would pass {MAX_TOTAL_STEPS} in all; reset to train again")
     if n == 0:
         return state
-    opt, (w_q, w_k) = _optimizer(state)
+    w_q, w_k = state.W_q.clone().requires_grad_(True), state.W_k.clone().requires_grad_(True)
+    moments = [m.clone() for m in state.adam]  # the input state's tensors are never written
     losses = list(state.losses)
     for k in range(n):
-        opt.zero_grad(set_to_none=True)
         loss = loss_of(state.task, trace_of(state.task, w_q, w_k, state.W_v))
         if k:
             losses.append(float(loss.detach()))  # the loss after k updates of this call
-        loss.backward()
-        opt.step()
+        g_q, g_k = torch.autograd.grad(loss, [w_q, w_k])
+        adam_update([w_q, w_k], [g_q, g_k], moments, state.step + k, state.lr)
     with torch.no_grad():
         losses.append(float(loss_of(state.task, trace_of(state.task, w_q, w_k, state.W_v))))
-    st = opt.state
-    adam = (st[w_q]["exp_avg"], st[w_k]["exp_avg"], st[w_q]["exp_avg_sq"], st[w_k]["exp_avg_sq"])
     return TrainState(
         state.task, state.seed, state.lr, state.step + n, w_q.detach(), w_k.detach(), state.W_v,
-        tuple(a.detach().clone() for a in adam), tuple(losses),
+        (moments[0], moments[1], moments[2], moments[3]), tuple(losses),
     )  # fmt: skip
 
 
