@@ -36,8 +36,21 @@ MIN_T, MAX_T = 4, 8
 DEFAULT_T = 6
 DEFAULT_LR = 0.02
 MAX_LR = 1.0
-BETAS = (0.9, 0.999)  # torch.optim.Adam's defaults
-EPS = 1e-8
+ADAM_OPTIONS = {  # torch.optim.Adam's defaults, single-tensor CPU path
+    "beta1": 0.9,
+    "beta2": 0.999,
+    "eps": 1e-8,
+    "weight_decay": 0.0,
+    "amsgrad": False,
+    "maximize": False,
+    "foreach": False,
+    "capturable": False,
+    "differentiable": False,
+    "fused": None,
+    "grad_scale": None,
+    "found_inf": None,
+    "has_complex": False,
+}
 MAX_SEED = 2**63 - 1
 MAX_STEPS_PER_CALL = 500  # one request's work is bounded
 MAX_TOTAL_STEPS = 5000  # one session's history is bounded
@@ -160,11 +173,7 @@ def adam_update(params: list[Tensor], grads: list[Tensor], moments: list[Tensor]
     n = len(params)
     steps = [torch.tensor(float(step)) for _ in range(n)]
     with torch.no_grad():
-        adam(
-            params, grads, moments[:n], moments[n:], [], steps, foreach=False, capturable=False,
-            differentiable=False, fused=None, grad_scale=None, found_inf=None, has_complex=False,
-            amsgrad=False, beta1=BETAS[0], beta2=BETAS[1], lr=lr, weight_decay=0.0, eps=EPS, maximize=False,
-        )  # fmt: skip
+        adam(params, grads, moments[:n], moments[n:], [], steps, lr=lr, **ADAM_OPTIONS)
 
 
 def train_steps(state: TrainState, n: int) -> TrainState:
@@ -186,10 +195,18 @@ def train_steps(state: TrainState, n: int) -> TrainState:
         adam_update([w_q, w_k], [g_q, g_k], moments, state.step + k, state.lr)
     with torch.no_grad():
         losses.append(float(loss_of(state.task, trace_of(state.task, w_q, w_k, state.W_v))))
+    adam_moments = (moments[0], moments[1], moments[2], moments[3])
     return TrainState(
-        state.task, state.seed, state.lr, state.step + n, w_q.detach(), w_k.detach(), state.W_v,
-        (moments[0], moments[1], moments[2], moments[3]), tuple(losses),
-    )  # fmt: skip
+        state.task,
+        state.seed,
+        state.lr,
+        state.step + n,
+        w_q.detach(),
+        w_k.detach(),
+        state.W_v,
+        adam_moments,
+        tuple(losses),
+    )
 
 
 def weights_matrix(state: TrainState) -> Tensor:
