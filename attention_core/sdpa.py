@@ -72,9 +72,14 @@ def apply_fill(scaled: Tensor, keep: Tensor | None, fill: str) -> Tensor:
     raise ValueError(f"fill={fill!r} is not one of {FILLS}")
 
 
-def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int) -> str:
+def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int, normalize: str = "softmax") -> str:
     """A plain-words warning that says what each convention does with rows that see no key."""
     shown = ", ".join(str(r + 1) for r in rows)
+    if normalize == "sum":
+        return (
+            f"query row(s) {shown}: every key is masked. Divide-by-sum divides the visible scores by their sum, "
+            "and this row has none, so whatever the fill, those rows are defined as weight 0 and output 0."
+        )
     base = (
         f"query row(s) {shown}: every key is masked. "
         f"With -inf (000) or additive -inf (004) softmax computes 0/0 = NaN; "
@@ -86,6 +91,21 @@ def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int) -> str:
         " This run uses -inf, so those rows are defined as weight 0 and output 0 "
         "(what F.scaled_dot_product_attention returns)."
     )
+
+
+def normalise(masked: Tensor, keep: Tensor | None, normalize: str) -> Tensor:
+    """(..., L, S) masked scores -> the weights the normaliser literally returns (NaN possible).
+
+    softmax: ``F.softmax(masked, dim=-1)``, whatever the fill put there (so -1e9 hides a key only while
+    the row's visible scores stay far above -1e9). sum (003 In [9]): each visible score over the sum of the
+    visible scores; a hidden key takes no part and gets 0, for every fill (-1e9 is a number, not "absent").
+    """
+    if normalize == "softmax":
+        return F.softmax(masked, dim=-1)
+    if normalize != "sum":
+        raise ValueError(f"normalize={normalize!r} is not 'softmax' or 'sum'")
+    visible = masked if keep is None else masked.masked_fill(~keep, 0.0)  # (..., L, S)
+    return visible / visible.sum(dim=-1, keepdim=True)
 
 
 def attend(
@@ -107,23 +127,17 @@ def attend(
     # 000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
     scaled = scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
     masked = apply_fill(scaled, keep, fill)
-    if normalize == "softmax":
-        weights_raw = F.softmax(masked, dim=-1)
-    elif normalize == "sum":
-        visible = masked.masked_fill(~torch.isfinite(masked), 0.0)
-        weights_raw = visible / visible.sum(dim=-1, keepdim=True)
-    else:
-        raise ValueError(f"normalize={normalize!r} is not 'softmax' or 'sum'")
+    weights_raw = normalise(masked, keep, normalize)
 
     rows: tuple[int, ...] = ()
     warnings: list[str] = []
     weights = weights_raw
     if keep is not None:
-        dead = ~keep.reshape(-1, *keep.shape[-2:]).any(dim=-1).any(dim=0)  # (L,)
-        rows = tuple(int(i) for i in torch.nonzero(dead).flatten())
+        dead = ~keep.any(dim=-1)  # (..., L): per batch element, never combined across the batch
+        rows = tuple(int(i) for i in torch.nonzero(dead.reshape(-1, dead.shape[-1]).any(dim=0)).flatten())
         if rows:
-            warnings.append(fully_masked_note(rows, fill, k.size(-2)))
-            if fill != "-1e9":
+            warnings.append(fully_masked_note(rows, fill, k.size(-2), normalize))
+            if fill != "-1e9" or normalize == "sum":
                 weights = weights_raw.masked_fill(dead.unsqueeze(-1), 0.0)
     if normalize == "sum" and not torch.isfinite(weights).all():
         warnings.append("a row of scores sums to 0, so divide-by-sum is undefined there (shown as 0)")
