@@ -196,3 +196,47 @@ def compare_fills(
 ) -> dict[str, AttentionTrace]:
     """The same (L, E), (S, E), (S, Ev) inputs under each fill convention: {fill: trace} (mask lab)."""
     return {fill: attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize) for fill in FILLS}
+
+
+def _leak(tr: AttentionTrace, i: int) -> str:
+    """Why -1e9 failed to hide row i's masked keys: the row's visible scores are not far above -1e9."""
+    seen = torch.ones(tr.masked.shape[-1], dtype=torch.bool) if tr.keep is None else tr.keep[i]  # (S,)
+    top = float(tr.masked[i][seen].max())
+    hidden_weight = float(tr.weights[i][~seen].sum())
+    floor = 104 if tr.masked.dtype == torch.float32 else 745  # exp(-x) underflows to 0 beyond about this x
+    return (
+        f"row {i + 1}: the hidden keys get weight {hidden_weight:.4g} under -1e9. -1e9 is a finite score: "
+        f"softmax weighs a hidden key by exp(-1e9 − m) against exp(0) for the row's largest visible score "
+        f"m = {top:.4g}, and that is 0 only while m is more than about {floor} above -1e9. Scores of this size "
+        "(cells up to 1e6 make |scores| reach 1e12) undo the mask; -inf always hides"
+    )
+
+
+def fill_verdicts(traces: dict[str, AttentionTrace]) -> dict[str, str]:
+    """The mask lab's verdict per fill: what really differs between the fills' weights, row by row, and why.
+
+    ``traces`` is :func:`compare_fills`'s {fill: trace} for one head, (L, S) weights each.
+    """
+    out: dict[str, str] = {}
+    for fill, tr in traces.items():
+        dead = tr.fully_masked_rows
+        said: list[str] = []
+        if dead:
+            rows = ", ".join(str(r + 1) for r in dead)
+            if tr.normalize == "sum":
+                said.append(f"row(s) {rows} see no key: divide-by-sum has no visible score to divide, so they are 0")
+            elif fill == "-1e9":
+                said.append(f"row(s) {rows} see no key: every score is -1e9, so the row is uniform 1/{tr.keep.shape[-1]}")
+            else:
+                said.append(f"row(s) {rows} see no key: softmax gives NaN (0/0); the app shows 0 there, like SDPA")
+        differ = [
+            i
+            for i in range(tr.weights.shape[-2])
+            if i not in dead and any(not torch.equal(tr.weights[i], o.weights[i]) for o in traces.values())
+        ]
+        for i in differ:
+            said.append(_leak(traces["-1e9"], i) if "-1e9" in traces else f"row {i + 1}: the fills' weights differ")
+        if not differ:
+            said.append("in every row that sees a key, the three fills give exactly the same weights")
+        out[fill] = "; ".join(said)
+    return out
