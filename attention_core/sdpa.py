@@ -226,7 +226,9 @@ def fill_verdicts(traces: dict[str, AttentionTrace]) -> dict[str, str]:
             if tr.normalize == "sum":
                 said.append(f"row(s) {rows} see no key: divide-by-sum has no visible score to divide, so they are 0")
             elif fill == "-1e9":
-                said.append(f"row(s) {rows} see no key: every score is -1e9, so the row is uniform 1/{tr.keep.shape[-1]}")
+                said.append(
+                    f"row(s) {rows} see no key: every score is -1e9, so the row is uniform 1/{tr.keep.shape[-1]}"
+                )
             else:
                 said.append(f"row(s) {rows} see no key: softmax gives NaN (0/0); the app shows 0 there, like SDPA")
         differ = [

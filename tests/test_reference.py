@@ -94,12 +94,16 @@ def assert_matches(result: dict[str, Any], ref: dict[str, Any], sc: dict[str, An
     for h, (w, out) in enumerate(zip(ref["weights"], ref["outputs"], strict=True)):
         got_w = torch.tensor(result["heads"][h]["weights"], dtype=dt)
         torch.testing.assert_close(got_w, w, **tol, msg=lambda m, h=h: f"{what}: head {h + 1} weights: {m}")
-        scale = 1 + max(out.abs().flatten().tolist(), default=0.0)
-        torch.testing.assert_close(torch.tensor(result["heads"][h]["output"], dtype=dt), out, rtol=tol["rtol"],
-                                   atol=tol["atol"] * scale, msg=lambda m, h=h: f"{what}: head {h + 1} output: {m}")  # fmt: skip
-    scale = 1 + max(ref["combined"].abs().flatten().tolist(), default=0.0)
-    torch.testing.assert_close(torch.tensor(result["output"], dtype=dt), ref["combined"], rtol=tol["rtol"],
-                               atol=tol["atol"] * scale * 10, msg=lambda m: f"{what}: combined: {m}")  # fmt: skip
+        got_out = torch.tensor(result["heads"][h]["output"], dtype=dt)
+        size = 1 + max(out.abs().flatten().tolist(), default=0.0)
+        msg = f"{what}: head {h + 1} output: "
+        torch.testing.assert_close(got_out, out, rtol=tol["rtol"], atol=tol["atol"] * size, msg=lambda m, s=msg: s + m)
+    size = 1 + max(ref["combined"].abs().flatten().tolist(), default=0.0)
+    got = torch.tensor(result["output"], dtype=dt)
+    msg = f"{what}: combined: "
+    torch.testing.assert_close(
+        got, ref["combined"], rtol=tol["rtol"], atol=tol["atol"] * size * 10, msg=lambda m: msg + m
+    )
 
 
 @CASES

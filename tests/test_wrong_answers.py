@@ -93,11 +93,13 @@ def test_5_cross_attention_causal_padding_keeps_the_real_padding_flags() -> None
     assert ac.parse({"x": [[1.0]]}).padding is None
 
 
-@pytest.mark.parametrize(("flag", "expect"), [("false", False), ("true", True), (0, False), ("1", True), (False, False)])
+@pytest.mark.parametrize(
+    ("flag", "expect"), [("false", False), ("true", True), (0, False), ("1", True), (False, False)]
+)
 def test_6_w_o_is_parsed_as_a_flag(flag: object, expect: bool) -> None:
     s = ac.parse({"x": [[1, 2]], "weights": {"init": "linear", "seed": 1, "w_o": flag}})
     assert (s.weights.W_o is not None) is expect
-    with pytest.raises(ac.ScenarioError, match="weights.w_o: 'maybe' is not true/false"):
+    with pytest.raises(ac.ScenarioError, match=r"weights\.w_o: .maybe. is not true/false"):
         ac.parse({"x": [[1, 2]], "weights": {"init": "linear", "w_o": "maybe"}})
 
 
