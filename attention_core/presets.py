@@ -1,10 +1,10 @@
 """Every example in the five seed notebooks (``../shared/seeds/``) as data.
 
 A preset is a scenario for :func:`attention_core.compute` plus the tensors its notebook printed,
-copied from the notebook text with the seed file and cell they came from. The data live in one JSON file
-per notebook (``data/000.json`` ... ``data/004.json``, easy to diff against the seed); this module keeps the
-schema (:class:`Preset`, :class:`Printed`), reads and checks the files, and compares results with them. The comparison is always
-against that printed text, never against our own output.
+copied from the notebook text with the seed file and cell they came from. The data live in one JSON
+file per notebook (``data/000.json`` ... ``data/004.json``, easy to diff against the seed); this module
+keeps the schema (:class:`Preset`, :class:`Printed`), reads and checks the files, and compares results
+with them. The comparison is always against that printed text, never against our own output.
 
 Where a notebook's RNG is not portable the preset carries the printed tensors as inputs:
 003's ``nn.Embedding(7, 3)`` draw (torch's normal_ fill differs across platforms) and 004's numpy
@@ -65,7 +65,7 @@ NOTEBOOKS = ("000", "002", "001", "003", "004")  # the picker's order
 SENTENCE = "The dog attacks the wild cat"  # 003 In [2]
 SEED_OF_001 = 2024  # 001 prints nothing: its presets draw 001's tensors from this seed
 PRESET_KEYS = {"id", "title", "cells", "conventions", "note", "scenario", "names", "printed", "inputs"}
-PRINTED_KEYS = {"label", "source", "cell", "path", "atol", "rows", "transpose", "values"}
+PRINTED_KEYS = {"label", "source", "cell", "path", "atol", "atol_why", "rows", "transpose", "values"}
 
 
 def seed_001(seed: int) -> tuple[list[list[float]], list[list[list[float]]]]:

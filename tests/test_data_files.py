@@ -36,8 +36,10 @@ def agrees(value: float, token: str) -> bool:
         return value == float(token)
     mantissa, _, exp = token.partition("e")
     decimals = len(mantissa.partition(".")[2]) - int(exp or 0)  # the token's last digit is 10^-decimals
-    return math.isfinite(value) and round(value, decimals) == round(float(token), decimals) and math.isclose(
-        value, float(token), rel_tol=1e-12, abs_tol=1e-300
+    return (
+        math.isfinite(value)
+        and round(value, decimals) == round(float(token), decimals)
+        and math.isclose(value, float(token), rel_tol=1e-12, abs_tol=1e-300)
     )
 
 
