@@ -274,9 +274,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
     n_mats = w.W_q.shape[0]
     d_out = (w.W_q.shape[1] if w.layout == "linear" else w.W_q.shape[2]) if s.head_mode == "concat" else d_in
     keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
-    pad = ""
-    if s.mask_kind in ("padding", "causal+padding"):
-        pad = ", ".join(str(j + 1) for j in range(len(s.tokens_k)) if not bool(keep[-1, j]))
+    pad = ", ".join(str(j + 1) for j, padded in enumerate(s.padding or ()) if padded)
     x_cols = [f"d{j + 1}" for j in range(d_in)]
     wo = w.W_o if w.W_o is not None else torch.eye(d_in, n_mats * d_out).to(w.W_q.dtype)
     if w.W_o is None and w.layout == "matmul":

@@ -17,6 +17,7 @@ from gradio.components.plot import PlotData
 from torch import Tensor
 
 import attention_core as ac
+from attention_core.sdpa import fill_verdicts
 
 STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
 
@@ -475,13 +476,9 @@ def mask_lab_html(
         table = html_table(t, "float64", tokens, tokens_k, f"mask-{name}", "prob", title=f"{name} mask")
         parts.append(f"<div><p class='lab-note'>{html.escape(MASK_WORDS[name])}</p>{table}</div>")
     parts.append("</div><h3>The same scaled scores under each fill convention</h3><div class='lab-cols'>")
-    dead = next(iter(traces.values())).fully_masked_rows
+    verdicts = fill_verdicts(traces)
     for fill, tr in traces.items():
-        raw_nan = bool(torch.isnan(tr.weights_raw).any())
-        verdict = (f"rows {', '.join(str(r + 1) for r in dead)} see no key: "
-                   + ("softmax gives NaN (0/0); the app shows 0 there, like SDPA" if raw_nan
-                      else f"every score is -1e9, so the row is uniform 1/{len(tokens_k)}")) if dead else \
-            "every row sees a key: all three fills give the same weights"  # fmt: skip
+        verdict = verdicts[fill]
         parts.append(
             f"<div class='lab-col'><h4>{html.escape(FILL_TITLES[fill])}</h4>"
             f"{html_table(tr.masked, dtype, tokens, tokens_k, f'lab-masked{fill}', title='masked scores')}"

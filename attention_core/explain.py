@@ -92,7 +92,8 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
     if name in ("scores", "scaled", "masked"):
         return _score(tr, part, head, i, j, tag, name)
     if name == "weights":
-        return _weight(a.normalize, a.fill, part, i, j, tag, i in a.fully_masked_rows)
+        seen = None if a.keep is None else a.keep[i].tolist()
+        return _weight(a.normalize, a.fill, part, i, j, tag, i in a.fully_masked_rows, seen)
     if name == "output":
         w, v = part["weights"][i].tolist(), part["v"][:, j].tolist()
         got = float(part["output"][i, j])
@@ -128,11 +129,20 @@ def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: in
 
 
 def _weight(
-    normalize: str, fill: str, part: dict[str, Tensor], i: int, j: int, tag: str, fully_masked: bool
+    normalize: str,
+    fill: str,
+    part: dict[str, Tensor],
+    i: int,
+    j: int,
+    tag: str,
+    fully_masked: bool,
+    seen: list[bool] | None = None,
 ) -> Explanation:
     row = part["masked"][i].tolist()
     got = float(part["weights"][i, j])
     title = f"weights[{i + 1}, {j + 1}]{tag}"
+    if normalize == "sum":
+        return _sum_weight(title, part["scaled"][i].tolist(), j, i, got, seen)
     if fully_masked and fill != "-1e9":
         return Explanation(title, (
             f"every key is masked in row {i + 1}: softmax would compute exp(-inf) / Σ exp(-inf) = 0 / 0 = NaN",
@@ -140,13 +150,6 @@ def _weight(
             f"= {plain(got)}",
         ), got)  # fmt: skip
     lines = []
-    if normalize == "sum":  # 003's simplified attention: divide by the row sum
-        total = sum(row)
-        lines.append(f"weights_{i + 1} = scores_{i + 1} / Σ scores_{i + 1} (divide by the sum, no exp)")
-        lines.append(f"Σ = {' + '.join(num(v) for v in row[:MAX_TERMS])}{' + …' if len(row) > MAX_TERMS else ''}"
-                     f" = {plain(total)}")  # fmt: skip
-        lines.append(f"{num(row[j])} / {num(total)} = {plain(got)}  ◀ key {j + 1}")
-        return Explanation(title, tuple(lines), got)
     top = max(row)
     shift = top if top > 20 or top < -20 else 0.0  # what torch does to stay finite; the ratio is unchanged
     exps = [math.exp(v - shift) for v in row]
@@ -163,6 +166,31 @@ def _weight(
     if fully_masked:
         lines.append("every key is masked with -1e9 (002): all exps are equal, so the row is uniform, not NaN")
     lines.append(f"{plain(exps[j])} / {plain(total)} = {plain(got)}")
+    return Explanation(title, tuple(lines), got)
+
+
+def _sum_weight(title: str, scaled: list[float], j: int, i: int, got: float, seen: list[bool] | None) -> Explanation:
+    """003's divide-by-sum over the keys row i may see: hidden keys take no part, whatever the fill."""
+    seen = seen or [True] * len(scaled)
+    keys = [s for s, ok in enumerate(seen) if ok]
+    hidden = [str(s + 1) for s, ok in enumerate(seen) if not ok]
+    lines = [f"weights_{i + 1} = scores_{i + 1} / Σ scores_{i + 1} over the keys query {i + 1} may see "
+             "(divide by the sum, no exp)"]  # fmt: skip
+    if hidden:
+        lines.append(f"key(s) {', '.join(hidden)} hidden: they take no part in the sum and get weight 0")
+    if not keys:
+        lines += [f"every key is masked in row {i + 1}: there is no visible score to divide, so the row is "
+                  "defined as all zeros", f"= {plain(got)}"]  # fmt: skip
+        return Explanation(title, tuple(lines), got)
+    total = sum(scaled[s] for s in keys)
+    terms = " + ".join(num(scaled[s]) for s in keys[:MAX_TERMS]) + (" + …" if len(keys) > MAX_TERMS else "")
+    lines.append(f"Σ = {terms} = {plain(total)}")
+    if not seen[j]:
+        lines.append(f"key {j + 1} is hidden from query {i + 1}: weight = {plain(got)}")
+    elif total == 0:
+        lines.append(f"the visible scores sum to 0: divide-by-sum is undefined, shown as {plain(got)}")
+    else:
+        lines.append(f"{num(scaled[j])} / {num(total)} = {plain(got)}  ◀ key {j + 1}")
     return Explanation(title, tuple(lines), got)
 
 

@@ -41,8 +41,8 @@ def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
     mask: dict[str, Any] = {"kind": s.mask_kind, "fill": s.fill}
     if s.mask_kind == "custom" and s.keep is not None:
         mask["keep"] = s.keep.int().tolist()
-    if "padding" in s.mask_kind and s.keep is not None:
-        mask["padding"] = (~s.keep[-1]).tolist()
+    if s.padding is not None:  # the flags as given (keep's last row also hides keys by causality when L < S)
+        mask["padding"] = list(s.padding)
     sc["mask"] = mask
     sc["scale"] = s.scale
     if preset:
@@ -113,10 +113,11 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     if s.normalize == "softmax":
         norm = ["weights = F.softmax(masked, dim=-1)"]
     else:
-        norm = ["visible = masked.masked_fill(~torch.isfinite(masked), 0.0)",
+        hide = "masked" if s.keep is None else "masked.masked_fill(~keep, 0.0)  # hidden keys take no part"
+        norm = [f"visible = {hide}",
                 "weights = visible / visible.sum(dim=-1, keepdim=True)  # 003's divide-by-sum"]  # fmt: skip
-    if s.keep is not None and s.fill != "-1e9":
-        norm += ["dead = ~keep.any(dim=-1)  # query rows that see no key: softmax gives 0/0 = NaN there",
+    if s.keep is not None and (s.fill != "-1e9" or s.normalize == "sum"):
+        norm += ["dead = ~keep.any(dim=-1)  # query rows that see no key: 0/0 = NaN there",
                  "weights = weights.masked_fill(dead.unsqueeze(-1), 0.0)  # defined as 0, like SDPA"]  # fmt: skip
     if s.normalize == "sum":
         norm += ["if not torch.isfinite(weights).all():  # a row summing to 0: undefined, shown as 0",

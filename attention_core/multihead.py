@@ -47,17 +47,22 @@ class Weights:
     layout: str
 
 
-def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator) -> Tensor:
-    """One (n_out, n_in) matrix in linear layout, drawn by ``recipe`` from generator ``g``."""
-    if recipe == "linear":
-        bound = 1 / math.sqrt(n_in)  # kaiming_uniform_(a=√5) as nn.Linear.reset_parameters does
-        return torch.empty(n_out, n_in).uniform_(-bound, bound, generator=g)
+def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator, dtype: torch.dtype = torch.float32) -> Tensor:
+    """One (n_out, n_in) matrix in linear layout, drawn by ``recipe`` from generator ``g`` in ``dtype``.
+
+    Drawn in the target dtype, as ``nn.Linear(..., dtype=torch.float64)`` or ``torch.rand(..., dtype=...)``
+    draw after ``torch.manual_seed``: a float64 draw is not a float32 draw cast up.
+    """
+    if recipe == "linear":  # nn.Linear.reset_parameters: kaiming_uniform_(a=√5), its bound computed as torch does
+        gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+        bound = math.sqrt(3.0) * (gain / math.sqrt(n_in))
+        return torch.empty(n_out, n_in, dtype=dtype).uniform_(-bound, bound, generator=g)
     if recipe == "rand":
-        return torch.rand(n_in, n_out, generator=g).T
+        return torch.rand(n_in, n_out, generator=g, dtype=dtype).T
     if recipe == "randn":
-        return torch.randn(n_in, n_out, generator=g).T
+        return torch.randn(n_in, n_out, generator=g, dtype=dtype).T
     if recipe == "identity":
-        return torch.eye(n_out, n_in)
+        return torch.eye(n_out, n_in, dtype=dtype)
     raise ValueError(f"init={recipe!r} is not one of {RECIPES}")
 
 
@@ -87,12 +92,9 @@ def init_weights(
     per: list[list[Tensor]] = [[], [], []]
     for _ in range(n_mats):
         for slot in per:  # W_q, W_k, W_v of this head
-            slot.append(to_layout(draw(recipe, d_in, width, g), layout))
-    w_o = None
-    if with_w_o:
-        w_o = to_layout(draw(recipe, n_mats * width, d_in, g), layout)  # (D, H·d) before layout
-    stacked = [torch.stack(s).to(dtype) for s in per]
-    return Weights(*stacked, W_o=None if w_o is None else w_o.to(dtype), layout=layout)
+            slot.append(to_layout(draw(recipe, d_in, width, g, dtype), layout))
+    w_o = to_layout(draw(recipe, n_mats * width, d_in, g, dtype), layout) if with_w_o else None  # (D, H·d)
+    return Weights(*(torch.stack(s) for s in per), W_o=w_o, layout=layout)
 
 
 def project(x: Tensor, w: Tensor, layout: str) -> Tensor:

@@ -61,6 +61,7 @@ class Scenario:
     scale: bool | float
     dtype: str
     normalize: str
+    padding: tuple[bool, ...] | None = None  # (S,) the padding flags as given, True = padded; None without them
 
 
 def _show(value: Any) -> str:
@@ -93,7 +94,12 @@ def parse_number(value: Any, where: str) -> float:
 
 
 def parse_matrix(
-    value: Any, field: str, rows: int | None = None, cols: int | None = None, max_rows: int = MAX_T
+    value: Any,
+    field: str,
+    rows: int | None = None,
+    cols: int | None = None,
+    max_rows: int = MAX_T,
+    max_cols: int = MAX_D,
 ) -> list[list[float]]:
     """A rows×cols matrix of finite numbers. Sizes are checked before any cell is parsed."""
     if not isinstance(value, list):
@@ -110,8 +116,8 @@ def parse_matrix(
     width = len(value[0]) if cols is None else cols
     if width == 0:
         raise ScenarioError(field, "has no columns")
-    if width > MAX_D:
-        raise ScenarioError(field, f"has {width} columns; at most {MAX_D} are allowed")
+    if width > max_cols:
+        raise ScenarioError(field, f"has {width} columns; at most {max_cols} are allowed")
     for i, row in enumerate(value):
         if len(row) != width:
             raise ScenarioError(f"{field} row {i + 1}", f"has {len(row)} values; expected {width}")
@@ -184,16 +190,21 @@ def _check_keys(obj: dict, field: str, allowed: set[str]) -> None:
         raise ScenarioError(where, f"unknown key; allowed keys are {', '.join(sorted(allowed))}")
 
 
-def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None]:
-    """-> (kind, fill, keep (L, S) or None)."""
+def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None, tuple[bool, ...] | None]:
+    """-> (kind, fill, keep (L, S) or None, the padding flags (S,) for the padding kinds or None).
+
+    The flags are kept as given: with causal+padding and L < S the last query row cannot see the last keys
+    either, so they cannot be read back from ``keep``.
+    """
     if value is None:
-        return "none", "-inf", None
+        return "none", "-inf", None, None
     if not isinstance(value, dict):
         raise ScenarioError("mask", "must be an object like {'kind': 'causal', 'fill': '-inf'}")
     _check_keys(value, "mask.", {"kind", "keep", "padding", "fill"})
     kind = parse_choice(value.get("kind", "none"), "mask.kind", MASK_KINDS)
     fill = parse_choice(value.get("fill", "-inf"), "mask.fill", FILLS)
     keep: Tensor | None = None
+    flags: list[bool] | None = None
     if kind in ("causal", "causal+padding"):
         keep = causal_keep(n_q, n_k)
     if kind in ("padding", "causal+padding"):
@@ -210,7 +221,7 @@ def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None]
                 if c not in (0.0, 1.0):
                     raise ScenarioError(f"mask.keep row {i + 1}, column {j + 1}", f"{c:g} must be 0 (hide) or 1 (keep)")
         keep = torch.tensor(grid) == 1
-    return kind, fill, keep
+    return kind, fill, keep, None if flags is None else tuple(flags)
 
 
 def _parse_flag(v: Any, field: str) -> bool:
@@ -236,7 +247,7 @@ def parse_weights(
         width = d_in if d_out is None else d_out
         if recipe == "identity" and mode == "concat" and width != d_in:
             raise ScenarioError("weights.init", f"identity needs d_out = d_in = {d_in}, not {width}")
-        w_o = bool(value.get("w_o", False))
+        w_o = _parse_flag(value.get("w_o", False), "weights.w_o")
         return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype)
     _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o"})
     n_mats = heads if mode == "concat" else 1
@@ -259,8 +270,9 @@ def parse_weights(
     if value.get("W_o") is not None:
         cat = n_mats * (width or d_in)
         rows, cols = (d_in, cat) if layout == "linear" else (cat, d_in)
+        wide = MAX_HEADS * MAX_D  # W_o is D × H·d (linear) or H·d × D (matmul): H·d reaches 8 × 64
         w_o = torch.tensor(
-            parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=MAX_HEADS * MAX_D), dtype=dtype
+            parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=wide, max_cols=wide), dtype=dtype
         )
     return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout)
 
@@ -302,7 +314,7 @@ def parse(scenario: Any) -> Scenario:
     weights = parse_weights(
         scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype
     )
-    kind, fill, keep = parse_mask(scenario.get("mask"), n_q, n_k)
+    kind, fill, keep, padding = parse_mask(scenario.get("mask"), n_q, n_k)
     normalize = parse_choice(scenario.get("normalize", "softmax"), "normalize", NORMALIZE)
     tokens = parse_tokens(scenario.get("tokens"), "tokens", n_q, "t")
     tokens_k = parse_tokens(scenario.get("tokens_k"), "tokens_k", n_k, "s") if cross else tokens
@@ -324,6 +336,7 @@ def parse(scenario: Any) -> Scenario:
         scale=parse_scale(scenario.get("scale", True)),
         dtype=dtype_name,
         normalize=normalize,
+        padding=padding,
     )
 
 

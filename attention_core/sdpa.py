@@ -72,9 +72,14 @@ def apply_fill(scaled: Tensor, keep: Tensor | None, fill: str) -> Tensor:
     raise ValueError(f"fill={fill!r} is not one of {FILLS}")
 
 
-def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int) -> str:
+def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int, normalize: str = "softmax") -> str:
     """A plain-words warning that says what each convention does with rows that see no key."""
     shown = ", ".join(str(r + 1) for r in rows)
+    if normalize == "sum":
+        return (
+            f"query row(s) {shown}: every key is masked. Divide-by-sum divides the visible scores by their sum, "
+            "and this row has none, so whatever the fill, those rows are defined as weight 0 and output 0."
+        )
     base = (
         f"query row(s) {shown}: every key is masked. "
         f"With -inf (000) or additive -inf (004) softmax computes 0/0 = NaN; "
@@ -86,6 +91,21 @@ def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int) -> str:
         " This run uses -inf, so those rows are defined as weight 0 and output 0 "
         "(what F.scaled_dot_product_attention returns)."
     )
+
+
+def normalise(masked: Tensor, keep: Tensor | None, normalize: str) -> Tensor:
+    """(..., L, S) masked scores -> the weights the normaliser literally returns (NaN possible).
+
+    softmax: ``F.softmax(masked, dim=-1)``, whatever the fill put there (so -1e9 hides a key only while
+    the row's visible scores stay far above -1e9). sum (003 In [9]): each visible score over the sum of the
+    visible scores; a hidden key takes no part and gets 0, for every fill (-1e9 is a number, not "absent").
+    """
+    if normalize == "softmax":
+        return F.softmax(masked, dim=-1)
+    if normalize != "sum":
+        raise ValueError(f"normalize={normalize!r} is not 'softmax' or 'sum'")
+    visible = masked if keep is None else masked.masked_fill(~keep, 0.0)  # (..., L, S)
+    return visible / visible.sum(dim=-1, keepdim=True)
 
 
 def attend(
@@ -107,23 +127,17 @@ def attend(
     # 000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
     scaled = scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
     masked = apply_fill(scaled, keep, fill)
-    if normalize == "softmax":
-        weights_raw = F.softmax(masked, dim=-1)
-    elif normalize == "sum":
-        visible = masked.masked_fill(~torch.isfinite(masked), 0.0)
-        weights_raw = visible / visible.sum(dim=-1, keepdim=True)
-    else:
-        raise ValueError(f"normalize={normalize!r} is not 'softmax' or 'sum'")
+    weights_raw = normalise(masked, keep, normalize)
 
     rows: tuple[int, ...] = ()
     warnings: list[str] = []
     weights = weights_raw
     if keep is not None:
-        dead = ~keep.reshape(-1, *keep.shape[-2:]).any(dim=-1).any(dim=0)  # (L,)
-        rows = tuple(int(i) for i in torch.nonzero(dead).flatten())
+        dead = ~keep.any(dim=-1)  # (..., L): per batch element, never combined across the batch
+        rows = tuple(int(i) for i in torch.nonzero(dead.reshape(-1, dead.shape[-1]).any(dim=0)).flatten())
         if rows:
-            warnings.append(fully_masked_note(rows, fill, k.size(-2)))
-            if fill != "-1e9":
+            warnings.append(fully_masked_note(rows, fill, k.size(-2), normalize))
+            if fill != "-1e9" or normalize == "sum":
                 weights = weights_raw.masked_fill(dead.unsqueeze(-1), 0.0)
     if normalize == "sum" and not torch.isfinite(weights).all():
         warnings.append("a row of scores sums to 0, so divide-by-sum is undefined there (shown as 0)")
@@ -182,3 +196,49 @@ def compare_fills(
 ) -> dict[str, AttentionTrace]:
     """The same (L, E), (S, E), (S, Ev) inputs under each fill convention: {fill: trace} (mask lab)."""
     return {fill: attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize) for fill in FILLS}
+
+
+def _leak(tr: AttentionTrace, i: int) -> str:
+    """Why -1e9 failed to hide row i's masked keys: the row's visible scores are not far above -1e9."""
+    seen = torch.ones(tr.masked.shape[-1], dtype=torch.bool) if tr.keep is None else tr.keep[i]  # (S,)
+    top = float(tr.masked[i][seen].max())
+    hidden_weight = float(tr.weights[i][~seen].sum())
+    floor = 104 if tr.masked.dtype == torch.float32 else 745  # exp(-x) underflows to 0 beyond about this x
+    return (
+        f"row {i + 1}: the hidden keys get weight {hidden_weight:.4g} under -1e9. -1e9 is a finite score: "
+        f"softmax weighs a hidden key by exp(-1e9 − m) against exp(0) for the row's largest visible score "
+        f"m = {top:.4g}, and that is 0 only while m is more than about {floor} above -1e9. Scores of this size "
+        "(cells up to 1e6 make |scores| reach 1e12) undo the mask; -inf always hides"
+    )
+
+
+def fill_verdicts(traces: dict[str, AttentionTrace]) -> dict[str, str]:
+    """The mask lab's verdict per fill: what really differs between the fills' weights, row by row, and why.
+
+    ``traces`` is :func:`compare_fills`'s {fill: trace} for one head, (L, S) weights each.
+    """
+    out: dict[str, str] = {}
+    for fill, tr in traces.items():
+        dead = tr.fully_masked_rows
+        said: list[str] = []
+        if dead:
+            rows = ", ".join(str(r + 1) for r in dead)
+            if tr.normalize == "sum":
+                said.append(f"row(s) {rows} see no key: divide-by-sum has no visible score to divide, so they are 0")
+            elif fill == "-1e9":
+                said.append(
+                    f"row(s) {rows} see no key: every score is -1e9, so the row is uniform 1/{tr.keep.shape[-1]}"
+                )
+            else:
+                said.append(f"row(s) {rows} see no key: softmax gives NaN (0/0); the app shows 0 there, like SDPA")
+        differ = [
+            i
+            for i in range(tr.weights.shape[-2])
+            if i not in dead and any(not torch.equal(tr.weights[i], o.weights[i]) for o in traces.values())
+        ]
+        for i in differ:
+            said.append(_leak(traces["-1e9"], i) if "-1e9" in traces else f"row {i + 1}: the fills' weights differ")
+        if not differ:
+            said.append("in every row that sees a key, the three fills give exactly the same weights")
+        out[fill] = "; ".join(said)
+    return out

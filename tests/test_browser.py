@@ -169,7 +169,7 @@ def test_mask_lab_shows_nan_against_uniform_and_the_apps_answer(page: Page) -> N
     rows.click()
     rows.press("End")
     rows.press("Backspace")  # typing fires gradio's input event; fill() alone does not
-    wait_text(page, "#mask-lab-out", "every row sees a key: all three fills give the same weights")
+    wait_text(page, "#mask-lab-out", "in every row that sees a key, the three fills give exactly the same weights")
 
 
 def test_scaling_lab_slider_shows_saturation_at_large_d_k(page: Page) -> None:

@@ -21,6 +21,19 @@ def traced(preset: str) -> tuple[ac.Scenario, ac.MultiHeadTrace, dict[str, torch
     return s, ac.evaluate(s), {"q": s.x_q, "k": s.x_k, "v": s.x_v}
 
 
+def shown(line: str) -> tuple[float, float]:
+    """The result a panel line prints (after its last "="), and half a unit in its last printed digit."""
+    token = re.findall(NUM, line.rsplit("=", 1)[-1])[0]  # the number right after the last "="
+    mantissa, _, exp = token.partition("e")
+    return float(token), 0.5 * 10.0 ** (int(exp or 0) - len(mantissa.partition(".")[2]))
+
+
+def assert_shows(line: str, cell: float) -> None:
+    """The panel's printed result is the trace's cell, at the precision it is printed with."""
+    value, half = shown(line)
+    assert abs(value - cell) <= half * (1 + 1e-9), (line, cell)
+
+
 def dot_sum(line: str) -> float:
     """Evaluate the 'a×b + c×d + …' line of an explanation from its own printed (4-decimal) numbers."""
     pairs = re.findall(NUM + "×" + NUM, line)
@@ -52,8 +65,10 @@ def test_written_sums_reproduce_every_cell(preset: str) -> None:
                     if "more terms" in line:  # long sums show their first MAX_TERMS terms only
                         cut += 1
                         continue
-                    assert math.isclose(dot_sum(line), float(t[i, j]), abs_tol=5e-3), (name, i, j, e.lines)
-                    assert e.value == float(t[i, j])
+                    result_line = e.lines[e.lines.index(line) + 1]  # "= 1.0100", right below the terms
+                    result = shown(result_line)[0]  # recomputed from the printed terms, it is the printed result
+                    assert math.isclose(dot_sum(line), result, abs_tol=5e-3), (name, i, j, e.lines)
+                    assert_shows(result_line, float(t[i, j]))  # and the printed result is the trace's cell
     assert cut < 16  # most cells were checked in full
 
 
@@ -74,7 +89,10 @@ def test_weight_cell_shows_each_exp_their_sum_and_the_division() -> None:
     assert_close(torch.tensor(exps), masked.exp(), atol=1e-4, rtol=0)
     assert any("◀ this cell" in ln and ln.startswith("key 1") for ln in e.lines)
     total = float(re.search(r"sum = ([0-9.]+)", " ".join(e.lines)).group(1))
-    assert math.isclose(exps[0] / total, float(tr.head(0)["weights"][1, 0]), abs_tol=1e-4)
+    assert math.isclose(sum(exps), total, abs_tol=2e-4)  # the printed sum is the sum of the printed exps
+    a, b = (float(n) for n in re.findall(NUM, e.lines[-1])[:2])
+    assert (a, b) == (exps[0], total) and math.isclose(a / b, shown(e.lines[-1])[0], abs_tol=1e-4)
+    assert_shows(e.lines[-1], float(tr.head(0)["weights"][1, 0]))
     assert "exp(-inf) = 0.0000" in " ".join(e.lines)  # the masked key, spelled out
 
 
@@ -118,7 +136,8 @@ def test_combine_names_the_head_or_writes_the_w_o_sum() -> None:
         tr = ac.evaluate(s)
         e = explain(tr, 0, "combine", 1, 2, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
         assert "@ W_o, column 3" in e.lines[0]
-        assert math.isclose(dot_sum(e.lines[1]), e.value, abs_tol=5e-4) and e.value == float(tr.output[1, 2])
+        assert math.isclose(dot_sum(e.lines[1]), shown(e.lines[-1])[0], abs_tol=5e-4)
+        assert_shows(e.lines[-1], float(tr.output[1, 2]))
 
 
 def test_a_click_marks_the_cell_and_its_sources_and_follows_edits() -> None:
@@ -154,3 +173,20 @@ def test_malformed_clicks_are_ignored(junk: object) -> None:
 def test_sources_of_an_output_cell_are_its_weight_row_and_value_column() -> None:
     assert sources("output", 2, 1) == {"weights": [(2, None)], "v": [(None, 1)]}
     assert sources("q", 0, 0) == {}
+
+
+@pytest.mark.parametrize("fill", ["-inf", "-1e9", "additive"])
+def test_divide_by_sum_terms_recompute_the_printed_weight_and_match_the_trace(fill: str) -> None:
+    s = ac.parse({"x": [[1, 2, 0.5], [3, 4, -1], [0.5, -2, 2]], "weights": {"init": "identity"},
+                  "normalize": "sum", "mask": {"kind": "causal", "fill": fill}})  # fmt: skip
+    tr = ac.evaluate(s)
+    for i in range(3):
+        for j in range(3):
+            e = explain(tr, 0, "weights", i, j, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+            sigma = next(ln for ln in e.lines if ln.startswith("Σ = "))
+            terms = [float(t) for t in re.findall(NUM, sigma.split(" = ")[1])]
+            assert len(terms) == i + 1 and math.isclose(sum(terms), shown(sigma)[0], abs_tol=5e-4)  # visible only
+            if j <= i:
+                a, b = (float(n) for n in re.findall(NUM, e.lines[-1])[:2])
+                assert math.isclose(a / b, shown(e.lines[-1])[0], abs_tol=1e-4)
+            assert_shows(e.lines[-1], float(tr.head(0)["weights"][i, j]))

@@ -12,7 +12,10 @@ from typing import Any
 
 import nbformat
 import pytest
+import torch
 from nbclient import NotebookClient
+from reference import reference
+from torch import nn
 
 import attention_core as ac
 import playground as pg
@@ -165,3 +168,62 @@ def test_a_state_too_big_for_a_link_says_to_save_a_file() -> None:
     _, nv, _ = pg.restructure_values("resize", None, pg.shape_of(state("statquest-self"), "linear"), v)
     with pytest.raises(ac.ScenarioError, match=r"link: .* save a file"):
         pg.share_link(None, nv, "http://host/")
+
+
+# ---- the export against the independent reference (tests/reference.py) and nn.MultiheadAttention ----------
+
+TOKEN = re.compile(r"-?(?:inf|nan|\d+\.?\d*(?:e[-+]?\d+)?)")
+AGAINST_REFERENCE = {**VARIED,
+    "sum-1e9-causal": {"x": [[1, 2], [3, 4]], "weights": {"init": "identity"}, "normalize": "sum",
+                       "mask": {"kind": "causal", "fill": "-1e9"}},
+    "wide-w-o": {"x": [[0.5, -1], [1, 2]], "heads": 2, "d_out": 33, "weights": {"init": "linear", "seed": 4,
+                 "w_o": True}},
+    "cross-causal-padding-L<S": {"x_q": [[1, 0], [0, 1]], "x_k": [[1, 1], [2, 0], [0, 3], [1, 2]],
+                                 "heads": 2, "head_mode": "split", "normalize": "sum", "dtype": "float64",
+                                 "mask": {"kind": "causal+padding", "padding": [True, False, False, False],
+                                          "fill": "additive"}},
+}  # fmt: skip
+
+
+def assert_prints(text: str, want: torch.Tensor, what: str) -> None:
+    """A torch print shows ``want``: every printed number is the reference's at the print's own precision."""
+    body = text.split("tensor(", 1)[1].split("dtype=", maxsplit=1)[0]
+    tokens = TOKEN.findall(body)
+    values = want.flatten().tolist()
+    assert len(tokens) == len(values), (what, text)
+    for token, v in zip(tokens, values, strict=True):
+        mantissa, _, exp = token.partition("e")
+        half = 0.5 * 10.0 ** (int(exp or 0) - len(mantissa.partition(".")[2]))
+        assert abs(float(token) - v) <= half * (1 + 1e-6) + 1e-6 * abs(v), (what, token, v)
+
+
+@pytest.mark.parametrize("case", AGAINST_REFERENCE)
+def test_exported_script_prints_the_reference_numbers(case: str, tmp_path: Path) -> None:
+    sc = AGAINST_REFERENCE[case]
+    got = printed(run_script(to_script(ac.parse(sc), case), tmp_path))
+    ref = reference(sc)
+    for h, (w, out) in enumerate(zip(ref["weights"], ref["outputs"], strict=True)):
+        assert_prints(got[f"head {h + 1} weights"], w, f"head {h + 1} weights")
+        assert_prints(got[f"head {h + 1} output"], out, f"head {h + 1} output")
+    assert_prints(got["combined"], ref["combined"], "combined")
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_exported_split_script_with_w_o_prints_what_nn_multihead_attention_computes(
+    masked: bool, tmp_path: Path
+) -> None:
+    mask = {"kind": "causal" if masked else "none"}
+    sc = {"x": [[0.5, -1, 2, 0.25], [1, 0, -0.5, 3], [2, 1, 0, -1]], "heads": 2, "head_mode": "split",
+          "weights": {"init": "linear", "seed": 3, "w_o": True}, "mask": mask}  # fmt: skip
+    got = printed(run_script(to_script(ac.parse(sc), "mha"), tmp_path))
+    W = reference(sc)["W"]  # the seed's nn.Linear draws, as apply-matrices (x @ W)
+    mha = nn.MultiheadAttention(4, 2, bias=False, batch_first=True)
+    with torch.no_grad():  # in_proj is [W_q; W_k; W_v] stacked out×in; out_proj out×in
+        mha.in_proj_weight.copy_(torch.cat([W["W_q"][0].T, W["W_k"][0].T, W["W_v"][0].T]))
+        mha.out_proj.weight.copy_(W["W_o"].T)
+    x = torch.tensor(sc["x"])[None]
+    attn_mask = torch.ones(3, 3, dtype=torch.bool).triu(1) if masked else None  # True = not allowed
+    out, attn = mha(x, x, x, attn_mask=attn_mask, average_attn_weights=False)
+    assert_prints(got["combined"], out[0].detach(), "combined")
+    for h in range(2):
+        assert_prints(got[f"head {h + 1} weights"], attn[0, h].detach(), f"head {h + 1} weights")

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 import torch
+from seed_reference import run_001
 
 import attention_core as ac
 import playground as pg
-from attention_core.presets import STATQUEST_OUT2
+from attention_core.presets import SEED_OF_001, STATQUEST_OUT2
 
 SKIP = type(pg.gr.skip())
 
@@ -53,6 +54,15 @@ def test_every_preset_loads_and_matches_its_notebook(preset: str) -> None:
     _, v, views = loaded(preset)
     assert "msg-error" not in msg(views)
     assert "✓" in views["badge"] and "✗" not in views["badge"]
+    if not ac.get_preset(preset).printed:  # 001 printed nothing: a ✓ alone would pass trivially
+        assert "printed no tensors" in views["badge"]
+        ref = run_001(SEED_OF_001)
+        step, want = {"qkv-single": ("weights", ref["attention_weights"]),
+                      "qkv-masked": ("weights", ref["masked_attention_weights"]),
+                      "qkv-split": ("combine", ref["multi_head_output"])}[preset]  # fmt: skip
+        torch.testing.assert_close(table_floats(tab(views, step)), want.double(), atol=5e-5, rtol=0)
+    else:
+        assert f"{len(ac.get_preset(preset).printed)} printed tensor" in views["badge"]
     again = pg.compute_views(preset, browserish(v))  # the same state as the browser returns it
     assert again["badge"] == views["badge"]
 
@@ -100,10 +110,11 @@ def test_bad_cell_names_the_field_keeps_last_good_views(
     _, v, _ = loaded("statquest-self")
     b = browserish(v)
     b[field][row][col] = typed
+    sent = copy.deepcopy(b)
     got = pg.compute_views("statquest-self", b)
     assert message in msg(got)
     assert all(isinstance(got[k], SKIP) for k in pg.VIEW_KEYS if k != "message")
-    assert b[field][row][col] == typed  # the user's edit is untouched
+    assert b == sent  # the handler changed nothing it was given: the typo stays as typed, for the user to fix
 
 
 def test_adding_a_head_reproduces_000s_two_head_print() -> None:

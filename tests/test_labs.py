@@ -57,7 +57,7 @@ def test_mask_lab_view_labels_masks_and_shows_nan_then_the_apps_answer() -> None
     raw_inf = page.split("data-name='lab-raw-inf'")[1].split("</table>")[0]
     assert raw_inf.count(">nan<") == 3  # query row 1 is fully masked
     clean = html.unescape(pg.mask_lab_views(v, False, "", ""))
-    assert "all three fills give the same weights" in clean and ">nan<" not in clean
+    assert "the three fills give exactly the same weights" in clean and ">nan<" not in clean
 
 
 @pytest.mark.parametrize(("pad", "rows", "field"), [("x", "", "mask lab padding"), ("", "9", "mask lab rows")])
