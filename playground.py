@@ -29,6 +29,7 @@ import torch
 import attention_core as ac
 import grids
 import heat
+import limits
 import overview as ov
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -1174,7 +1175,6 @@ def build() -> gr.Blocks:
         wire_share(page, share)
         demo.load(bind(on_open, page), None, page.everything(), **COMMON)
         gr.api(compute_api, api_name="compute")
-        gr.api(echo_api, api_name="echo")
     return demo
 
 
@@ -1210,18 +1210,14 @@ def compute_api(scenario: dict) -> dict:
         raise gr.Error(str(e)) from None
 
 
-def echo_api(text: str) -> str:
-    """Returns its input; the benchmark's REST floor."""
-    return text
-
-
 demo = build()
 demo.queue(max_size=64, default_concurrency_limit=2)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
-    # share and monitoring off; uploads capped; the queue is bounded in build (max_size=64, 2 workers)
+    # share and monitoring off; every body capped before parsing (limits.py); the queue is bounded above
     demo.launch(
+        app_kwargs=limits.app_kwargs(),
         css=CSS,
         footer_links=["api"],
         enable_monitoring=False,
