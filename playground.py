@@ -14,9 +14,6 @@ import inspect
 import json
 import logging
 import re
-import shutil
-import tempfile
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +38,7 @@ from attention_core.scaling import MAX_DK, MIN_DK, scaling_lab
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 from attention_core.sdpa import compare_fills, compose_keep
 from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
+from export_folders import ExportFolders
 
 log = logging.getLogger("playground")
 
@@ -474,8 +472,7 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
 
 # ---- share and export: links, scenario files, .py and .ipynb --------------------------------
 
-EXPORT_DIR = Path(tempfile.gettempdir()) / "attention-playground-exports"
-EXPORT_TTL_S = 600  # export folders older than this are removed at the next export
+EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
 
 
 def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
@@ -501,12 +498,7 @@ def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
     """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
     s, sc = current_scenario(preset_id, v)
     title = ac.get_preset(preset_id).title if preset_id else "Attention Playground: custom state"
-    EXPORT_DIR.mkdir(exist_ok=True)
-    now = time.time()
-    for old in EXPORT_DIR.iterdir():
-        if old.is_dir() and now - old.stat().st_mtime > EXPORT_TTL_S:
-            shutil.rmtree(old, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(dir=EXPORT_DIR))
+    folder = EXPORTS.new()
     files = {
         "scenario.json": json.dumps(sc, indent=1),
         "attention.py": to_script(s, title),
