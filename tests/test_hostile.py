@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import hostile
 
 FULL = {"anonymous": 10_000, "largest": 200, "over": 50}
-SMALL = {"anonymous": 80, "largest": 2, "over": 6}
+SMALL = {"anonymous": 40, "largest": 2, "over": 4}
 
 
 def test_rss_stays_within_100_mb_of_the_warm_baseline_and_the_server_keeps_answering() -> None:
