@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -33,6 +34,7 @@ def test_each_export_gets_its_own_private_unpredictable_folder() -> None:
     for folder in (a, b):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, oct(folder.stat().st_mode)
         assert folder in pg.EXPORTS.made()
+        shutil.rmtree(folder)  # this test's own
 
 
 def test_pruning_removes_only_the_folders_this_object_made(tmp_path: Path) -> None:
