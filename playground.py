@@ -14,9 +14,6 @@ import inspect
 import json
 import logging
 import re
-import shutil
-import tempfile
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +26,7 @@ import torch
 import attention_core as ac
 import grids
 import heat
+import limits
 import overview as ov
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -40,6 +38,7 @@ from attention_core.scaling import MAX_DK, MIN_DK, scaling_lab
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 from attention_core.sdpa import compare_fills, compose_keep
 from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
+from export_folders import ExportFolders
 
 log = logging.getLogger("playground")
 
@@ -471,8 +470,7 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
 
 # ---- share and export: links, scenario files, .py and .ipynb --------------------------------
 
-EXPORT_DIR = Path(tempfile.gettempdir()) / "attention-playground-exports"
-EXPORT_TTL_S = 600  # export folders older than this are removed at the next export
+EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
 
 
 def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
@@ -498,12 +496,7 @@ def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
     """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
     s, sc = current_scenario(preset_id, v)
     title = ac.get_preset(preset_id).title if preset_id else "Attention Playground: custom state"
-    EXPORT_DIR.mkdir(exist_ok=True)
-    now = time.time()
-    for old in EXPORT_DIR.iterdir():
-        if old.is_dir() and now - old.stat().st_mtime > EXPORT_TTL_S:
-            shutil.rmtree(old, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(dir=EXPORT_DIR))
+    folder = EXPORTS.new()
     files = {
         "scenario.json": json.dumps(sc, indent=1),
         "attention.py": to_script(s, title),
@@ -1172,7 +1165,6 @@ def build() -> gr.Blocks:
         wire_share(page, share)
         demo.load(bind(on_open, page), None, page.everything(), **COMMON)
         gr.api(compute_api, api_name="compute")
-        gr.api(echo_api, api_name="echo")
     return demo
 
 
@@ -1208,18 +1200,14 @@ def compute_api(scenario: dict) -> dict:
         raise gr.Error(str(e)) from None
 
 
-def echo_api(text: str) -> str:
-    """Returns its input; the benchmark's REST floor."""
-    return text
-
-
 demo = build()
 demo.queue(max_size=64, default_concurrency_limit=2)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
-    # share and monitoring off; uploads capped; the queue is bounded in build (max_size=64, 2 workers)
+    # share and monitoring off; every body capped before parsing (limits.py); the queue is bounded above
     demo.launch(
+        app_kwargs=limits.app_kwargs(),
         css=CSS,
         footer_links=["api"],
         enable_monitoring=False,

@@ -15,9 +15,8 @@ from torch import Tensor
 
 from .scenario import Scenario
 
-PY_HEADER = '''"""{title}
-
-Exported from Attention Playground. Runs with torch alone:  python {name}.py
+PY_HEADER = '''# {title}
+"""Exported from Attention Playground. Runs with torch alone:  python {name}.py
 Shapes: L queries, S keys, D = d_model, H heads, d per-head width. Layout "{layout}": {layout_words}.
 """
 '''
@@ -25,6 +24,15 @@ LAYOUT_WORDS = {
     "linear": "nn.Linear weights, out×in, applied as x @ W.T",
     "matmul": "bare Parameter weights, in×out, applied as x @ W",
 }
+
+
+def title_comment(title: str) -> str:
+    """The title as the text of one ``#`` comment line: printable text as it is, anything else as its repr.
+
+    A comment ends only at a line break, so a title can neither close a string nor start code; ``repr`` writes line
+    breaks, NUL and other unprintable characters as escapes (a NUL in a source file is a SyntaxError).
+    """
+    return title if title.isprintable() else repr(title)
 
 
 def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
@@ -129,8 +137,9 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     def show(names: str) -> list[str]:
         return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
 
+    heading = title_comment(title)
     return [
-        (f"# {title}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
+        (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
          f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
         ("## 1 · Q, K, V: project the encodings", "\n".join([*proj, *show("q k v")])),
         ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
@@ -146,7 +155,7 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
 def to_script(s: Scenario, title: str, name: str = "attention") -> str:
     """A runnable ``.py`` that prints every intermediate, head by head, exactly as the app shows it."""
     header = PY_HEADER.format(
-        title=title, name=name, layout=s.weights.layout, layout_words=LAYOUT_WORDS[s.weights.layout]
+        title=title_comment(title), name=name, layout=s.weights.layout, layout_words=LAYOUT_WORDS[s.weights.layout]
     )
     body = "\n\n".join(f"# {md.splitlines()[0].lstrip('# ')}\n{code}" for md, code in cells(s, title)[1:])
     return f"{header}\n{cells(s, title)[0][1]}\n\n{body}\n"

@@ -8,7 +8,7 @@ P2 handler time (compute + render + Gradio postprocess, in process)
 P3 payload of one update (the postprocessed outputs as JSON)
 P4 cold start: `python playground.py` to the first HTTP 200 vs a trivial app importing the same packages
 P5 core speed: batched trace path vs the seeds' per-head ModuleList loop vs F.scaled_dot_product_attention
-REST: /compute over plain HTTP vs an /echo endpoint in the same app
+REST: /compute over plain HTTP vs /echo in the trivial app (benchmarks/trivial_app.py)
 """
 
 from __future__ import annotations
@@ -87,22 +87,19 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
     return {"p50": statistics.median(times), "p95": pct(times, 0.95), "bytes": size}
 
 
-def bench_rest(url: str, reps: int) -> dict[str, dict[str, float]]:
-    """Gradio's plain REST: POST /gradio_api/call/<name>, then GET the event's result stream."""
-    res: dict[str, dict[str, float]] = {}
+def bench_rest(url: str, api: str, payload: list[Any], reps: int) -> dict[str, float]:
+    """Gradio's plain REST: POST /gradio_api/call/<api>, then GET the event's result stream."""
+    times = []
     with httpx.Client(base_url=url, timeout=30) as client:
-        for api, payload in (("echo", ["hello"]), ("compute", [ac.scenario_of("statquest-masked")])):
-            times = []
-            for i in range(reps + 3):
-                t0 = time.perf_counter()
-                ev = client.post(f"gradio_api/call/{api}", json={"data": payload}).json()["event_id"]
-                body = client.get(f"gradio_api/call/{api}/{ev}").text
-                dt = (time.perf_counter() - t0) * 1e3
-                assert "event: complete" in body, body[:300]
-                if i >= 3:
-                    times.append(dt)
-            res[api] = {"p50": statistics.median(times), "p95": pct(times, 0.95)}
-    return res
+        for i in range(reps + 3):
+            t0 = time.perf_counter()
+            ev = client.post(f"gradio_api/call/{api}", json={"data": payload}).json()["event_id"]
+            body = client.get(f"gradio_api/call/{api}/{ev}").text
+            dt = (time.perf_counter() - t0) * 1e3
+            assert "event: complete" in body, body[:300]
+            if i >= 3:
+                times.append(dt)
+    return {"p50": statistics.median(times), "p95": pct(times, 0.95)}
 
 
 TXT = (
@@ -235,8 +232,10 @@ def main() -> None:
         rows.append(("P2 handler", case, f"{h['p50']:.1f} ms", f"{h['p95']:.1f} ms", f"target ≤{target_ms} ms"))
         rows.append(("P3 payload", case, f"{h['bytes'] / 1000:.1f} KB", "", f"target ≤{target_kb} KB"))
 
+    with serve("benchmarks/trivial_app.py") as url:  # the REST floor: /echo in a trivial app, same queue
+        rest = {"echo": bench_rest(url, "echo", ["hello"], reps)}
     with serve("playground.py") as url:
-        rest = bench_rest(url, reps)
+        rest["compute"] = bench_rest(url, "compute", [ac.scenario_of("statquest-masked")], reps)
         r = rest["compute"]["p50"] / rest["echo"]["p50"]
         rows.append(("REST /echo", "floor", f"{rest['echo']['p50']:.1f} ms", f"{rest['echo']['p95']:.1f} ms", ""))
         rows.append(("REST /compute", "000 masked", f"{rest['compute']['p50']:.1f} ms",

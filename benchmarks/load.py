@@ -1,10 +1,12 @@
-"""Many users at once, on loopback only: N sessions × M edits through the queue to /compute.
+"""Many users at once, on loopback only: N sessions × M edits through the queue to /compute, against a floor.
 
     python benchmarks/load.py                  # 32 sessions × 50 edits, then RSS over 10,000 requests
     python benchmarks/load.py --sessions 8 --edits 10 --rss-requests 0   # what tests/test_load.py runs
 
 Each session has its own scenario (some seeded); every response is checked against a single-user
-compute() of that session's scenario, bit for bit. Bounded in count and time; stops by itself.
+compute() of that session's scenario, bit for bit. The same N × M calls first go to the trivial app's /echo (the
+floor: same queue settings, a trivial function), and /compute's requests per second are reported as a ratio to
+it (``ratio_to_floor``). Bounded in count and time; stops by itself.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ import json
 import statistics
 import sys
 import time
+import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +30,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import attention_core as ac  # noqa: E402
 from harness import serve  # noqa: E402
+
+FLOOR = "benchmarks/trivial_app.py"  # its /echo: the same queue settings, a trivial function
+Session = tuple[list[float], int]  # one client's latencies (ms) and wrong answers
 
 
 def scenario(session: int, edit: int) -> dict[str, Any]:
@@ -37,24 +45,64 @@ def scenario(session: int, edit: int) -> dict[str, Any]:
     return {"x": x, "weights": {"W_q": w, "W_k": w, "W_v": w}, "layout": "matmul"}
 
 
-def call(client: httpx.Client, sc: dict[str, Any]) -> dict[str, Any]:
-    ev = client.post("gradio_api/call/compute", json={"data": [sc]}).json()["event_id"]
-    body = client.get(f"gradio_api/call/compute/{ev}").text
+def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
+    """One REST call: POST /gradio_api/call/<api>, then read the event's result stream; its first output.
+
+    Without a session hash every call is a new gradio session (a script's raw REST call); with one, calls share
+    it, as gradio_client's calls do.
+    """
+    body = {"data": [payload]} if session_hash is None else {"data": [payload], "session_hash": session_hash}
+    ev = client.post(f"gradio_api/call/{api}", json=body).json()["event_id"]
+    body = client.get(f"gradio_api/call/{api}/{ev}").text
     if "event: complete" not in body:
         raise RuntimeError(body[:300])
     return json.loads(body.split("data: ", 1)[1])[0]
 
 
-def session(url: str, s: int, edits: int) -> tuple[list[float], int]:
+@dataclass(frozen=True)
+class Endpoint:
+    """What the clients call: the API name, each (session, edit)'s payload, and the answer that is right for it."""
+
+    api: str
+    payload: Callable[[int, int], Any]
+    expected: Callable[[Any], Any]  # payload -> the right answer
+
+
+COMPUTE = Endpoint("compute", scenario, lambda sc: json.loads(json.dumps(ac.compute(sc))))  # single-user compute()
+ECHO = Endpoint("echo", lambda s, e: f"session {s} edit {e}", lambda text: text)  # the floor app's /echo
+
+
+def session(url: str, jobs: list[tuple[Any, Any]], api: str, anonymous: bool) -> Session:
+    """One client's calls in a row, each (payload, right answer) pair checked bit for bit as it comes back."""
     times, wrong = [], 0
+    session_hash = None if anonymous else uuid.uuid4().hex
     with httpx.Client(base_url=url, timeout=60) as client:
-        for e in range(edits):
-            sc = scenario(s, e)
+        for payload, right in jobs:
             t0 = time.perf_counter()
-            got = call(client, sc)
+            wrong += call(client, payload, api, session_hash) != right
             times.append((time.perf_counter() - t0) * 1e3)
-            wrong += got != json.loads(json.dumps(ac.compute(sc)))  # right for *this* session, bit for bit
     return times, wrong
+
+
+def drive(url: str, sessions: int, edits: int, ep: Endpoint, anonymous: bool = False) -> dict[str, Any]:
+    """``sessions`` concurrent clients × ``edits`` calls each: latency, wrong answers, requests per second.
+
+    The right answers are worked out before the clock starts, so the clients spend the timed span calling.
+    """
+    jobs = [[(p, ep.expected(p)) for p in (ep.payload(s, e) for e in range(edits))] for s in range(sessions)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(sessions) as pool:
+        results = list(pool.map(lambda j: session(url, j, ep.api, anonymous), jobs))
+    wall = time.perf_counter() - t0
+    times = sorted(t for ts, _ in results for t in ts)
+    return {
+        "requests": len(times),
+        "wrong": sum(w for _, w in results),
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(0.95 * (len(times) - 1))],
+        "wall_s": wall,
+        "rps": len(times) / wall,
+    }
 
 
 def rss_kb(pid: int) -> int:
@@ -65,30 +113,43 @@ def rss_kb(pid: int) -> int:
 
 
 def run(sessions: int, edits: int, rss_requests: int) -> dict[str, Any]:
+    """The floor app's /echo, then /compute, with the same concurrency in the same run; then RSS growth.
+
+    Each is driven twice: clients with a session each (as gradio_client), then anonymous calls (a new gradio
+    session per call). ``ratio_to_floor`` and ``anonymous_ratio_to_floor`` are /compute's requests per second
+    over the floor's.
+    """
+    with serve(FLOOR) as url:
+        floor = {mode: drive(url, sessions, edits, ECHO, mode) for mode in (False, True)}
     with serve("playground.py") as url:
         pid = server_pid(url)
         rss0 = rss_kb(pid)
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(sessions) as pool:
-            results = list(pool.map(lambda s: session(url, s, edits), range(sessions)))
-        wall = time.perf_counter() - t0
-        times = [t for ts, _ in results for t in ts]
-        out = {"sessions": sessions, "edits": edits, "requests": len(times), "errors": 0,
-               "wrong": sum(w for _, w in results), "p50_ms": statistics.median(times),
-               "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))], "wall_s": wall,
-               "rss_start_mb": rss0 / 1024}  # fmt: skip
+        got, anon = (drive(url, sessions, edits, COMPUTE, mode) for mode in (False, True))
+        out = {
+            "sessions": sessions,
+            "edits": edits,
+            **got,
+            "errors": 0,
+            "wrong": got["wrong"] + anon["wrong"],
+            "rss_start_mb": rss0 / 1024,
+            "floor_rps": floor[False]["rps"],
+            "ratio_to_floor": got["rps"] / floor[False]["rps"],
+            "anonymous_rps": anon["rps"],
+            "anonymous_floor_rps": floor[True]["rps"],
+            "anonymous_ratio_to_floor": anon["rps"] / floor[True]["rps"],
+            "floor_wrong": floor[False]["wrong"] + floor[True]["wrong"],
+        }
         if rss_requests:
             out["rss_before_mb"] = rss_kb(pid) / 1024  # warm: after the concurrent phase above
             per = rss_requests // 8
-            with ThreadPoolExecutor(8) as pool:
-                list(pool.map(lambda s: session(url, s, per), range(8)))
+            drive(url, 8, per, COMPUTE, anonymous=True)
             out["rss_after_mb"] = rss_kb(pid) / 1024
             out["rss_requests"] = per * 8
             out["rss_growth_mb"] = out["rss_after_mb"] - out["rss_before_mb"]
         return out
 
 
-def server_pid(url: str) -> int:
+def server_pid(url: str, script: str = "playground.py") -> int:
     port = url.rsplit(":", 1)[1].strip("/")
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -97,7 +158,7 @@ def server_pid(url: str) -> int:
                 env = (proc / "environ").read_bytes()
             except OSError:
                 continue
-            if any(c.endswith(b"playground.py") for c in cmd) and f"GRADIO_SERVER_PORT={port}".encode() in env:
+            if any(c.endswith(script.encode()) for c in cmd) and f"GRADIO_SERVER_PORT={port}".encode() in env:
                 return int(proc.name)
     raise RuntimeError("server process not found")
 

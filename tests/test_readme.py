@@ -65,6 +65,13 @@ def run_load(_: Path) -> None:
     assert out["requests"] == 4 and out["wrong"] == 0, out
 
 
+def run_hostile(_: Path) -> None:
+    args = ["benchmarks/hostile.py", "--anonymous", "8", "--largest", "0", "--over", "2"]  # test_hostile: all three
+    r = run([sys.executable, *args], 300)
+    for row in ("| anonymous | 8 |", "| over | 2 |"):
+        assert row in r.stdout, r.stdout[-2000:]
+
+
 def run_screens(tmp: Path) -> None:
     run([sys.executable, "benchmarks/screens.py", "--out", str(tmp)], 300)
     for name in ("screenshot", "phone", "change", "explain", "multi-head", "export"):
@@ -83,6 +90,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/bench.py": run_bench,  # the full run's smallest form is --quick
     "python3 benchmarks/bench.py --quick": run_bench,
     "python3 benchmarks/load.py": run_load,
+    "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
     "FUZZ_EXAMPLES=2500 python3 -m pytest tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
 }

@@ -1,0 +1,243 @@
+"""The body bound (limits.py): refused by size before anything parses it, on every route; the bound fits the largest
+legitimate request; a UI event called through the queue with a hostile payload gets a named error and stores nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from browser import ROOT, serve
+
+import attention_core as ac
+import limits
+import playground as pg
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from hostile import post_raw
+from load import rss_kb, server_pid
+
+LIMIT = limits.MAX_BODY_BYTES
+
+
+# ---- the middleware on its own: a stand-in app that reads the whole body, as FastAPI does ----------------------
+
+
+class Reader:
+    """An ASGI app that reads the body to the end (or a disconnect), then answers 200 with the byte count."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.got = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.calls += 1
+        while True:
+            m = await receive()
+            if m["type"] == "http.disconnect":
+                raise ConnectionError("client went away")  # what starlette's ClientDisconnect amounts to
+            self.got += len(m.get("body", b""))
+            if not m.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": str(self.got).encode()})
+
+
+def drive(headers: list[tuple[bytes, bytes]], chunks: list[bytes], limit: int = 1000) -> tuple[Reader, list, int]:
+    """Run BodyLimit(Reader) over one request; returns the app, what was sent back and how many chunks were pulled."""
+    app, sent, pulled = Reader(), [], 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal pulled
+        pulled += 1
+        if pulled > len(chunks):
+            return {"type": "http.disconnect"}
+        return {"type": "http.request", "body": chunks[pulled - 1], "more_body": pulled < len(chunks)}
+
+    async def send(m: dict[str, Any]) -> None:
+        sent.append(m)
+
+    scope = {"type": "http", "method": "POST", "path": "/x", "headers": headers}
+    asyncio.run(limits.BodyLimit(app, max_bytes=limit)(scope, receive, send))
+    return app, sent, pulled
+
+
+def status_and_body(sent: list[dict[str, Any]]) -> tuple[int, bytes]:
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_a_declared_length_over_the_bound_is_refused_before_any_body_is_read() -> None:
+    app, sent, pulled = drive([(b"content-length", b"1001")], [b"x" * 1001])
+    status, body = status_and_body(sent)
+    assert (status, pulled, app.calls) == (413, 0, 0)
+    assert json.loads(body)["limit_bytes"] == 1000 and "1,000 bytes" in json.loads(body)["detail"]
+
+
+def test_a_streamed_body_is_cut_off_at_the_bound_and_answered_413_instead_of_the_app() -> None:
+    chunks = [b"{" * 300] * 10  # 3000 bytes of junk, no length given: counted as it arrives
+    app, sent, pulled = drive([(b"transfer-encoding", b"chunked")], chunks)
+    assert status_and_body(sent)[0] == 413 and len([m for m in sent if m["type"] == "http.response.start"]) == 1
+    assert app.got <= 1000 and pulled == 4  # the chunk that crossed the bound went nowhere; nothing read after it
+
+
+def test_a_body_within_the_bound_passes_unchanged() -> None:
+    app, sent, _ = drive([(b"content-length", b"1000")], [b"a" * 600, b"b" * 400])
+    assert status_and_body(sent) == (200, b"1000") and app.got == 1000
+    app, sent, _ = drive([], [b"a" * 500, b"b" * 500])  # chunked, exactly at the bound
+    assert status_and_body(sent) == (200, b"1000")
+
+
+def test_a_malformed_length_is_refused() -> None:
+    _, sent, pulled = drive([(b"content-length", b"12abc")], [b"x"])
+    assert status_and_body(sent)[0] == 413 and pulled == 0
+
+
+def test_the_bound_fits_the_largest_legitimate_request_and_not_much_more() -> None:
+    sc = limits.largest_compute_request()
+    size = len(json.dumps({"data": [sc]}))
+    assert size <= LIMIT < 1.5 * size, (size, LIMIT)
+    assert 1_000_000 + 2_000 < LIMIT  # a 1 MB scenario file with its multipart framing
+    r = ac.compute(sc)  # legitimate: every cap at its maximum, accepted
+    assert len(r["heads"]) == 8 and len(r["output"]) == 64 and len(r["output"][0]) == 64
+    numbers = [sc[k] for k in ("x_q", "x_k", "x_v")] + [sc["weights"][k] for k in ("W_q", "W_k", "W_v", "W_o")]
+    assert count_floats(numbers) == 3 * 64 * 64 + 3 * 8 * 64 * 64 + 512 * 64  # every matrix at its largest
+
+
+def count_floats(value: Any) -> int:
+    return sum(map(count_floats, value)) if isinstance(value, list) else isinstance(value, float)
+
+
+def test_the_app_serves_no_echo_endpoint() -> None:
+    assert [fn.api_name for fn in pg.demo.fns.values() if fn.api_name in ("echo", "compute")] == ["compute"]
+
+
+# ---- the running app: python playground.py, as tests/browser.py serves it ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[tuple[str, int]]:
+    with serve("playground.py") as url:
+        yield url, server_pid(url)
+
+
+def port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].strip("/"))
+
+
+def read_answer(s: socket.socket) -> tuple[bytes, bytes]:
+    """The response's head, and its body read to the end (the server closes the connection after a 413)."""
+    answer = b""
+    while more := s.recv(65536):
+        answer += more
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head, body
+
+
+def test_junk_with_a_huge_length_gets_413_at_once_and_the_server_does_not_grow(app: tuple[str, int]) -> None:
+    url, pid = app
+    rss0 = rss_kb(pid)
+    times = []
+    for _ in range(5):  # headers and 64 KB of junk that is not JSON: a parser would say 400 or 422, not 413
+        with socket.create_connection(("127.0.0.1", port_of(url)), timeout=10) as s:
+            t0 = time.perf_counter()
+            s.sendall(b"POST /gradio_api/call/compute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                      b"\r\nContent-Length: 1000000000\r\n\r\n" + b"\xff{[" * 20_000)  # fmt: skip
+            head, body = read_answer(s)
+            times.append((time.perf_counter() - t0) * 1e3)
+        assert head.startswith(b"HTTP/1.1 413 "), head
+        assert f"{LIMIT:,} bytes" in json.loads(body)["detail"]
+    assert statistics.median(times) <= 50, times
+    assert rss_kb(pid) - rss0 < 20_000
+
+
+ROUTES = ["/gradio_api/call/compute", "/gradio_api/queue/join", "/gradio_api/upload", "/gradio_api/info", "/"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_declared_over_limit_body_gets_this_limits_413_on_every_route(app: tuple[str, int], route: str) -> None:
+    url, _ = app
+    with socket.create_connection(("127.0.0.1", port_of(url)), timeout=10) as s:
+        s.sendall(f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                  f"Content-Length: {LIMIT + 1}\r\n\r\n".encode())  # fmt: skip
+        head, body = read_answer(s)
+    assert head.startswith(b"HTTP/1.1 413 ") and json.loads(body)["limit_bytes"] == LIMIT, (head, body)
+
+
+@pytest.mark.parametrize("route", ["/gradio_api/call/compute", "/gradio_api/queue/join"])
+def test_a_streamed_over_limit_body_is_refused_by_size(app: tuple[str, int], route: str) -> None:
+    url, pid = app
+    rss0 = rss_kb(pid)
+    got = post_raw(port_of(url), b"{" * (LIMIT + 1_000_000), chunked=True, path=route)  # not JSON: a parser says 4xx
+    assert got["status"] == 413 and got["ms"] <= 200, got
+    assert rss_kb(pid) - rss0 < 20_000
+
+
+def test_the_largest_legitimate_request_is_answered(app: tuple[str, int]) -> None:
+    url, _ = app
+    sc = limits.largest_compute_request()
+    with httpx.Client(base_url=url, timeout=120) as client:
+        r = client.post("gradio_api/call/compute", json={"data": [sc]})
+        assert r.status_code == 200, r.text[:300]
+        body = client.get(f"gradio_api/call/compute/{r.json()['event_id']}").text
+    assert "event: complete" in body
+    got = json.loads(body.split("data: ", 1)[1])[0]
+    assert got["output"] == json.loads(json.dumps(ac.compute(sc)))["output"]
+
+
+# ---- a UI event through the queue endpoint, with a hostile payload -------------------------------------------
+
+
+def fn_index(name: str) -> int:
+    """The queue's fn_index of the first UI event whose handler is ``name`` (the served app is this code)."""
+    return next(i for i, fn in pg.demo.fns.items() if fn.name == name)
+
+
+def queue_call(url: str, session: str, fn: int, data: list[Any], event_data: Any = None) -> str:
+    """POST /gradio_api/queue/join, then read the session's stream until this event completes; its message text."""
+    with httpx.Client(base_url=url, timeout=60) as client:
+        body = {"data": data, "fn_index": fn, "session_hash": session, "event_data": event_data, "trigger_id": None}
+        r = client.post("gradio_api/queue/join", json=body)
+        assert r.status_code == 200, r.text[:300]
+        event = r.json()["event_id"]
+        with client.stream("GET", "gradio_api/queue/data", params={"session_hash": session}) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data: "):
+                    msg = json.loads(line[6:])
+                    if msg.get("msg") == "process_completed" and msg.get("event_id") == event:
+                        return json.dumps(msg)
+    raise AssertionError("the event never completed")
+
+
+HOSTILE = [
+    "\x00" + "A" * 200_000,  # a long string with a NUL
+    {"x": [[1e308] * 64] * 64, "__class__": "dict"},  # a value where the app keeps its own state
+    [[["nested"] * 50] * 50] * 20,
+]
+
+
+def test_a_ui_event_with_a_hostile_payload_gets_a_named_error_and_stores_nothing(app: tuple[str, int]) -> None:
+    url, _ = app
+    session = uuid.uuid4().hex  # a script's session: it never loaded the page
+    control = fn_index("on_control")
+    for value in HOSTILE:
+        text = queue_call(url, session, control, [value] * len(pg.demo.fns[control].inputs))
+        assert "session:" in text and "Reload the page" in text, text[:500]
+    cell = fn_index("on_cell")
+    edit = {"table": "x", "row": 0, "col": 1, "value": "0.5"}  # a valid edit in the same session
+    text = queue_call(url, session, cell, [None] * len(pg.demo.fns[cell].inputs), edit)
+    assert "session:" in text, text[:500]  # still nothing stored for this session: no hostile value, no state
+    assert "AAAA" not in text and "nested" not in text
+    fresh = queue_call(url, uuid.uuid4().hex, fn_index("on_open"), [])
+    assert pg.DEFAULT_PRESET in fresh and "session:" not in fresh and "AAAA" not in fresh
+    with httpx.Client(base_url=url, timeout=30) as client:
+        assert client.get("/").status_code == 200
