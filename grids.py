@@ -16,6 +16,7 @@ import math
 import re
 from typing import Any
 
+import views as vw
 from attention_core.scenario import MAX_ABS, ScenarioError, parse_number
 
 INPUT_TABLES = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
@@ -158,11 +159,7 @@ def shown_value(v: Any, dtype: str) -> str:
     """A stored cell as the grid shows it: the shortest text that is exact in the working dtype."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or abs(v) > MAX_ABS:
         return html.escape(str(v))[:30]
-    if isinstance(v, int):
-        return str(v)
-    import numpy as np
-
-    return str(np.float32(v)) if dtype == "float32" else repr(float(v))
+    return str(v) if isinstance(v, int) else vw.fmt(v, dtype)
 
 
 def grid_html(

@@ -28,6 +28,7 @@ from torch import Tensor
 from torch.optim.adam import adam
 
 from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
+from .scenario import ScenarioError
 from .sdpa import causal_keep
 
 TASKS = ("previous", "match")
@@ -68,12 +69,8 @@ LOSS_TEXT = (
 )
 
 
-class TrainError(ValueError):
-    """A training request that cannot run; the message starts with the field."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {problem}")
+class TrainError(ScenarioError):
+    """A training request that cannot run; the message starts with the field (ScenarioError's form)."""
 
 
 @dataclass(frozen=True)
