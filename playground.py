@@ -1,8 +1,9 @@
 """Attention Playground: the seed notebooks' attention, live, number by number.
 
 Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it).
-Module level only builds ``demo``; tests import it without launching. All per-user state lives in
-``gr.State``; every handler is a pure function of its inputs, so Enter's double event is harmless.
+Module level only builds ``demo``; tests import it without launching. Each page's workbench state lives in
+``STORE`` (sessions.py), keyed by the page's session hash and reached through ``Slot``s that ``on`` wires, not in
+gradio's session table; every handler is a pure function of its inputs, so Enter's double event is harmless.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_cho
 from attention_core.sdpa import compare_fills, compose_keep
 from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
 from export_folders import ExportFolders
+from sessions import SessionStore
 
 log = logging.getLogger("playground")
 
@@ -256,11 +258,15 @@ def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
         return out
     except ac.ScenarioError as e:
         gr.Warning(str(e))
-        return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
+        return refused(str(e))
     except Exception:  # never a traceback in the browser; the server log keeps it
         log.exception("render failed")
-        msg = "Something went wrong while computing this state; your edits are kept. Please report it."
-        return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=msg)}
+        return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
+
+
+def refused(problem: str) -> dict[str, Any]:
+    """Views for a state that was refused: only the message changes; ``"refused"`` tells handlers not to store it."""
+    return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem), "refused": True}
 
 
 # ---- structural changes: presets, sizes, heads, layout, init ---------------------------------
@@ -397,7 +403,7 @@ def restructure_values(
         nv = reshape_values(v, shape, recipe)
     except ac.ScenarioError as e:
         gr.Warning(str(e))
-        return shape, None, {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=str(e))}
+        return shape, None, refused(str(e))
     return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
 
 
@@ -719,14 +725,78 @@ def bind(fn: Callable[..., Any], *bound: Any) -> Callable[..., Any]:
     return handler
 
 
+@dataclass(frozen=True)
+class Slot:
+    """A per-session value held in ``STORE`` (not a gradio component): "preset", "shape" or "vals".
+
+    Handlers read and write Slots as if they were components; ``on`` fills them from this session's entry and
+    stores what the handler returns for them, so gradio neither sees nor keeps them.
+    """
+
+    name: str
+
+
+STORE = SessionStore()  # the server's table of pages' state: one entry per session hash (see sessions.py)
+
+
+def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:
+    """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
+
+    ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
+    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py) and gradio's own
+    event options.
+    """
+    loads = kw.pop("loads", False)
+    shown_in = [c for c in inputs if not isinstance(c, Slot)]
+    shown_out = [c for c in outputs if not isinstance(c, Slot)]
+    params = list(inspect.signature(fn).parameters.values())
+    extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
+
+    def handler(*args: Any) -> Any:
+        *given, request = args
+        key = getattr(request, "session_hash", None)
+        entry = STORE.get(key) or {}
+        it = iter(given[: len(shown_in)])
+        full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+        out = fn(*full, *given[len(shown_in) :])
+        writes, rest = split_slots(out, outputs)
+        if writes:
+            STORE.put(key, writes, used=not loads)
+        return rest
+
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    sig = inspect.Signature(
+        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
+        + [p.replace(annotation=gr.EventData if "EventData" in str(p.annotation) else gr.Request) for p in extra]
+        + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
+    )
+    handler.__signature__ = sig  # type: ignore[attr-defined]
+    handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
+    handler.__name__ = getattr(fn, "__name__", "handler")
+    handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
+    trigger(handler, shown_in, shown_out, **kw)
+
+
+def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
+    """A handler's answer split into (Slot name -> value to store, what gradio gets for the real outputs)."""
+    skip = gr.skip()
+    if isinstance(out, dict) and "__type__" not in out:  # {component: value}
+        writes = {c.name: v for c, v in out.items() if isinstance(c, Slot) and v != skip}
+        return writes, {c: v for c, v in out.items() if not isinstance(c, Slot)}
+    values = list(out) if len(outputs) > 1 else [out]
+    writes = {c.name: v for c, v in zip(outputs, values, strict=True) if isinstance(c, Slot) and v != skip}
+    rest = [v for c, v in zip(outputs, values, strict=True) if not isinstance(c, Slot)]
+    return writes, (rest[0] if len(rest) == 1 else rest or None)
+
+
 @dataclass
 class Page:
     """Every component a handler reads or writes, so handlers can answer with {component: value}."""
 
     preset: Any
-    preset_state: Any
-    shape_state: Any
-    vals_state: Any
+    preset_state: Slot
+    shape_state: Slot
+    vals_state: Slot
     controls: dict[str, Any]
     inputs: Any
     views: dict[str, Any]  # VIEW_KEYS -> component
@@ -778,7 +848,8 @@ def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
     except ac.ScenarioError as e:
         return {page.views["message"]: vw.message_html([], error=str(e))}
     vals = {**vals, table: grids.with_cell(vals[table], data["row"], data["col"], x)}
-    return {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+    got = compute_views(preset_id, vals)
+    return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
 
 
 def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -795,6 +866,8 @@ def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt
         return {page.views["message"]: vw.message_html([], error=str(e))}
     vals = {**vals, table: grids.with_block(vals[table], r, c, block)}
     got = compute_views(preset_id, vals)
+    if got.get("refused"):
+        return page.view_updates(got)
     h = shown_head(vals["view_head"], int(vals["heads"]))
     return {page.vals_state: vals, page.inputs: grids.inputs_html(vals, h), **page.view_updates(got)}
 
@@ -815,7 +888,11 @@ def on_control(
     if vals is None:
         return expired(page)
     vals = {**vals, field: value}
-    out = {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+    problem = control_problem(field, value)
+    got = refused(problem) if problem else compute_views(preset_id, vals)
+    if got.get("refused"):  # the server keeps what it had; the control keeps the text so it can be fixed
+        return page.view_updates(got)
+    out = {page.vals_state: vals, **page.view_updates(got)}
     if field in REDRAW:
         try:
             h = shown_head(vals["view_head"], int(vals["heads"]))
@@ -825,6 +902,24 @@ def on_control(
     return out
 
 
+MAX_TEXT = 2_000  # characters in a token-label or padding box
+
+
+def control_problem(field: str, value: Any) -> str | None:
+    """A live control's own value checked even while it does not apply, so a bad one is never stored."""
+    try:
+        if field == "temperature":
+            if ac.scenario.parse_number(value, "temperature") <= 0:
+                raise ac.ScenarioError("temperature", f"{value}: a temperature must be positive")
+        elif field == "view_head":
+            parse_int(value, "head shown", 1, MAX_HEADS)
+        elif not isinstance(value, str) or len(value) > MAX_TEXT:
+            raise ac.ScenarioError(field, f"expected text of at most {MAX_TEXT} characters")
+    except ac.ScenarioError as e:
+        return str(e)
+    return None
+
+
 def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict[Any, Any]:
     """Sizes, heads, mode, layout, cross, W_o, mask kind, or an init button: new grids and views."""
     value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
@@ -832,8 +927,8 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
         return expired(page)
     vals = {**vals, field: value} if field else vals
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
-    if nv is None:  # refused: keep what the user set, so the message stays until it is fixed
-        return {page.vals_state: vals, **page.view_updates(got)}
+    if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
+        return page.view_updates(got)
     return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()}
 
 
@@ -854,7 +949,8 @@ def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
     if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
         return {}
     vals = {**vals, "pick": chosen}
-    return {page.vals_state: vals, **page.view_updates(compute_views(preset_id, vals))}
+    got = compute_views(preset_id, vals)
+    return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
 
 
 def on_file(page: Page, path: str | None) -> dict[Any, Any]:
@@ -868,7 +964,12 @@ def on_file(page: Page, path: str | None) -> dict[Any, Any]:
 
 
 def on_store(field: str, value: Any, vals: dict[str, Any] | None) -> Any:
-    return gr.skip() if vals is None else {**vals, field: value}
+    """The seed box: stored once it is a seed (the init buttons name a bad one when they use it)."""
+    try:
+        ok = vals is not None and parse_int(value, "seed", 0, MAX_SEED) is not None
+    except ac.ScenarioError:
+        ok = False
+    return {**vals, field: value} if ok and vals is not None else gr.skip()
 
 
 def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
@@ -1020,7 +1121,7 @@ def build_mask_lab(vals_state: Any) -> Any:
     lab_in = [vals_state, causal, pad, rows]
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
     for trigger in (tab.select, causal.input, pad.change, rows.change):
-        trigger(mask_lab, lab_in, [out], **COMMON)
+        on(trigger, mask_lab, lab_in, [out], **COMMON)
     return tab
 
 
@@ -1081,7 +1182,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
         (printed.click, "printed"),
     ):
         trigger(bind(sentence, action), ins, outs, **COMMON)
-    go.click(bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
+    on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
 
 
 def sentence(action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
@@ -1108,35 +1209,27 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     views = [page.vals_state, *page.views.values()]
     for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
-        trigger(bind(on_control, page, f), [c[f], *st], [*views, page.inputs], **COMMON)
+        on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs], **COMMON)
     for f in STRUCTURAL:
-        c[f].input(
-            bind(on_structure, page, "resize", f),
-            [c[f], page.preset_state, page.shape_state, page.vals_state],
-            outs,
-            **COMMON,
-        )
-    c["seed"].input(bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
+        three = [c[f], page.preset_state, page.shape_state, page.vals_state]
+        on(c[f].input, bind(on_structure, page, "resize", f), three, outs, **COMMON)
+    on(c["seed"].input, bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
     for action, btn in buttons.items():
-        btn.click(
-            bind(on_structure, page, action, None),
-            [page.preset_state, page.shape_state, page.vals_state],
-            outs,
-            **COMMON,
-        )
-    page.preset.input(bind(on_load_preset, page), [page.preset], outs, **COMMON)
-    load_btn.click(bind(on_load_preset, page), [page.preset], outs, **COMMON)
-    page.inputs.edit(bind(on_cell, page), st, views, **COMMON)
-    page.inputs.submit(bind(on_paste, page), st, [*views, page.inputs], **COMMON)
+        three = [page.preset_state, page.shape_state, page.vals_state]
+        on(btn.click, bind(on_structure, page, action, None), three, outs, **COMMON)
+    on(page.preset.input, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
+    on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)
     for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
-        page.views[k].click(bind(on_pick, page), st, views, **COMMON)
+        on(page.views[k].click, bind(on_pick, page), st, views, **COMMON)
 
 
 def wire_share(page: Page, share: dict[str, Any]) -> None:
     st = [page.preset_state, page.vals_state]
-    share["link"].click(on_link, st, [share["link_box"], page.views["message"]], **COMMON)
-    share["export"].click(on_export, st, [share["files"], page.views["message"]], **COMMON)
-    share["upload"].upload(bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
+    on(share["link"].click, on_link, st, [share["link_box"], page.views["message"]], **COMMON)
+    on(share["export"].click, on_export, st, [share["files"], page.views["message"]], **COMMON)
+    on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
 
 
 def build() -> gr.Blocks:
@@ -1144,8 +1237,8 @@ def build() -> gr.Blocks:
     first["seed"] = 42
     # delete_cache: gradio's copies of exported files are removed after an hour
     with gr.Blocks(title="Attention Playground", delete_cache=(600, 3600)) as demo:
-        # None until the page's load event fills them; None again if the server dropped this session (SESSIONS)
-        states = [gr.State(DEFAULT_PRESET), gr.State(None), gr.State(None)]
+        # empty until the page's load event fills them; empty again if STORE dropped this session (sessions.py)
+        states = [Slot("preset"), Slot("shape"), Slot("vals")]
         preset, badge, load_btn = build_topbar()
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Workbench", id="bench"):
@@ -1163,25 +1256,26 @@ def build() -> gr.Blocks:
             build_sentence(page, tabs)
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
-        demo.load(bind(on_open, page), None, page.everything(), **COMMON)
+        on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
         gr.api(compute_api, api_name="compute")
     return demo
 
 
-SESSIONS = 200
-"""Sessions whose state the server keeps (gradio's state_session_capacity, least recently used dropped first).
+GRADIO_SESSIONS = 8
+"""gradio's own session table (``state_session_capacity``), which now holds nothing the pages need.
 
-Gradio holds ~130 KB of per-block config for every session, and every REST call without a session hash is a new
-session; at gradio's default of 10,000 that is ~1.3 GB. 200 bounds it to ~30 MB and still covers a large class,
-since a session that keeps editing stays recent. A dropped session gets a message (expired_views), never defaults.
+gradio keeps, per session hash, a copy of every block's config with the last value each event took in and gave
+out (~130 KB plus up to a few MB for a large request), and every REST call without a session hash is a new
+session. The pages' state lives in STORE, so this table can be small: memory stays bounded under anonymous
+traffic, and a dropped gradio session costs only its rebuild (~17 ms) on that page's next event.
 """
 
 
 def expired_views() -> list[Any]:
     """Views for an edit whose session the server no longer holds: say so, keep everything on screen."""
     problem = (
-        f"session: the server no longer holds this page's state (it keeps the {SESSIONS} most recently used "
-        "sessions). Reload the page, or open your copy link, to go on; nothing was changed."
+        "session: the server holds no state for this page (it was never loaded here, or the server restarted or "
+        "dropped it). Reload the page, or open your copy link, to go on; nothing was changed."
     )
     gr.Warning(problem)
     return [vw.message_html([], error=problem) if k == "message" else gr.skip() for k in VIEW_KEYS]
@@ -1213,5 +1307,5 @@ if __name__ == "__main__":
         enable_monitoring=False,
         share=False,
         max_file_size="1mb",
-        state_session_capacity=SESSIONS,
+        state_session_capacity=GRADIO_SESSIONS,
     )

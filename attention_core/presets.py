@@ -14,6 +14,7 @@ Where a notebook's RNG is not portable the preset carries the printed tensors as
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,8 +121,15 @@ def load_notebook(nb: str) -> list[Preset]:
     return out
 
 
+@functools.cache
+def _read_all() -> tuple[Preset, ...]:
+    """Every preset, read and checked once: the data files are package data and do not change while running."""
+    return tuple(p for nb in NOTEBOOKS for p in load_notebook(nb))
+
+
 def _all() -> list[Preset]:
-    return [p for nb in NOTEBOOKS for p in load_notebook(nb)]
+    """Fresh copies of every preset, so a caller that edits one never changes what others get."""
+    return copy.deepcopy(list(_read_all()))
 
 
 def _preset_scenario(preset_id: str) -> dict[str, Any]:
@@ -137,18 +145,18 @@ STATQUEST_OUT2: list[list[float]] = next(p for p in _all() if p.id == "statquest
 
 
 def preset_ids() -> list[str]:
-    return [p.id for p in _all()]
+    return [p.id for p in _read_all()]
 
 
 def all_presets() -> list[Preset]:
-    """Fresh preset objects (nothing is cached at module level)."""
+    """Fresh preset objects (copies of what was read once from the data files)."""
     return _all()
 
 
 def get_preset(preset_id: str) -> Preset:
-    for p in _all():
+    for p in _read_all():
         if p.id == preset_id:
-            return p
+            return copy.deepcopy(p)
     raise KeyError(preset_id)
 
 

@@ -6,6 +6,8 @@ import base64
 import copy
 import html
 import re
+import uuid
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -252,31 +254,28 @@ def test_big_tables_are_windowed_and_wide_outputs_start_at_the_shown_head() -> N
     assert "showing rows 1–24 of 64" in views["html_weights"]
 
 
-def test_a_session_the_server_dropped_gets_a_message_and_nothing_changes() -> None:
-    """gradio keeps SESSIONS sessions; an edit from a dropped one must not silently restart from defaults."""
-    reads_state = [
-        f for f in pg.demo.fns.values() if any(isinstance(b, pg.gr.State) and b.value is None for b in f.inputs)
-    ]
+def test_a_page_the_server_holds_no_state_for_gets_a_message_and_nothing_is_stored() -> None:
+    """A session STORE has no entry for (never loaded, or dropped) must not silently restart from defaults."""
+    reads_state = [f for f in pg.demo.fns.values() if "vals" in getattr(f.fn, "reads", ())]
     assert len(reads_state) >= 20  # every edit, resize, init, toggle and seed handler
     for f in reads_state:
-        args = [None if isinstance(b, pg.gr.State) and b.value is None else getattr(b, "value", None) for b in f.inputs]
+        request = SimpleNamespace(session_hash=uuid.uuid4().hex, headers={}, query_params={})
+        args = [getattr(b, "value", None) for b in f.inputs]
         n_params = len(pg.inspect.signature(f.fn).parameters)
-        args += [None] * (n_params - len(args))  # gr.EventData / gr.Request parameters
+        args += [None] * (n_params - len(args) - 1) + [request]  # gr.EventData, then the session's request
         out = f.fn(*args)
-        if (
-            isinstance(out, dict) and "__type__" not in out
-        ):  # handlers that answer {component: value}: only components it lists as outputs
+        assert pg.STORE.get(request.session_hash) is None, f.name  # nothing stored for it
+        if isinstance(out, dict) and "__type__" not in out:  # handlers that answer {component: value}
             assert set(out) <= set(f.outputs), f.name
-            assert not any(isinstance(b, pg.gr.State) for b in out), f.name  # no state is written
             out = list(out.values())
         else:
-            out = out if isinstance(out, list) else [out]
+            out = [] if out is None else out if isinstance(out, list) else [out]
             assert len(out) == len(f.outputs), f.name
         shown = [o for o in out if not isinstance(o, SKIP)]
-        if all(isinstance(b, pg.gr.State) for b in f.outputs):  # the seed box only stores; no view to speak through
+        if not f.outputs:  # the seed box only stores; no view to speak through
             assert shown == []
             continue
-        assert len(shown) == 1 and f"{pg.SESSIONS} most recently used" in html.unescape(shown[0]), f.name
+        assert len(shown) == 1 and "holds no state for this page" in html.unescape(shown[0]), f.name
 
 
 def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination() -> None:

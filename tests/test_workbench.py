@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 from browser import CHROMIUM_ARGS, chromium_path, serve
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -248,3 +251,24 @@ def test_phone_stacks_without_sideways_scroll_and_an_edit_works(browser: Browser
         assert inputs and output and output["y"] > inputs["y"]  # stacked, in pipeline order
     finally:
         pg.close()
+
+
+def test_a_page_survives_400_anonymous_calls_and_its_next_edit_updates_the_views(page: Page, app_url: str) -> None:
+    """Anonymous /compute calls are new gradio sessions; they must not push a learner's state out (issue #12)."""
+
+    def anonymous(i: int) -> int:
+        with httpx.Client(base_url=app_url, timeout=60) as client:
+            body = {"data": [{"x": [[float(i % 7), 1.0], [0.5, 2.0]], "heads": 1}]}
+            r = client.post("gradio_api/call/compute", json=body)
+            event = r.json()["event_id"]
+            text = client.get(f"gradio_api/call/compute/{event}").text
+            return int("event: complete" in text and json.loads(text.split("data: ", 1)[1])[0]["heads"] != [])
+
+    out = page.inner_text(OUT)
+    with ThreadPoolExecutor(8) as pool:
+        done = sum(pool.map(anonymous, range(400)))
+    assert done == 400
+    type_into(page, "x", 1, 0, "0.9")
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+    assert "holds no state" not in page.inner_text("#message")
+    assert grid_value(page, "x", 1, 0) == "0.9"

@@ -1,0 +1,114 @@
+"""sessions.SessionStore: pages' state held apart from gradio's session table, bounded, loaded pages dropped first."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from types import SimpleNamespace
+
+import playground as pg
+from sessions import SessionStore, estimate_bytes
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def small(i: int) -> dict:
+    return {"vals": {"x": {"data": [["t1", float(i)]], "headers": ["", "d1"]}}}
+
+
+def test_values_merge_and_read_back() -> None:
+    st = SessionStore()
+    st.put("a", {"preset": "p", "vals": {"k": 1}}, used=False)
+    st.put("a", {"vals": {"k": 2}}, used=True)
+    assert st.get("a") == {"preset": "p", "vals": {"k": 2}}
+    assert st.get("b") is None and st.get(None) is None and st.get("") is None
+    st.put(None, {"vals": 1}, used=True)  # no session hash: nothing stored
+    assert len(st) == 1
+
+
+def test_loaded_pages_are_dropped_before_used_ones_oldest_first() -> None:
+    st = SessionStore(max_entries=3)
+    st.put("learner", small(0), used=True)
+    for i in range(10):  # a script loading pages
+        st.put(f"script{i}", small(i), used=False)
+    assert st.get("learner") is not None  # not pushed out by ten loads
+    assert [k for k in ("script7", "script8", "script9") if st.get(k)] == ["script8", "script9"]
+    assert len(st) == 3
+    st.put("learner2", small(1), used=True)
+    st.put("learner3", small(2), used=True)
+    st.put("learner4", small(3), used=True)  # only used entries left: the least recently used goes
+    assert st.get("learner") is None and len(st) == 3
+
+
+def test_reading_an_entry_keeps_it_recent() -> None:
+    st = SessionStore(max_entries=2)
+    st.put("a", small(0), used=True)
+    st.put("b", small(1), used=True)
+    st.get("a")
+    st.put("c", small(2), used=True)
+    assert st.get("a") is not None and st.get("b") is None
+
+
+def test_the_byte_bound_holds_and_is_counted_back_on_every_drop() -> None:
+    big = {"vals": {"x": {"data": [["t", *([0.5] * 1000)]] * 10}}}  # ~10,000 cells
+    size = estimate_bytes(big)
+    assert 10_000 * 40 <= size <= 10_000 * 40 + 50_000
+    st = SessionStore(max_bytes=3 * size + 100)
+    for i in range(10):
+        st.put(f"s{i}", big, used=True)
+        assert st.bytes <= 3 * size + 100
+    assert len(st) == 3 and st.bytes == 3 * size
+    st.drop("s9")
+    assert st.bytes == 2 * size
+
+
+def test_a_learner_idle_for_thirty_minutes_is_still_there_and_day_old_entries_go() -> None:
+    clock = Clock()
+    st = SessionStore(clock=clock)
+    st.put("learner", small(0), used=True)
+    clock.t += 30 * 60
+    st.put("other", small(1), used=False)
+    assert st.get("learner") is not None
+    clock.t += 25 * 3600
+    st.put("late", small(2), used=False)
+    assert st.get("learner") is None and st.get("late") is not None
+
+
+def test_concurrent_writers_keep_the_count_and_bytes_consistent() -> None:
+    st = SessionStore(max_entries=50)
+
+    def write(n: int) -> None:
+        for i in range(200):
+            st.put(f"{n}-{i % 80}", small(i), used=i % 2 == 0)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(st) == 50
+    assert st.bytes == sum(estimate_bytes(e.values) for e in st._entries.values())
+
+
+def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_stored() -> None:
+    """on_open fills the page's entry; a refused control value leaves it as it was; a good one is stored."""
+    fns = {f.name: f for f in pg.demo.fns.values()}
+    key = uuid.uuid4().hex
+    request = SimpleNamespace(session_hash=key, headers={}, query_params={})
+    fns["on_open"].fn(request, request)
+    before = pg.STORE.get(key)
+    assert before is not None and before["preset"] == pg.DEFAULT_PRESET
+    control = next(
+        f for f in pg.demo.fns.values() if f.name == "on_control" and str(f.inputs[0].label).startswith("temperature")
+    )
+    out = control.fn("abc", request)
+    assert "temperature" in str(out) and pg.STORE.get(key)["vals"]["temperature"] == before["vals"]["temperature"]
+    control.fn(2.5, request)
+    assert pg.STORE.get(key)["vals"]["temperature"] == 2.5
+    pg.STORE.drop(key)
