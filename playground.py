@@ -14,6 +14,7 @@ import html
 import inspect
 import json
 import logging
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from typing import Any
 
 import gradio as gr
 import torch
+import uvicorn
+from fastapi import FastAPI
 
 import attention_core as ac
 import grids
@@ -1257,18 +1260,31 @@ def build() -> gr.Blocks:
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
-        gr.api(compute_api, api_name="compute")
     return demo
 
 
+def build_api() -> gr.Blocks:
+    """The public API on a Blocks of its own, served under /api (see ``make_app``).
+
+    Its calls get gradio sessions of their own: cheap to make (a couple of blocks, not the page's hundred) and
+    few (API_SESSIONS), so a script's calls neither cost a page's session rebuild nor hold its large answers.
+    """
+    with gr.Blocks(title="Attention Playground API") as api:
+        gr.api(compute_api, api_name="compute")
+    return api
+
+
 GRADIO_SESSIONS = 8
-"""gradio's own session table (``state_session_capacity``), which now holds nothing the pages need.
+"""The page app's gradio session table (``state_session_capacity``), which holds nothing the pages need.
 
 gradio keeps, per session hash, a copy of every block's config with the last value each event took in and gave
-out (~130 KB plus up to a few MB for a large request), and every REST call without a session hash is a new
-session. The pages' state lives in STORE, so this table can be small: memory stays bounded under anonymous
-traffic, and a dropped gradio session costs only its rebuild (~17 ms) on that page's next event.
+out (~130 KB, plus a few MB for a large state), and a script can make any number of session hashes. The pages'
+state lives in STORE, so this table can be small: memory stays bounded, and a dropped gradio session costs only
+its rebuild (~17 ms) on that page's next event.
 """
+API_SESSIONS = 2
+"""The API app's gradio session table: each holds the last request and answer (~20 MB for the largest), and every
+call without a session hash is a new session; rebuilding one costs well under a millisecond."""
 
 
 def expired_views() -> list[Any]:
@@ -1294,18 +1310,24 @@ def compute_api(scenario: dict) -> dict:
         raise gr.Error(str(e)) from None
 
 
+def make_app() -> FastAPI:
+    """The server: the API app under /api, the page at /, every request body capped before parsing (limits.py)."""
+    app = FastAPI(**limits.app_kwargs())
+    demo.state_session_capacity, api.state_session_capacity = GRADIO_SESSIONS, API_SESSIONS  # what launch() sets
+    shared = {"enable_monitoring": False, "max_file_size": "1mb", "footer_links": []}
+    gr.mount_gradio_app(app, api, path="/api", **shared)
+    gr.mount_gradio_app(app, demo, path="", css=CSS, **shared)
+    return app
+
+
 demo = build()
 demo.queue(max_size=64, default_concurrency_limit=2)
+api = build_api()
+api.queue(max_size=64, default_concurrency_limit=2)
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)
-    # share and monitoring off; every body capped before parsing (limits.py); the queue is bounded above
-    demo.launch(
-        app_kwargs=limits.app_kwargs(),
-        css=CSS,
-        footer_links=["api"],
-        enable_monitoring=False,
-        share=False,
-        max_file_size="1mb",
-        state_session_capacity=GRADIO_SESSIONS,
-    )
+    host = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
+    port = int(os.environ.get("GRADIO_SERVER_PORT", "7860"))
+    print(f"Attention Playground on http://{host}:{port}/  (API: http://{host}:{port}/api/)", flush=True)
+    uvicorn.run(make_app(), host=host, port=port, log_level="warning")

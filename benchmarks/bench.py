@@ -28,6 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import gradio as gr  # noqa: E402
 import httpx  # noqa: E402
+from load import API_PREFIX  # noqa: E402
 
 import attention_core as ac  # noqa: E402
 import playground as pg  # noqa: E402
@@ -88,13 +89,14 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
 
 
 def bench_rest(url: str, api: str, payload: list[Any], reps: int) -> dict[str, float]:
-    """Gradio's plain REST: POST /gradio_api/call/<api>, then GET the event's result stream."""
+    """Gradio's plain REST: POST [api/]gradio_api/call/<api>, then GET the event's result stream."""
     times = []
     with httpx.Client(base_url=url, timeout=30) as client:
         for i in range(reps + 3):
             t0 = time.perf_counter()
-            ev = client.post(f"gradio_api/call/{api}", json={"data": payload}).json()["event_id"]
-            body = client.get(f"gradio_api/call/{api}/{ev}").text
+            path = f"{API_PREFIX.get(api, '')}gradio_api/call/{api}"
+            ev = client.post(path, json={"data": payload}).json()["event_id"]
+            body = client.get(f"{path}/{ev}").text
             dt = (time.perf_counter() - t0) * 1e3
             assert "event: complete" in body, body[:300]
             if i >= 3:

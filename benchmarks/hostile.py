@@ -50,7 +50,7 @@ def over_limit_body(size: int = OVER_BYTES) -> bytes:
     return ('{"data": [{"x": [' + ", ".join([row] * rows) + "]}]}").encode()
 
 
-def post_raw(port: int, body: bytes, chunked: bool, path: str = "/gradio_api/call/compute") -> dict[str, Any]:
+def post_raw(port: int, body: bytes, chunked: bool, path: str = "/api/gradio_api/call/compute") -> dict[str, Any]:
     """POST ``body`` on a raw socket, stopping as soon as the server answers; status and time to the answer.
 
     The time runs from the headers (with a Content-Length) or from the first byte past the limit (chunked).

@@ -45,15 +45,19 @@ def scenario(session: int, edit: int) -> dict[str, Any]:
     return {"x": x, "weights": {"W_q": w, "W_k": w, "W_v": w}, "layout": "matmul"}
 
 
+API_PREFIX = {"compute": "api/"}  # the playground serves its API app under /api (playground.make_app)
+
+
 def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
-    """One REST call: POST /gradio_api/call/<api>, then read the event's result stream; its first output.
+    """One REST call: POST [api/]gradio_api/call/<api>, then read the event's result stream; its first output.
 
     Without a session hash every call is a new gradio session (a script's raw REST call); with one, calls share
     it, as gradio_client's calls do.
     """
     body = {"data": [payload]} if session_hash is None else {"data": [payload], "session_hash": session_hash}
-    ev = client.post(f"gradio_api/call/{api}", json=body).json()["event_id"]
-    body = client.get(f"gradio_api/call/{api}/{ev}").text
+    path = f"{API_PREFIX.get(api, '')}gradio_api/call/{api}"
+    ev = client.post(path, json=body).json()["event_id"]
+    body = client.get(f"{path}/{ev}").text
     if "event: complete" not in body:
         raise RuntimeError(body[:300])
     return json.loads(body.split("data: ", 1)[1])[0]

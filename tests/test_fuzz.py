@@ -340,9 +340,10 @@ def app_url() -> Iterator[str]:
 def call(client: httpx.Client, api: str, payload: Any) -> tuple[str, str]:
     """Gradio's REST call: POST the data, then read the event stream; returns (event, data)."""
     body = json.dumps({"data": [payload]})  # NaN/Infinity go out as JavaScript writes them
-    r = client.post(f"gradio_api/call/{api}", content=body, headers={"content-type": "application/json"})
+    path = f"api/gradio_api/call/{api}"  # the API app is mounted under /api (playground.make_app)
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
     assert r.status_code == 200, r.text
-    body = client.get(f"gradio_api/call/{api}/{r.json()['event_id']}").text
+    body = client.get(f"{path}/{r.json()['event_id']}").text
     event = body.split("event: ")[-1].split("\n")[0]
     data = body.split("data: ")[-1].strip()
     return event, data
@@ -383,12 +384,12 @@ def test_http_compute_answers_every_scenario(app_url: str, sc: Any) -> None:
 def test_http_malformed_requests_get_4xx_and_the_server_keeps_answering(app_url: str) -> None:
     with httpx.Client(base_url=app_url, timeout=30) as client:
         requests = [
-            ("POST", "gradio_api/call/compute", b"{not json", "application/json"),
-            ("POST", "gradio_api/call/compute", b"x=1", "text/plain"),
-            ("POST", "gradio_api/call/compute", b'{"nodata": 1}', "application/json"),
-            ("POST", "gradio_api/call/compute", b"[1, 2]", "application/json"),
+            ("POST", "api/gradio_api/call/compute", b"{not json", "application/json"),
+            ("POST", "api/gradio_api/call/compute", b"x=1", "text/plain"),
+            ("POST", "api/gradio_api/call/compute", b'{"nodata": 1}', "application/json"),
+            ("POST", "api/gradio_api/call/compute", b"[1, 2]", "application/json"),
             ("POST", "gradio_api/call/nope", b'{"data": [1]}', "application/json"),
-            ("GET", "gradio_api/call/compute/not-an-event", b"", "text/plain"),
+            ("GET", "api/gradio_api/call/compute/not-an-event", b"", "text/plain"),
         ]
         dropped = []
         for method, path, body, ctype in requests:
@@ -402,7 +403,7 @@ def test_http_malformed_requests_get_4xx_and_the_server_keeps_answering(app_url:
             assert "Traceback" not in r.text
         # gradio resets the stream of an unknown event id instead of answering it; that is the only request
         # allowed to go unanswered, and the server must still answer the next call
-        assert dropped == [("gradio_api/call/compute/not-an-event", b"", "ReadError")], dropped
+        assert dropped == [("api/gradio_api/call/compute/not-an-event", b"", "ReadError")], dropped
         event, data = call(client, "compute", ac.scenario_of("statquest-self"))
         assert event == "complete"
         out = json.loads(data)[0]["output"]

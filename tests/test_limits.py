@@ -117,8 +117,10 @@ def count_floats(value: Any) -> int:
     return sum(map(count_floats, value)) if isinstance(value, list) else isinstance(value, float)
 
 
-def test_the_app_serves_no_echo_endpoint() -> None:
-    assert [fn.api_name for fn in pg.demo.fns.values() if fn.api_name in ("echo", "compute")] == ["compute"]
+def test_the_app_serves_no_echo_endpoint_and_the_page_app_no_public_api() -> None:
+    public = [fn.api_name for fn in pg.api.fns.values() if fn.api_visibility == "public"]
+    assert public == ["compute"]  # the API app: compute (and no benchmark-only echo)
+    assert [fn.name for fn in pg.demo.fns.values() if fn.api_visibility != "private"] == []  # the page's events
 
 
 # ---- the running app: python playground.py, as tests/browser.py serves it ------------------------------------
@@ -150,7 +152,7 @@ def test_junk_with_a_huge_length_gets_413_at_once_and_the_server_does_not_grow(a
     for _ in range(5):  # headers and 64 KB of junk that is not JSON: a parser would say 400 or 422, not 413
         with socket.create_connection(("127.0.0.1", port_of(url)), timeout=10) as s:
             t0 = time.perf_counter()
-            s.sendall(b"POST /gradio_api/call/compute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            s.sendall(b"POST /api/gradio_api/call/compute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
                       b"\r\nContent-Length: 1000000000\r\n\r\n" + b"\xff{[" * 20_000)  # fmt: skip
             head, body = read_answer(s)
             times.append((time.perf_counter() - t0) * 1e3)
@@ -160,7 +162,8 @@ def test_junk_with_a_huge_length_gets_413_at_once_and_the_server_does_not_grow(a
     assert rss_kb(pid) - rss0 < 20_000
 
 
-ROUTES = ["/gradio_api/call/compute", "/gradio_api/queue/join", "/gradio_api/upload", "/gradio_api/info", "/"]
+ROUTES = ["/api/gradio_api/call/compute", "/api/gradio_api/queue/join", "/gradio_api/queue/join",
+          "/gradio_api/upload", "/gradio_api/info", "/"]  # fmt: skip
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -173,7 +176,7 @@ def test_a_declared_over_limit_body_gets_this_limits_413_on_every_route(app: tup
     assert head.startswith(b"HTTP/1.1 413 ") and json.loads(body)["limit_bytes"] == LIMIT, (head, body)
 
 
-@pytest.mark.parametrize("route", ["/gradio_api/call/compute", "/gradio_api/queue/join"])
+@pytest.mark.parametrize("route", ["/api/gradio_api/call/compute", "/gradio_api/queue/join"])
 def test_a_streamed_over_limit_body_is_refused_by_size(app: tuple[str, int], route: str) -> None:
     url, pid = app
     rss0 = rss_kb(pid)
@@ -186,9 +189,9 @@ def test_the_largest_legitimate_request_is_answered(app: tuple[str, int]) -> Non
     url, _ = app
     sc = limits.largest_compute_request()
     with httpx.Client(base_url=url, timeout=120) as client:
-        r = client.post("gradio_api/call/compute", json={"data": [sc]})
+        r = client.post("api/gradio_api/call/compute", json={"data": [sc]})
         assert r.status_code == 200, r.text[:300]
-        body = client.get(f"gradio_api/call/compute/{r.json()['event_id']}").text
+        body = client.get(f"api/gradio_api/call/compute/{r.json()['event_id']}").text
     assert "event: complete" in body
     got = json.loads(body.split("data: ", 1)[1])[0]
     assert got["output"] == json.loads(json.dumps(ac.compute(sc)))["output"]

@@ -259,9 +259,9 @@ def test_a_page_survives_400_anonymous_calls_and_its_next_edit_updates_the_views
     def anonymous(i: int) -> int:
         with httpx.Client(base_url=app_url, timeout=60) as client:
             body = {"data": [{"x": [[float(i % 7), 1.0], [0.5, 2.0]], "heads": 1}]}
-            r = client.post("gradio_api/call/compute", json=body)
+            r = client.post("api/gradio_api/call/compute", json=body)
             event = r.json()["event_id"]
-            text = client.get(f"gradio_api/call/compute/{event}").text
+            text = client.get(f"api/gradio_api/call/compute/{event}").text
             return int("event: complete" in text and json.loads(text.split("data: ", 1)[1])[0]["heads"] != [])
 
     out = page.inner_text(OUT)
