@@ -134,11 +134,14 @@ def _fast_matrix(rows: list[list[Any]]) -> list[list[float]] | None:
 
     About 10x faster than parse_number per cell; anything unusual falls back to the naming slow path.
     """
-    try:
-        out = [[float(c) if type(c) in (int, float, str) else math.nan for c in r] for r in rows]
-    except (ValueError, OverflowError):
-        return None
-    t = torch.tensor(out, dtype=torch.float64)
+    if all(type(c) is float for r in rows for c in r):  # what the app stores: torch reads it at C speed
+        out, t = rows, torch.tensor(rows, dtype=torch.float64)
+    else:
+        try:
+            out = [[float(c) if type(c) in (int, float, str) else math.nan for c in r] for r in rows]
+        except (ValueError, OverflowError):
+            return None
+        t = torch.tensor(out, dtype=torch.float64)
     if not bool(torch.isfinite(t).all()) or float(t.abs().max()) > MAX_ABS:
         return None
     return out
