@@ -93,6 +93,19 @@ def _bucket(v: float, kind: str, lim: float) -> str:
     return f"s{min(10, max(0, round(v / lim * 5) + 5))}"
 
 
+def _buckets(t: Tensor, kind: str, lim: float) -> list[list[str]]:
+    """:func:`_bucket` of every cell of (R, C) ``t`` at once (torch rounds half to even, as Python's round)."""
+    finite = torch.isfinite(t)
+    v = t.nan_to_num(0.0, 0.0, 0.0)
+    if kind == "prob":
+        idx, prefix = (v * 8).round().clamp(0, 8), "p"
+    else:
+        idx, prefix = ((v / lim * 5).round() + 5).clamp(0, 10), "s"
+    names = [f"{prefix}{k}" for k in range(11)] + ["m"]
+    codes = idx.long().masked_fill(~finite, 11).tolist()
+    return [[names[k] for k in row] for row in codes]
+
+
 Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
 
 
@@ -123,11 +136,16 @@ def html_table(
     lim = float(finite.abs().max()) if finite.numel() else 1.0
     lim = lim or 1.0
     head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[:win])
+    values = shown.double()
+    texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
+    classes = _buckets(values, kind, lim)
     body = []
-    for i, row in enumerate(shown.tolist()):
+    for i, row in enumerate(values.tolist() if short else texts):
+        cls, text = classes[i], texts[i]
+        extra = [_marked(marks, i, j + col0) for j in range(len(row))] if marks else [""] * len(row)
         tds = "".join(
-            f"<td class='{_bucket(v, kind, lim)}{_marked(marks, i, j + col0)}' data-r='{i}' data-c='{j + col0}'"
-            + (f" title='{fmt(v, dtype)}'>{_short(v)}</td>" if short else f">{fmt(v, dtype)}</td>")
+            f"<td class='{cls[j]}{extra[j]}' data-r='{i}' data-c='{j + col0}'"
+            + (f" title='{text[j]}'>{_short(v)}</td>" if short else f">{v}</td>")
             for j, v in enumerate(row)
         )
         body.append(f"<tr><th scope='row'>{html.escape(rows[i])}</th>{tds}</tr>")
