@@ -86,7 +86,7 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
 # a check name is one of static/tour.js's CHECKS; "" means the learner presses Next
 TOUR: tuple[tuple[str, str, str, str], ...] = (
     (
-        "#inputs table[data-name=x]",
+        "#inputs [data-card=x]",
         "This is X: one row per token (t1, t2, t3), one column per dimension. Every number here can be edited.",
         "Change x[t2, d1] (row t2, column d1) to 3: click it, type 3, press Enter.",
         "x_t2_d1_is_3",

@@ -48,7 +48,8 @@
     btn.textContent = at < 0 && saved > 0 && saved < STEPS.length ? `Resume tour (${saved + 1}/${STEPS.length})` : 'Tour';
   }
 
-  function place() {  // beside the target: below it when there is room, else above; always inside the viewport
+  function place() {  // under the pipeline when the target is in it (so no card is covered), else below or above
+    // the target; always inside the viewport
     document.querySelectorAll('.tour-target').forEach((e) => { if (e !== target) e.classList.remove('tour-target'); });
     if (target && !target.isConnected) target = null;
     target = target || document.querySelector(STEPS[at].target);
@@ -57,8 +58,10 @@
     const r = target.getBoundingClientRect();
     const w = Math.min(380, innerWidth - 16);
     const h = pop.offsetHeight;
-    const below = r.bottom + 10 + h <= innerHeight;
-    const top = below ? r.bottom + 10 : Math.max(8, r.top - 10 - h);
+    const bench = document.getElementById('bench');
+    const under = bench && bench.contains(target) ? bench.getBoundingClientRect().bottom + 10 : -1;
+    const fits = (y) => y >= 8 && y + h <= innerHeight - 8;
+    const top = [under, r.bottom + 10, r.top - 10 - h].find(fits) ?? Math.max(8, r.top - 10 - h);
     pop.style.width = `${w}px`;
     pop.style.left = `${Math.max(8, Math.min(r.left, innerWidth - w - 8))}px`;
     pop.style.top = `${Math.max(8, Math.min(top, innerHeight - h - 8))}px`;
