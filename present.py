@@ -53,7 +53,7 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     (
         "masked",
         "Masked",
-        "masked = scaled where allowed, else −∞",
+        "masked = scaled where allowed, else −∞ (or the fill: −1e9, additive M)",
         "A mask hides keys a query may not look at, such as the future in a causal mask. With no mask, "
         "nothing changes.",
         ("masked", "keep"),
