@@ -234,6 +234,8 @@ def test_keyboard_only_editing_of_a_cell_and_explaining_a_number(page: Page) -> 
     assert focused(page)["r"] == "1" and focused(page)["c"] == "1"
     out = page.inner_text(OUT)
     page.keyboard.press("Enter")
+    editor = page.locator("#inputs table.grid td input")
+    assert editor.get_attribute("aria-label") == "X: encodings (editable) t2, d2"  # its row and column tokens
     page.keyboard.press("Control+a")
     page.keyboard.type("7")
     page.keyboard.press("Enter")
