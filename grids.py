@@ -206,7 +206,7 @@ def grid_html(
         f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
         f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
         f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)' "
-        f"style='--w:{width + 1}ch'><tr><th></th>{head}</tr>"
+        f"style='--w:{width + 1}ch'><tr><td></td>{head}</tr>"
         f"{''.join(body)}</table></div></div>"
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 from torch import Tensor
 
 import attention_core as ac
+import present as pr
 import views as vw
 
 WINDOW = 12  # rows and columns per overview card; the notebook cells below show up to views.WINDOW
@@ -70,6 +71,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             table(part["scores"], s.tokens, s.tokens_k, "scores"),
             "scores",
         ),
+        pr.present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
         f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{html.escape(scale)}"
         f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
         card(

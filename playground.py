@@ -32,6 +32,7 @@ import grids
 import heat
 import limits
 import overview as ov
+import present
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
@@ -699,7 +700,7 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 # ---- the app: one builder per section, handlers at module level -----------------------------
 
 STATIC = Path(__file__).resolve().parent / "static"
-CSS = (STATIC / "app.css").read_text()
+CSS = (STATIC / "app.css").read_text() + present.CSS
 GRID_JS = (STATIC / "grid.js").read_text()
 WATCH_JS = (STATIC / "watch.js").read_text()
 HEAT_JS = (STATIC / "heat.js").read_text()
@@ -1009,6 +1010,7 @@ def build_topbar() -> tuple[Any, Any, Any]:
         )
         load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
         badge = gr.HTML(elem_id="badge", apply_default_css=False, scale=2, min_width=300)
+        present.build_teach()
     return preset, badge, load_btn
 
 

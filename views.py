@@ -155,8 +155,9 @@ def html_table(
                 f"{col0 + min(n_c, win)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
     caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
     wide = (" wide wider" if min(n_c, win) > 10 else " wide") if short and min(n_c, win) > 8 else ""
-    return (f"<div class='nt-wrap'>{caption}<table class='nt{wide}' data-name='{name}' data-shape='{n_r}x{n_c}'>"
-            f"{note}<tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
+    return (f"<div class='nt-wrap'>{caption}<table class='nt{wide}' data-name='{name}' data-shape='{n_r}x{n_c}' "
+            f"aria-label='{html.escape(title or name)}'>{note}<tr><td></td>{head}</tr>"
+            f"{''.join(body)}</table></div>")  # fmt: skip
 
 
 def _short(v: float) -> str:

@@ -28,7 +28,9 @@ function startEdit(td, text) {
   const inp = document.createElement('input');
   inp.value = text === undefined ? td.textContent : text;
   inp.dataset.was = td.textContent;
-  inp.setAttribute('aria-label', td.closest('table').getAttribute('aria-label') + ` row ${+td.dataset.r + 1}, column ${+td.dataset.c + 1}`);
+  const tbl = td.closest('table');  // named by its row and column tokens, as the headers read: "X … t2, d1"
+  const head = tbl.rows[0].cells[td.cellIndex]?.textContent || `column ${+td.dataset.c + 1}`;
+  inp.setAttribute('aria-label', `${tbl.getAttribute('aria-label')} ${td.parentElement.cells[0].textContent}, ${head}`);
   inp.inputMode = 'decimal';
   inp.spellcheck = false;
   td.textContent = '';

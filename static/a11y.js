@@ -1,0 +1,31 @@
+// Keyboard reach for the read-only number tables (js_on_load of the teach buttons, with present.js, tour.js):
+// each table.nt gets one cell in the Tab order (a roving tabindex, restored after every re-render); the arrow
+// keys move between its cells and Enter or Space explains the focused number (watch.js). The editable grids
+// have their own keys (grid.js).
+(() => {
+  if (window.apA11y) return;
+  window.apA11y = true;
+  const roam = () => document.querySelectorAll('table.nt').forEach((t) => {
+    if (!t.querySelector('td[tabindex="0"]')) t.querySelector('td[data-r]')?.setAttribute('tabindex', '0');
+  });
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; roam(); });
+  }).observe(document.body, { childList: true, subtree: true });
+  roam();
+  const cell = (t, r, c) => t.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
+  document.addEventListener('keydown', (e) => {
+    const td = e.target.closest && e.target.closest('table.nt td[data-r]');
+    const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+    if (!td || !d) return;
+    const next = cell(td.closest('table'), +td.dataset.r + d[0], +td.dataset.c + d[1]);
+    e.preventDefault();
+    e.stopPropagation();
+    if (!next) return;
+    td.closest('table').querySelectorAll('td[tabindex]').forEach((c) => c.removeAttribute('tabindex'));
+    next.setAttribute('tabindex', '0');
+    next.focus();
+  }, true);
+})();
