@@ -116,6 +116,9 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         "weights": {name: vw.table_to_heads(v[name], n_mats) for name in ("W_q", "W_k", "W_v")},
     }
     sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
+    for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
+        if name != "b_o" or v["use_wo"]:
+            sc["weights"][name] = b
     tokens = split_tokens(v["tokens"])
     if v["cross"]:
         sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_k"]), x_v=vw.cells(v["x_v"]), tokens=tokens,
@@ -312,6 +315,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "dtype": s.dtype,
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
+        "biases": {n: getattr(w, n).tolist() for n in ac.scenario.BIASES if getattr(w, n) is not None} or None,
     }
 
 
@@ -358,6 +362,7 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
     x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
     out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
+    out["biases"] = None  # a new structure: the loaded biases no longer fit it
     x_cols = [f"d{j + 1}" for j in range(d_in)]
     out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
     was_cross = shape.get("cross", v["cross"])
