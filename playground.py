@@ -30,6 +30,7 @@ import heat
 import limits
 import overview as ov
 import views as vw
+from attention_core import real_model
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
 from attention_core.export import scenario_json, to_notebook, to_script
@@ -1263,6 +1264,7 @@ def build() -> gr.Blocks:
         wire_share(page, share)
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
         gr.api(compute_api, api_name="compute")
+        gr.api(model_attention_api, api_name="model_attention")
     return demo
 
 
@@ -1297,6 +1299,32 @@ def compute_api(scenario: dict) -> dict:
         return ac.compute(scenario)
     except ac.ScenarioError as e:
         raise gr.Error(str(e)) from None
+
+
+def model_attention_api(request: dict) -> dict:
+    """One head of a real model (sentence-transformers/all-MiniLM-L6-v2, 6 layers x 12 heads) step by step.
+
+    The head is recomputed from the hidden state entering its layer with its own weights and biases:
+    q = x W_q^T + b_q (and k, v alike), scores = q k^T, scaled = scores / sqrt(32), masked (hidden tokens as
+    padding), weights = softmax, output = weights v. It equals the model's own attention weights within 1e-5.
+
+    Args:
+        request: a JSON object with "sentence" (text, at most 300 characters and 32 WordPiece tokens with
+            [CLS] and [SEP]), "layer" (whole number 1..6), "head" (whole number 1..12) and optionally "hide"
+            (a list of 1-based token positions to hide from every query, as padding; 1 is [CLS]).
+
+    Returns:
+        the compute result for that head: "heads"[0] with q, k, v, scores, scaled, masked, weights and output
+        (rows = tokens), plus "tokens" (WordPiece, [CLS] ... [SEP]), "layer", "head", "label" (L{layer}H{head})
+        and "model".
+    """
+    try:
+        return real_model.attention_json(request)
+    except ac.ScenarioError as e:
+        raise gr.Error(str(e)) from None
+    except Exception:  # never a traceback for the client; the server log keeps it
+        log.exception("model_attention failed")
+        raise gr.Error("model: the model could not be run; the server log says why") from None
 
 
 demo = build()

@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from .multihead import Weights
-from .scenario import Scenario, ScenarioError, parse_int
+from .scenario import Scenario, ScenarioError, _check_keys, evaluate, parse_int, result_json
 from .sdpa import padding_keep
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -170,3 +170,35 @@ def head_scenario(sentence: Any, layer: Any, head: Any, hidden: Any = None) -> S
 
 def head_label(layer: int, head: int) -> str:
     return f"L{layer}H{head}"
+
+
+REQUEST_KEYS = {"sentence", "layer", "head", "hide"}
+
+
+def check_hide(hide: Any) -> list[int]:
+    """Optional 1-based token positions to hide (as padding): a short list of whole numbers."""
+    if hide is None:
+        return []
+    if not isinstance(hide, list) or len(hide) > MAX_TOKENS:
+        raise ScenarioError("hide", f"must be a list of at most {MAX_TOKENS} token positions (1 = [CLS])")
+    return [parse_int(p, f"hide item {i + 1}", 1, MAX_TOKENS) for i, p in enumerate(hide)]
+
+
+def attention_json(request: Any) -> dict[str, Any]:
+    """The ``/model_attention`` contract: {"sentence", "layer" 1..6, "head" 1..12, optional "hide": [positions]}
+    -> the ``compute`` result for that head (``heads[0]``: q, k, v, scores, scaled, masked, weights, output)
+    plus tokens, layer, head, label and model. Every check that needs no model runs before it loads."""
+    if not isinstance(request, dict):
+        raise ScenarioError("request", f"must be a JSON object like {{'sentence': ..., 'layer': 1, 'head': 1}}, "
+                            f"not {type(request).__name__}")  # fmt: skip
+    _check_keys(request, "", REQUEST_KEYS)
+    check_sentence(request.get("sentence"))
+    layer, head = check_position(request.get("layer"), request.get("head"))
+    hide = check_hide(request.get("hide"))
+    tokens, _ = tokenize(request["sentence"])
+    if any(p > len(tokens) for p in hide):
+        raise ScenarioError("hide", f"{max(hide)} is past the last token ({len(tokens)} tokens)")
+    flags = [i + 1 in hide for i in range(len(tokens))]
+    s = scenario_of(forward(request["sentence"], flags if any(flags) else None), layer, head)
+    out = result_json(s, evaluate(s))
+    return out | {"layer": layer, "head": head, "label": head_label(layer, head), "model": MODEL}

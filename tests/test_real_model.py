@@ -94,3 +94,25 @@ def test_bad_requests_name_the_field(args: tuple[Any, ...], problem: str) -> Non
     with pytest.raises(ac.ScenarioError) as e:
         rm.head_scenario(*args)
     assert problem in str(e.value)
+
+
+def test_the_endpoint_contract_equals_the_model_with_hidden_tokens() -> None:
+    sentence = SENTENCES[1]
+    r = rm.attention_json({"sentence": sentence, "layer": 5, "head": 12, "hide": [3]})
+    assert r["label"] == "L5H12" and r["model"] == rm.MODEL and r["tokens"][0] == "[CLS]"
+    mask = [0 if i == 2 else 1 for i in range(len(r["tokens"]))]
+    out, seen = model_run(sentence, mask)
+    torch.testing.assert_close(torch.tensor(r["heads"][0]["weights"]), out.attentions[4][0, 11], atol=1e-5, rtol=0)
+    torch.testing.assert_close(torch.tensor(r["heads"][0]["q"]), seen[(4, "query")][:, 352:384], atol=1e-5, rtol=1e-5)
+    assert set(r["heads"][0]) >= {"q", "k", "v", "scores", "scaled", "masked", "weights", "output"}
+    assert r["divisor"] == pytest.approx(32**0.5) and r["weights_used"]["b_q"] is not None
+
+
+def test_importing_the_app_does_not_import_transformers() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, playground; assert 'transformers' not in sys.modules, 'transformers imported eagerly'"
+    root = rm.__file__.rsplit("/", 2)[0]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
