@@ -29,6 +29,7 @@ import grids
 import heat
 import limits
 import overview as ov
+import real_model_ui
 import views as vw
 from attention_core import real_model
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -1260,6 +1261,7 @@ def build() -> gr.Blocks:
             build_mask_lab(page.vals_state)
             build_scaling_lab()
             build_sentence(page, tabs)
+            real_model_ui.build(render, bind, {"watch": WATCH_JS, "heat": HEAT_JS}, COMMON)
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)

@@ -129,6 +129,10 @@ def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: in
     q, k = part["q"][i].tolist(), part["k"][j].tolist()
     raw, scaled, masked = (float(part[n][i, j]) for n in ("scores", "scaled", "masked"))
     lines = [f"scores[{i + 1}, {j + 1}] = q_{i + 1} · k_{j + 1} = {dot(q, k)}", f"= {plain(raw)}"]
+    with_bias = [f"{r}_{n} = x_{n} W_{r}ᵀ + b_{r}" for r, n in (("q", i + 1), ("k", j + 1))
+                 if bias_of(tr, head, r, 0) is not None]  # fmt: skip
+    if with_bias:  # the dot product is of biased vectors: say so, so the bias is not forgotten
+        lines.insert(0, f"with the bias terms: {' and '.join(with_bias)} (nn.Linear(bias=True); click a q or k)")
     if a.divisor is None:
         lines.append("scaling is off: scaled = scores")
     else:

@@ -128,6 +128,11 @@ def test_explanation_shows_the_bias_term_and_code_lines_say_bias_true() -> None:
     assert not any("b_k" in ln for ln in k.lines)
     c = explain(tr, 0, "combine", 0, 1, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
     assert any("b_o[2]" in ln for ln in c.lines) and c.value == pytest.approx(float(tr.output[0, 1]))
+    sc = explain(tr, 1, "scores", 0, 1, {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+    assert "q_1 = x_1 W_qᵀ + b_q" in sc.lines[0] and "b_k" not in sc.lines[0]
+    assert sc.value == pytest.approx(float(tr.head(1)["scores"][0, 1]))
+    plain = ac.evaluate(ac.parse(BASE))
+    assert not any("bias" in ln for ln in explain(plain, 0, "scores", 0, 1, {"q": s.x_q, "k": s.x_k}).lines)
     assert "bias=True" in vw.code_for("qkv", "000", s) and "bias=True" in vw.code_for("combine", "001", s)
     assert "bias" not in vw.code_for("qkv", "000", ac.parse(BASE))
 
