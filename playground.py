@@ -1296,11 +1296,30 @@ def expired_message() -> str:
 
 
 def compute_api(scenario: dict) -> dict:
-    """attention_core.compute over HTTP: a scenario dict in, every intermediate out (see README)."""
+    """Scaled dot-product attention with every intermediate (attention_core.compute over HTTP and MCP).
+
+    The scenario's keys: "x" (token rows, self-attention) or "x_q", "x_k", "x_v" (cross-attention); "tokens";
+    "heads" (1..8); "head_mode" ("concat" | "split"); "layout" ("linear": nn.Linear out x in | "matmul");
+    "weights" ({"init": "linear"|"rand"|"randn"|"identity", "seed": int, "w_o": bool} or explicit "W_q", "W_k",
+    "W_v" (one matrix per head), "W_o", optional biases "b_q", "b_k", "b_v" (one vector per head) and "b_o");
+    "d_out"; "mask" ({"kind": "none"|"causal"|"padding"|"causal+padding"|"custom", "padding": [flags],
+    "keep": 0/1 matrix, "fill": "-inf"|"-1e9"|"additive"}); "scale" (true = divide by sqrt(d_k), false, or a
+    temperature); "dtype" ("float32" | "float64"); "normalize" ("softmax" | "sum"). At most 64 tokens and width 64.
+
+    Args:
+        scenario: the JSON scenario described above; only "x" is required (README: "The compute contract").
+
+    Returns:
+        "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",
+        "weights_used", "tokens". A bad scenario is an error whose message names the field.
+    """
     try:
         return ac.compute(scenario)
     except ac.ScenarioError as e:
         raise gr.Error(str(e)) from None
+
+
+compute_api.__name__ = "compute"  # the MCP tool's name
 
 
 def model_attention_api(request: dict) -> dict:
@@ -1310,10 +1329,12 @@ def model_attention_api(request: dict) -> dict:
     q = x W_q^T + b_q (and k, v alike), scores = q k^T, scaled = scores / sqrt(32), masked (hidden tokens as
     padding), weights = softmax, output = weights v. It equals the model's own attention weights within 1e-5.
 
+    The request's keys: "sentence" (text, at most 300 characters and 32 WordPiece tokens with [CLS] and [SEP]),
+    "layer" (whole number 1..6), "head" (whole number 1..12) and optionally "hide" (a list of 1-based token
+    positions hidden from every query in every layer, as padding; 1 is [CLS]).
+
     Args:
-        request: a JSON object with "sentence" (text, at most 300 characters and 32 WordPiece tokens with
-            [CLS] and [SEP]), "layer" (whole number 1..6), "head" (whole number 1..12) and optionally "hide"
-            (a list of 1-based token positions to hide from every query, as padding; 1 is [CLS]).
+        request: {"sentence": text, "layer": 1..6, "head": 1..12, "hide": [positions]}, "hide" optional.
 
     Returns:
         the compute result for that head: "heads"[0] with q, k, v, scores, scaled, masked, weights and output
@@ -1327,6 +1348,9 @@ def model_attention_api(request: dict) -> dict:
     except Exception:  # never a traceback for the client; the server log keeps it
         log.exception("model_attention failed")
         raise gr.Error("model: the model could not be run; the server log says why") from None
+
+
+model_attention_api.__name__ = "model_attention"  # the MCP tool's name
 
 
 demo = build()
@@ -1343,4 +1367,5 @@ if __name__ == "__main__":
         share=False,
         max_file_size="1mb",
         state_session_capacity=GRADIO_SESSIONS,
+        mcp_server=True,  # compute and model_attention as MCP tools at /gradio_api/mcp/ (README: "Agents")
     )
