@@ -100,9 +100,9 @@ def check_hidden(hidden: Any, n: int) -> tuple[bool, ...]:
     if hidden is None:
         return (False,) * n
     if not isinstance(hidden, (list, tuple)) or len(hidden) != n or not all(isinstance(f, bool) for f in hidden):
-        raise ScenarioError("hidden", f"must list {n} true/false flags, one per token")
+        raise ScenarioError("hide", f"must list {n} true/false flags, one per token")
     if all(hidden):
-        raise ScenarioError("hidden", "every token is hidden; leave at least one visible")
+        raise ScenarioError("hide", "every token is hidden; leave at least one visible")
     return tuple(hidden)
 
 

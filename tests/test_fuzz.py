@@ -365,6 +365,21 @@ def test_model_attention_answers_or_names_the_field(request: Any) -> None:
     assert r["label"] == f"L{r['layer']}H{r['head']}"
 
 
+@settings(max_examples=max(20, N // 8), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(
+    sentence=st.one_of(st.text(max_size=30), st.just("word " * 40), st.none(), st.integers(), st.just("A cat.")),
+    layer=st.one_of(st.integers(-1, 8), st.text(max_size=2), st.none(), st.floats()),
+    head=st.one_of(st.integers(-1, 14), st.text(max_size=2), st.none()),
+    hide=st.one_of(st.none(), st.lists(st.one_of(st.integers(-2, 40), st.text(max_size=2), st.booleans()), max_size=5)),
+)
+def test_real_model_tab_answers_or_names_the_field(sentence: Any, layer: Any, head: Any, hide: Any) -> None:
+    import real_model_ui
+
+    got = real_model_ui.views(pg.render, sentence, layer, head, hide)
+    assert_named(got["message"])
+    assert ("msg-error" in got["message"]) != ("tokens" in got and "L" in got["title"]), got["message"]
+
+
 # ---- the running app over HTTP ----------------------------------------------------------------
 
 

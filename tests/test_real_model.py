@@ -86,8 +86,8 @@ def test_hidden_tokens_act_as_padding_in_every_layer() -> None:
         (("hi", 1.5, 1), "layer: 1.5 is not a whole number"),
         (("hi", 1, 13), "head: 13 is out of range 1..12"),
         (("hi", 1, None), "head: None is not a whole number"),
-        (("hi", 1, 1, [True, True, True]), "hidden: every token is hidden"),
-        (("hi", 1, 1, [True]), "hidden: must list 3 true/false flags"),
+        (("hi", 1, 1, [True, True, True]), "hide: every token is hidden"),
+        (("hi", 1, 1, [True]), "hide: must list 3 true/false flags"),
     ],
 )
 def test_bad_requests_name_the_field(args: tuple[Any, ...], problem: str) -> None:
