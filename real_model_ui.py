@@ -151,6 +151,11 @@ def views(render: Renderer, sentence: Any, layer: Any, head: Any, hide: Any, pic
     return out
 
 
+def valid_index(v: Any) -> bool:
+    """A 0-based cell index as a click sends it (no bools, no negatives: those would wrap around in torch)."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10_000
+
+
 # ---- handlers ------------------------------------------------------------------------------------------------
 
 
@@ -184,7 +189,7 @@ def on_pick(
     """A click on a number of the detail: explain it (the same explanation as the workbench's)."""
     data = getattr(evt, "_data", None)
     pick = data if isinstance(data, dict) and data.get("name") in EXPLAINABLE else None
-    if pick is None or not all(isinstance(data.get(k), int) for k in ("row", "col")):
+    if pick is None or not all(valid_index(data.get(k)) for k in ("row", "col")):
         return {}
     got = views(render, sentence, layer, head, hide, {"name": pick["name"], "row": data["row"], "col": data["col"]})
     return parts.of(got)
