@@ -46,10 +46,6 @@ class _Loader:
                 self._loaded = _load()
             return self._loaded
 
-    @property
-    def loaded(self) -> bool:
-        return self._loaded is not None
-
 
 def _load() -> tuple[Any, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the Hub is never asked: everything is in the wheel
