@@ -33,7 +33,9 @@ import heat
 import limits
 import overview as ov
 import present
+import real_model_ui
 import views as vw
+from attention_core import real_model
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
 from attention_core.export import scenario_json, to_notebook, to_script
@@ -120,6 +122,9 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         "weights": {name: vw.table_to_heads(v[name], n_mats) for name in ("W_q", "W_k", "W_v")},
     }
     sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
+    for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
+        if name != "b_o" or v["use_wo"]:
+            sc["weights"][name] = b
     tokens = split_tokens(v["tokens"])
     if v["cross"]:
         sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_k"]), x_v=vw.cells(v["x_v"]), tokens=tokens,
@@ -316,6 +321,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "dtype": s.dtype,
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
+        "biases": {n: getattr(w, n).tolist() for n in ac.scenario.BIASES if getattr(w, n) is not None} or None,
     }
 
 
@@ -362,6 +368,7 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
     x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
     out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
+    out["biases"] = None  # a new structure: the loaded biases no longer fit it
     x_cols = [f"d{j + 1}" for j in range(d_in)]
     out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
     was_cross = shape.get("cross", v["cross"])
@@ -1259,6 +1266,7 @@ def build() -> gr.Blocks:
             build_mask_lab(page.vals_state)
             build_scaling_lab()
             build_sentence(page, tabs)
+            real_model_ui.build(render, bind, {"watch": WATCH_JS, "heat": HEAT_JS}, COMMON)
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
@@ -1273,6 +1281,7 @@ def build_api() -> gr.Blocks:
     """
     with gr.Blocks(title="Attention Playground API") as api:
         gr.api(compute_api, api_name="compute")
+        gr.api(model_attention_api, api_name="model_attention")
     return api
 
 
@@ -1305,7 +1314,23 @@ def expired_message() -> str:
 
 
 def compute_api(scenario: dict) -> dict:
-    """attention_core.compute over HTTP: a scenario dict in, every intermediate out (see README)."""
+    """Scaled dot-product attention with every intermediate (attention_core.compute over HTTP and MCP).
+
+    The scenario's keys: "x" (token rows, self-attention) or "x_q", "x_k", "x_v" (cross-attention); "tokens";
+    "heads" (1..8); "head_mode" ("concat" | "split"); "layout" ("linear": nn.Linear out x in | "matmul");
+    "weights" ({"init": "linear"|"rand"|"randn"|"identity", "seed": int, "w_o": bool} or explicit "W_q", "W_k",
+    "W_v" (one matrix per head), "W_o", optional biases "b_q", "b_k", "b_v" (one vector per head) and "b_o");
+    "d_out"; "mask" ({"kind": "none"|"causal"|"padding"|"causal+padding"|"custom", "padding": [flags],
+    "keep": 0/1 matrix, "fill": "-inf"|"-1e9"|"additive"}); "scale" (true = divide by sqrt(d_k), false, or a
+    temperature); "dtype" ("float32" | "float64"); "normalize" ("softmax" | "sum"). At most 64 tokens and width 64.
+
+    Args:
+        scenario: the JSON scenario described above; only "x" is required (README: "The compute contract").
+
+    Returns:
+        "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",
+        "weights_used", "tokens". A bad scenario is an error whose message names the field.
+    """
     try:
         return ac.compute(scenario)
     except ac.ScenarioError as e:
@@ -1317,9 +1342,43 @@ def make_app() -> FastAPI:
     app = FastAPI(**limits.app_kwargs())
     demo.state_session_capacity, api.state_session_capacity = GRADIO_SESSIONS, API_SESSIONS  # what launch() sets
     shared = {"enable_monitoring": False, "max_file_size": "1mb", "footer_links": []}
-    gr.mount_gradio_app(app, api, path="/api", **shared)
+    gr.mount_gradio_app(app, api, path="/api", mcp_server=True, **shared)  # MCP tools at /api/gradio_api/mcp/
     gr.mount_gradio_app(app, demo, path="", css=CSS, **shared)
     return app
+
+
+compute_api.__name__ = "compute"  # the MCP tool's name
+
+
+def model_attention_api(request: dict) -> dict:
+    """One head of a real model (sentence-transformers/all-MiniLM-L6-v2, 6 layers x 12 heads) step by step.
+
+    The head is recomputed from the hidden state entering its layer with its own weights and biases:
+    q = x W_q^T + b_q (and k, v alike), scores = q k^T, scaled = scores / sqrt(32), masked (hidden tokens as
+    padding), weights = softmax, output = weights v. It equals the model's own attention weights within 1e-5.
+
+    The request's keys: "sentence" (text, at most 300 characters and 32 WordPiece tokens with [CLS] and [SEP]),
+    "layer" (whole number 1..6), "head" (whole number 1..12) and optionally "hide" (a list of 1-based token
+    positions hidden from every query in every layer, as padding; 1 is [CLS]).
+
+    Args:
+        request: {"sentence": text, "layer": 1..6, "head": 1..12, "hide": [positions]}, "hide" optional.
+
+    Returns:
+        the compute result for that head: "heads"[0] with q, k, v, scores, scaled, masked, weights and output
+        (rows = tokens), plus "tokens" (WordPiece, [CLS] ... [SEP]), "layer", "head", "label" (L{layer}H{head})
+        and "model".
+    """
+    try:
+        return real_model.attention_json(request)
+    except ac.ScenarioError as e:
+        raise gr.Error(str(e)) from None
+    except Exception:  # never a traceback for the client; the server log keeps it
+        log.exception("model_attention failed")
+        raise gr.Error("model: the model could not be run; the server log says why") from None
+
+
+model_attention_api.__name__ = "model_attention"  # the MCP tool's name
 
 
 demo = build()

@@ -335,7 +335,7 @@ def code_for(step: str, fam: str, s: ac.Scenario) -> str:
             ]
         if s.head_mode == "split":
             lines.append("Q_heads = Q.view(1, T, num_heads, head_dim).transpose(1, 2)  # and K, V alike")
-        return "\n".join(lines)
+        return "\n".join(lines + bias_lines(s))
     if step == "scores":
         return {
             "000": "sims = torch.matmul(q, k.transpose(dim0=self.row_dim, dim1=self.col_dim))",
@@ -397,7 +397,20 @@ def code_for(step: str, fam: str, s: ac.Scenario) -> str:
         line = "torch.cat([head(encodings_for_q, encodings_for_k, encodings_for_v) for head in self.heads], dim=1)"
     if s.weights.W_o is not None:
         line += "\noutput = W_o(multi_head_output)" if s.weights.layout == "linear" else "\noutput = concat @ W_o"
+        if s.weights.b_o is not None:
+            line += "  # W_o = nn.Linear(H·d, d_model, bias=True): + b_o"
     return line
+
+
+def bias_lines(s: ac.Scenario) -> list[str]:
+    """How the q/k/v step's biases enter: nn.Linear(..., bias=True) adds b after x @ W.T."""
+    roles = [r for r in "qkv" if getattr(s.weights, f"b_{r}") is not None]
+    if not roles:
+        return []
+    named = ", ".join(f"W_{r}" for r in roles)
+    if s.weights.layout == "linear":
+        return [f"# {named} = nn.Linear(d_model, d_out, bias=True): each adds its bias, x @ W.T + b"]
+    return [f"# with bias=True: {' ; '.join(f'{r} = x @ W_{r} + b_{r}' for r in roles)}"]
 
 
 # ---- figures ---------------------------------------------------------------------------------
@@ -417,6 +430,10 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
         ta, tb = getattr(a, name), getattr(b, name)
         if ta.shape != tb.shape or not torch.equal(ta, tb):
             diff.append("x" if a.self_attention and b.self_attention else name)
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        ta, tb = getattr(a.weights, name), getattr(b.weights, name)
+        if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
+            diff.append(name)
     for name in ("W_q", "W_k", "W_v", "W_o"):  # compared as out×in, so a layout flip alone is "layout"
         ta, tb = (
             as_linear(getattr(a.weights, name), a.weights.layout),

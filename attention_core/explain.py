@@ -69,6 +69,17 @@ def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
     return mats[0][:, head * width : (head + 1) * width]
 
 
+def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
+    """This head's bias for column ``j`` of q, k or v, or None when the projection has no bias."""
+    b = getattr(tr.weights, f"b_{role}")
+    if b is None:
+        return None
+    if tr.mode == "concat":
+        return float(b[head, j])
+    width = b.shape[-1] // tr.heads
+    return float(b[0, head * width + j])
+
+
 def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
     """Explain cell (i, j) of ``name`` for head ``head`` (0-based). ``x``: {"q","k","v"} inputs (L|S, D).
 
@@ -83,12 +94,17 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
         col = w[:, j].tolist()
         got = float(part[name][i, j])
         layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
-        return Explanation(
-            f"{name}[{i + 1}, {j + 1}]{tag}",
-            (f"{name}_{i + 1} = x_{i + 1} projected by W_{name}; this cell is x_{i + 1} · ({layout})",
-             f"= {dot(row, col)}", f"= {plain(got)}"),
-            got,
-        )  # fmt: skip
+        b = bias_of(tr, head, name, j)
+        if b is None:
+            lines = (f"{name}_{i + 1} = x_{i + 1} projected by W_{name}; this cell is x_{i + 1} · ({layout})",
+                     f"= {dot(row, col)}", f"= {plain(got)}")  # fmt: skip
+        else:
+            bare = sum(r * c for r, c in zip(row, col, strict=True))
+            lines = (f"{name}_{i + 1} = x_{i + 1} projected by W_{name} plus the bias b_{name}; "
+                     f"this cell is x_{i + 1} · ({layout}) + b_{name}[{j + 1}]",
+                     f"= {dot(row, col)} + b_{name}[{j + 1}]", f"= {plain(bare)} + {num(b)}",
+                     f"= {plain(got)}")  # fmt: skip
+        return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", lines, got)
     if name in ("scores", "scaled", "masked"):
         return _score(tr, part, head, i, j, tag, name)
     if name == "weights":
@@ -113,6 +129,10 @@ def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: in
     q, k = part["q"][i].tolist(), part["k"][j].tolist()
     raw, scaled, masked = (float(part[n][i, j]) for n in ("scores", "scaled", "masked"))
     lines = [f"scores[{i + 1}, {j + 1}] = q_{i + 1} · k_{j + 1} = {dot(q, k)}", f"= {plain(raw)}"]
+    with_bias = [f"{r}_{n} = x_{n} W_{r}ᵀ + b_{r}" for r, n in (("q", i + 1), ("k", j + 1))
+                 if bias_of(tr, head, r, 0) is not None]  # fmt: skip
+    if with_bias:  # the dot product is of biased vectors: say so, so the bias is not forgotten
+        lines.insert(0, f"with the bias terms: {' and '.join(with_bias)} (nn.Linear(bias=True); click a q or k)")
     if a.divisor is None:
         lines.append("scaling is off: scaled = scores")
     else:
@@ -209,11 +229,14 @@ def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
         ), got)  # fmt: skip
     w_o = tr.weights.W_o
     col = (w_o[j] if tr.weights.layout == "linear" else w_o[:, j]).tolist()
-    return Explanation(title, (
-        f"concat_{i + 1} (all {tr.heads} heads side by side, width {tr.concat.shape[-1]}) @ W_o, column {j + 1}:",
-        f"= {dot(tr.concat[i].tolist(), col)}",
-        f"= {plain(got)}",
-    ), got)  # fmt: skip
+    b_o = tr.weights.b_o
+    plus = "" if b_o is None else f" + b_o[{j + 1}]"
+    lines = [f"concat_{i + 1} (all {tr.heads} heads side by side, width {tr.concat.shape[-1]}) @ W_o{plus}, "
+             f"column {j + 1}:", f"= {dot(tr.concat[i].tolist(), col)}{plus}"]  # fmt: skip
+    if b_o is not None:
+        bare = sum(a * c for a, c in zip(tr.concat[i].tolist(), col, strict=True))
+        lines.append(f"= {plain(bare)} + {num(float(b_o[j]))}")
+    return Explanation(title, (*lines, f"= {plain(got)}"), got)
 
 
 def sources(name: str, i: int, j: int) -> dict[str, list[tuple[int | None, int | None]]]:

@@ -13,7 +13,7 @@ from typing import Any
 import nbformat
 from torch import Tensor
 
-from .scenario import Scenario
+from .scenario import BIASES, Scenario
 
 PY_HEADER = '''# {title}
 """Exported from Attention Playground. Runs with torch alone:  python {name}.py
@@ -46,6 +46,9 @@ def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
     sc.update(heads=s.heads, head_mode=s.head_mode, layout=w.layout, dtype=s.dtype, normalize=s.normalize)
     sc["weights"] = {n: getattr(w, n).tolist() for n in ("W_q", "W_k", "W_v")}
     sc["weights"]["W_o"] = None if w.W_o is None else w.W_o.tolist()
+    for n in BIASES:  # written only when present, so a bias-free state's JSON is as it always was
+        if getattr(w, n) is not None:
+            sc["weights"][n] = getattr(w, n).tolist()
     mask: dict[str, Any] = {"kind": s.mask_kind, "fill": s.fill}
     if s.mask_kind == "custom" and s.keep is not None:
         mask["keep"] = s.keep.int().tolist()
@@ -88,20 +91,26 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
         data.append(f"{n} = torch.tensor({_lit(getattr(w, n))}, dtype=dtype)  # {shape}")
     wo = "None" if w.W_o is None else f"torch.tensor({_lit(w.W_o)}, dtype=dtype)"
     data.append(f"W_o = {wo}  # {'(D, H·d)' if lin else '(H·d, D)'} or None: heads are only concatenated")
+    bias = {n: "" for n in ("q", "k", "v", "o")}  # the "+ b" each projection gets (nn.Linear(bias=True))
+    for n in BIASES:
+        if getattr(w, n) is not None:
+            where = "(D,) added after W_o" if n == "b_o" else "(H, d) or (1, D): one vector per head, bias=True"
+            data.append(f"{n} = torch.tensor({_lit(getattr(w, n))}, dtype=dtype)  # {where}")
+            bias[n[-1]] = " + b_o" if n == "b_o" else f" + {n}.unsqueeze(-2)"
     keep = "None  # no mask" if s.keep is None else f"torch.tensor({_lit(s.keep)})  # (L, S) True = may look"
     data.append(f"keep = {keep}")
 
     if s.head_mode == "concat":
-        proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
-                f"k = x_k.unsqueeze(-3) @ W_k{wt}  # -> (H, S, d)",
-                f"v = x_v.unsqueeze(-3) @ W_v{wt}  # -> (H, S, d)"]  # fmt: skip
+        proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
+                f"k = x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}  # -> (H, S, d)",
+                f"v = x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}  # -> (H, S, d)"]  # fmt: skip
     else:
         proj = [f"H = {H}",
-                f"q = (x_q.unsqueeze(-3) @ W_q{wt}).squeeze(-3)  # (L, D)",
+                f"q = (x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}).squeeze(-3)  # (L, D)",
                 "q = q.reshape(len(tokens), H, -1).transpose(-3, -2)  # split: (L, H, D/H) -> (H, L, D/H)",
-                f"k = (x_k.unsqueeze(-3) @ W_k{wt}).squeeze(-3)",
+                f"k = (x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}).squeeze(-3)",
                 "k = k.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)",
-                f"v = (x_v.unsqueeze(-3) @ W_v{wt}).squeeze(-3)",
+                f"v = (x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}).squeeze(-3)",
                 "v = v.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)"]  # fmt: skip
     if s.scale is True:
         scaled = "scaled = scores / torch.tensor(k.size(-1) ** 0.5, dtype=dtype)  # ÷ √d_k"
@@ -130,7 +139,7 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     if s.normalize == "sum":
         norm += ["if not torch.isfinite(weights).all():  # a row summing to 0: undefined, shown as 0",
                  "    weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)"]  # fmt: skip
-    out_w = "" if w.W_o is None else (" @ W_o.T" if lin else " @ W_o")
+    out_w = "" if w.W_o is None else (" @ W_o.T" if lin else " @ W_o") + bias["o"]
     combine = ["concat = output.transpose(-3, -2).reshape(len(tokens), -1)  # (H, L, d) -> (L, H·d)",
                f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}"]  # fmt: skip
 

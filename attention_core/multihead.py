@@ -45,6 +45,14 @@ class Weights:
     W_v: Tensor  # same as W_q
     W_o: Tensor | None  # (D, H·d) linear | (H·d, D) matmul
     layout: str
+    b_q: Tensor | None = None  # (H or 1, d) biases, added after the projection (nn.Linear(bias=True)); None = none
+    b_k: Tensor | None = None  # same as b_q
+    b_v: Tensor | None = None  # same as b_q
+    b_o: Tensor | None = None  # (D,) added after W_o
+
+    @property
+    def has_bias(self) -> bool:
+        return any(b is not None for b in (self.b_q, self.b_k, self.b_v, self.b_o))
 
 
 def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -97,17 +105,19 @@ def init_weights(
     return Weights(*(torch.stack(s) for s in per), W_o=w_o, layout=layout)
 
 
-def project(x: Tensor, w: Tensor, layout: str) -> Tensor:
-    """(..., T, D) with (H, ·, ·) weights -> (..., H, T, d)."""
+def project(x: Tensor, w: Tensor, layout: str, b: Tensor | None = None) -> Tensor:
+    """(..., T, D) with (H, ·, ·) weights and optional (H, d) biases -> (..., H, T, d)."""
     x = x.unsqueeze(-3)  # (..., 1, T, D)
-    return x @ w.transpose(-2, -1) if layout == "linear" else x @ w
+    out = x @ w.transpose(-2, -1) if layout == "linear" else x @ w
+    return out if b is None else out + b.unsqueeze(-2)  # (H, d) -> (H, 1, d): one bias per head, every row
 
 
-def apply_out(concat: Tensor, w_o: Tensor | None, layout: str) -> Tensor:
-    """(..., L, H·d) through W_o -> (..., L, D); identity when there is no W_o."""
+def apply_out(concat: Tensor, w_o: Tensor | None, layout: str, b_o: Tensor | None = None) -> Tensor:
+    """(..., L, H·d) through W_o (plus b_o) -> (..., L, D); identity when there is no W_o."""
     if w_o is None:
         return concat
-    return concat @ w_o.T if layout == "linear" else concat @ w_o
+    out = concat @ w_o.T if layout == "linear" else concat @ w_o
+    return out if b_o is None else out + b_o
 
 
 @dataclass(frozen=True)
@@ -159,19 +169,19 @@ def multi_head(
     """
     layout = weights.layout
     if mode == "concat":
-        q = project(x_q, weights.W_q, layout)  # (..., H, L, d)
-        k = project(x_k, weights.W_k, layout)  # (..., H, S, d)
-        v = project(x_v, weights.W_v, layout)  # (..., H, S, d)
+        q = project(x_q, weights.W_q, layout, weights.b_q)  # (..., H, L, d)
+        k = project(x_k, weights.W_k, layout, weights.b_k)  # (..., H, S, d)
+        v = project(x_v, weights.W_v, layout, weights.b_v)  # (..., H, S, d)
     elif mode == "split":
         d_model = weights.W_q.shape[-1]
         if d_model % heads:
             raise ValueError(f"heads={heads} does not divide d_model={d_model} in split mode")
-        q = split_heads(project(x_q, weights.W_q, layout).squeeze(-3), heads)  # (..., H, L, D/H)
-        k = split_heads(project(x_k, weights.W_k, layout).squeeze(-3), heads)  # (..., H, S, D/H)
-        v = split_heads(project(x_v, weights.W_v, layout).squeeze(-3), heads)  # (..., H, S, D/H)
+        q = split_heads(project(x_q, weights.W_q, layout, weights.b_q).squeeze(-3), heads)  # (..., H, L, D/H)
+        k = split_heads(project(x_k, weights.W_k, layout, weights.b_k).squeeze(-3), heads)  # (..., H, S, D/H)
+        v = split_heads(project(x_v, weights.W_v, layout, weights.b_v).squeeze(-3), heads)  # (..., H, S, D/H)
     else:
         raise ValueError(f"head_mode={mode!r} is not one of {MODES}")
     trace = attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize)
     concat = merge_heads(trace.output)  # (..., H, L, d) -> (..., L, H·d)
-    output = apply_out(concat, weights.W_o, layout)
+    output = apply_out(concat, weights.W_o, layout, weights.b_o)
     return MultiHeadTrace(trace, heads, mode, weights, concat, output)

@@ -25,6 +25,7 @@ MAX_HEADS = 8
 MAX_ABS = 1e6  # largest |cell|; with the caps above no float32 intermediate can overflow
 MAX_SEED = 2**63 - 1
 MASK_KINDS = ("none", "causal", "padding", "causal+padding", "custom")
+BIASES = ("b_q", "b_k", "b_v", "b_o")  # optional, in explicit weights only; absent = no bias
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 NORMALIZE = ("softmax", "sum")
 KNOWN_KEYS = {
@@ -252,7 +253,7 @@ def parse_weights(
             raise ScenarioError("weights.init", f"identity needs d_out = d_in = {d_in}, not {width}")
         w_o = _parse_flag(value.get("w_o", False), "weights.w_o")
         return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype)
-    _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o"})
+    _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o", *BIASES})
     n_mats = heads if mode == "concat" else 1
     mats: dict[str, Tensor] = {}
     width = d_out if mode == "concat" else d_in
@@ -277,7 +278,34 @@ def parse_weights(
         w_o = torch.tensor(
             parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=wide, max_cols=wide), dtype=dtype
         )
-    return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout)
+    width = width or d_in
+    b = {n: parse_bias(value.get(n), n, n_mats, width, mode, dtype) for n in ("b_q", "b_k", "b_v")}
+    b_o = None
+    if value.get("b_o") is not None:
+        if w_o is None:
+            raise ScenarioError("b_o", "is added after W_o, so it needs W_o (give W_o, or leave b_o out)")
+        b_o = torch.tensor(parse_vector(value["b_o"], "b_o", d_in), dtype=dtype)
+    return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout, **b, b_o=b_o)
+
+
+def parse_vector(value: Any, field: str, n: int) -> list[float]:
+    """A list of exactly ``n`` finite numbers; the length is checked before any item is read."""
+    if not isinstance(value, list):
+        raise ScenarioError(field, f"must be a list of {n} numbers, not {type(value).__name__}")
+    if len(value) != n:
+        raise ScenarioError(field, f"expected {n} numbers, got {len(value)}")
+    return [parse_number(c, f"{field}, item {j + 1}") for j, c in enumerate(value)]
+
+
+def parse_bias(value: Any, name: str, n_mats: int, width: int, mode: str, dtype: torch.dtype) -> Tensor | None:
+    """Optional per-head biases: a list of ``n_mats`` vectors of ``width`` numbers -> (n_mats, width), or None."""
+    if value is None:
+        return None
+    what = f"{n_mats} vectors, one per head" if mode == "concat" else "exactly one vector of d_model numbers"
+    if not isinstance(value, list) or len(value) != n_mats or not all(isinstance(b, list) for b in value):
+        raise ScenarioError(f"weights.{name}", f"must be a list of {what}")
+    rows = [parse_vector(b, f"{name} head {h + 1}" if mode == "concat" else name, width) for h, b in enumerate(value)]
+    return torch.tensor(rows, dtype=dtype)
 
 
 def parse(scenario: Any) -> Scenario:
@@ -397,6 +425,7 @@ def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
             "W_k": to_json(w.W_k),
             "W_v": to_json(w.W_v),
             "W_o": None if w.W_o is None else to_json(w.W_o),
+            **{n: to_json(getattr(w, n)) for n in BIASES if getattr(w, n) is not None},  # only when given
         },
         "tokens": s.tokens,
         "tokens_k": s.tokens_k,

@@ -9,6 +9,7 @@ P3 payload of one update (the postprocessed outputs as JSON)
 P4 cold start: `python playground.py` to the first HTTP 200 vs a trivial app importing the same packages
 P5 core speed: batched trace path vs the seeds' per-head ModuleList loop vs F.scaled_dot_product_attention
 REST: /compute over plain HTTP vs /echo in the trivial app (benchmarks/trivial_app.py)
+Model: /model_attention's first request (loads transformers and all-MiniLM-L6-v2), a warm request, the RSS it adds
 """
 
 from __future__ import annotations
@@ -88,18 +89,19 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
     return {"p50": statistics.median(times), "p95": pct(times, 0.95), "bytes": size}
 
 
-def bench_rest(url: str, api: str, payload: list[Any], reps: int) -> dict[str, float]:
-    """Gradio's plain REST: POST [api/]gradio_api/call/<api>, then GET the event's result stream."""
+def bench_rest(url: str, api: str, payload: list[Any], reps: int, warmup: int = 3) -> dict[str, float]:
+    """Gradio's plain REST: POST [api/]gradio_api/call/<api>, then GET the event's result stream (``warmup`` calls
+    untimed first; with reps=0 and warmup=0 the one call is timed)."""
     times = []
-    with httpx.Client(base_url=url, timeout=30) as client:
-        for i in range(reps + 3):
+    with httpx.Client(base_url=url, timeout=120) as client:
+        for i in range(max(reps, 1) + warmup):
             t0 = time.perf_counter()
             path = f"{API_PREFIX.get(api, '')}gradio_api/call/{api}"
             ev = client.post(path, json={"data": payload}).json()["event_id"]
             body = client.get(f"{path}/{ev}").text
             dt = (time.perf_counter() - t0) * 1e3
             assert "event: complete" in body, body[:300]
-            if i >= 3:
+            if i >= warmup:
                 times.append(dt)
     return {"p50": statistics.median(times), "p95": pct(times, 0.95)}
 
@@ -188,6 +190,19 @@ def bench_cold(script: str, reps: int) -> float:
     return statistics.median(times)
 
 
+def bench_model(url: str, reps: int) -> dict[str, float]:
+    """/model_attention on a fresh server: the first request (transformers import + model load + one head), warm
+    requests after it, and the server's RSS before and after the model loaded."""
+    from load import rss_kb, server_pid
+
+    pid = server_pid(url)
+    before = rss_kb(pid)
+    req = [{"sentence": "The cat sat on the mat because it was tired.", "layer": 3, "head": 7}]
+    first = bench_rest(url, "model_attention", req, 0, warmup=0)["p50"]
+    warm = bench_rest(url, "model_attention", req, reps)
+    return {"first": first, "p50": warm["p50"], "p95": warm["p95"], "rss_mb": (rss_kb(pid) - before) / 1024}
+
+
 def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
     from seed_reference import MultiHeadAttention
 
@@ -247,6 +262,11 @@ def main() -> None:
         app = {"default": bench_browser(url, views, reps, True)}
         link = pg.encode_link(large_scenario())
         app["large"] = bench_browser(f"{url}?scenario={link}", views, max(3, reps // 2), True)
+    with serve("playground.py") as url:  # a fresh server, so the first request loads the model
+        m = bench_model(url, reps)
+    rows.append(("Model", "first /model_attention", f"{m['first']:.0f} ms", "", "imports transformers, loads"))
+    rows.append(("Model", "warm /model_attention", f"{m['p50']:.1f} ms", f"{m['p95']:.1f} ms", "13 tokens, L3H7"))
+    rows.append(("Model", "RSS added", f"{m['rss_mb']:.0f} MB", "", "server, after vs before the first request"))
     with serve("benchmarks/floor_app.py") as url:
         floor = bench_browser(url, ["#floor-out textarea"], reps, False, app=False)
     rows.append(("P1 browser", "floor app", f"{floor['p50']:.0f} ms", f"{floor['p95']:.0f} ms", ""))

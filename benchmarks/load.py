@@ -45,7 +45,7 @@ def scenario(session: int, edit: int) -> dict[str, Any]:
     return {"x": x, "weights": {"W_q": w, "W_k": w, "W_v": w}, "layout": "matmul"}
 
 
-API_PREFIX = {"compute": "api/"}  # the playground serves its API app under /api (playground.make_app)
+API_PREFIX = {"compute": "api/", "model_attention": "api/"}  # the playground serves its API app under /api (playground.make_app)
 
 
 def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:

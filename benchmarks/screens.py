@@ -66,6 +66,10 @@ def main() -> None:
         page.get_by_role("tab", name="Sentence mode").click()
         page.wait_for_selector("#sentence-out table")
         shot(page, "sentence-mode", "#sentence-tokens")
+        page.get_by_role("tab", name="Real model").click()  # the first use loads the model: seconds
+        page.locator("#rm-heads .rm-hm[data-layer='3'][data-head='7']").click(timeout=120_000)
+        page.wait_for_function("() => document.querySelector('#rm-title').innerText.includes('L3H7')")
+        shot(page, "real-model", "#rm-tokens")
         page.get_by_role("tab", name="Workbench").click()
         page.locator("#share").get_by_text("Share · export").click()
         page.locator("#export-btn").click()

@@ -29,7 +29,8 @@ watch('value', () => snap(true));
 element.addEventListener('click', (e) => {
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;
-  document.getElementById('explain')?.classList.remove('closed');  // a new pick reopens a closed explanation
+  // a new pick reopens a closed explanation (the workbench's, or the Real model tab's)
+  for (const id of ['explain', 'rm-explain']) document.getElementById(id)?.classList.remove('closed');
   trigger('click', { name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
 });
 element.addEventListener('keydown', (e) => {

@@ -46,6 +46,10 @@ FIELDS = set(ac.scenario.KNOWN_KEYS) | {
     "d_k",
     "lab seed",
     "scenario file",
+    "request",  # /model_attention
+    "layer",
+    "head",
+    "hide",
 }
 
 junk_cell = st.one_of(
@@ -328,6 +332,54 @@ def test_oversize_is_refused_before_any_tensor_is_built(monkeypatch: pytest.Monk
         ac.compute({"x": [[1.0]], "weights": big_w})
 
 
+MODEL_REQUESTS = st.one_of(
+    st.none(),
+    st.integers(),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=3),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "sentence": st.one_of(st.text(max_size=40), st.just("word " * 40), st.just("x" * 301), st.none(),
+                                  st.integers(), st.just("   "), st.just("The cat sat.")),
+            "layer": st.one_of(st.integers(-2, 8), st.floats(), st.text(max_size=3), st.none(), st.booleans()),
+            "head": st.one_of(st.integers(-2, 14), st.floats(), st.text(max_size=3), st.none(), st.booleans()),
+            "hide": st.one_of(st.none(), st.lists(st.one_of(st.integers(-1, 40), st.text(max_size=2)), max_size=4),
+                              st.text(max_size=3), st.just(list(range(1, 40)))),
+            "extra": st.integers(),
+        },
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=max(40, N // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(request=MODEL_REQUESTS)
+def test_model_attention_answers_or_names_the_field(request: Any) -> None:
+    try:
+        r = pg.model_attention_api(request)
+    except pg.gr.Error as e:
+        assert names_a_field(e.message), e.message
+        return
+    assert_clean_result(r)
+    assert len(r["heads"]) == 1 and len(r["tokens"]) == len(r["heads"][0]["weights"])
+    assert r["label"] == f"L{r['layer']}H{r['head']}"
+
+
+@settings(max_examples=max(20, N // 8), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(
+    sentence=st.one_of(st.text(max_size=30), st.just("word " * 40), st.none(), st.integers(), st.just("A cat.")),
+    layer=st.one_of(st.integers(-1, 8), st.text(max_size=2), st.none(), st.floats()),
+    head=st.one_of(st.integers(-1, 14), st.text(max_size=2), st.none()),
+    hide=st.one_of(st.none(), st.lists(st.one_of(st.integers(-2, 40), st.text(max_size=2), st.booleans()), max_size=5)),
+)
+def test_real_model_tab_answers_or_names_the_field(sentence: Any, layer: Any, head: Any, hide: Any) -> None:
+    import real_model_ui
+
+    got = real_model_ui.views(pg.render, sentence, layer, head, hide)
+    assert_named(got["message"])
+    assert ("msg-error" in got["message"]) != ("tokens" in got and "L" in got["title"]), got["message"]
+
+
 # ---- the running app over HTTP ----------------------------------------------------------------
 
 
@@ -379,6 +431,30 @@ def test_http_compute_answers_every_scenario(app_url: str, sc: Any) -> None:
     msg = json.loads(data) if data not in ("null", "") else None
     assert msg is not None and msg["error"] == problem, (msg, problem)
     assert "Traceback" not in data
+
+
+def test_http_model_attention_answers_or_names_the_field(app_url: str) -> None:
+    bad = [
+        ({"sentence": "", "layer": 1, "head": 1}, "sentence: is empty"),
+        ({"sentence": "word " * 40, "layer": 1, "head": 1}, "sentence: is 42 WordPiece tokens"),
+        ({"sentence": "x" * 400, "layer": 1, "head": 1}, "sentence: has 400 characters; at most 300"),
+        ({"sentence": "hi", "layer": 7, "head": 1}, "layer: 7 is out of range 1..6"),
+        ({"sentence": "hi", "layer": 1, "head": "x"}, "head: 'x' is not a whole number"),
+        ({"sentence": "hi", "layer": 1, "head": 0}, "head: 0 is out of range 1..12"),
+        ({"sentence": ["hi"], "layer": 1, "head": 1}, "sentence: must be text"),
+        ("hi", "request: must be a JSON object"),
+    ]
+    with httpx.Client(base_url=app_url, timeout=120) as client:
+        for payload, problem in bad:
+            event, data = call(client, "model_attention", payload)
+            assert event == "error" and problem in json.loads(data)["error"], (payload, data)
+            assert "Traceback" not in data
+        event, data = call(client, "model_attention", {"sentence": "Attention is all you need!", "layer": 4,
+                                                        "head": 9})  # fmt: skip
+    assert event == "complete", data
+    got = json.loads(data)[0]
+    want = pg.real_model.attention_json({"sentence": "Attention is all you need!", "layer": 4, "head": 9})
+    assert got == json.loads(json.dumps(want)) and got["label"] == "L4H9"
 
 
 def test_http_malformed_requests_get_4xx_and_the_server_keeps_answering(app_url: str) -> None:
