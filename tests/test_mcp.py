@@ -27,7 +27,7 @@ def app_url() -> Iterator[str]:
 
 async def session_calls(url: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, list[Any]]:
     async with (
-        streamablehttp_client(url + "gradio_api/mcp/") as (read, write, _),
+        streamablehttp_client(url + "api/gradio_api/mcp/") as (read, write, _),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
@@ -81,4 +81,4 @@ def test_the_readme_shows_this_endpoint_and_its_model_example_runs(app_url: str)
     assert promised and r.stdout.strip().splitlines()[-1] == promised.group(1).strip()
     config = json.loads(next(b for b in re.findall(r"^```json\n(.*?)^```", readme, flags=re.S | re.M) if "mcp" in b))
     url = config["mcpServers"]["attention-playground"]["url"]
-    assert url.endswith("/gradio_api/mcp/")  # the path this file's MCP test connects to
+    assert url.endswith("/api/gradio_api/mcp/")  # the path this file's MCP test connects to
