@@ -15,6 +15,7 @@ import inspect
 import json
 import logging
 import re
+import sys
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,8 +28,10 @@ import torch
 import attention_core as ac
 import grids
 import heat
+import learn_ui
 import limits
 import overview as ov
+import train_ui
 import views as vw
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
@@ -696,7 +699,7 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 # ---- the app: one builder per section, handlers at module level -----------------------------
 
 STATIC = Path(__file__).resolve().parent / "static"
-CSS = (STATIC / "app.css").read_text()
+CSS = (STATIC / "app.css").read_text() + learn_ui.CSS
 GRID_JS = (STATIC / "grid.js").read_text()
 WATCH_JS = (STATIC / "watch.js").read_text()
 HEAT_JS = (STATIC / "heat.js").read_text()
@@ -1248,14 +1251,19 @@ def build() -> gr.Blocks:
                 explain_panel = gr.HTML(
                     vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS, apply_default_css=False
                 )
+                learn = learn_ui.build_learn(HEAT_JS)  # "Quiz me" and "Pin and compare" (issue 14)
                 notebook = build_notebook()
             views = {"badge": badge, "message": message, "overview": overview, "explain": explain_panel, **notebook}
             page = Page(preset, *states, controls, inputs, {k: views[k] for k in VIEW_KEYS})
             build_mask_lab(page.vals_state)
             build_scaling_lab()
             build_sentence(page, tabs)
+            train_ui.build_train(sys.modules[__name__], page, tabs)
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
+        learn_ui.wire_learn(sys.modules[__name__], page, learn)
+        demo.unload(bind(train_ui.on_unload, sys.modules[__name__]))
+        gr.api(train_ui.train_api, api_name="train")
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
         gr.api(compute_api, api_name="compute")
     return demo
