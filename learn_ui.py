@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ CSS = """
 .cmp-tables {display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin-top: 6px}
 table.nt td.q0 {color: #bbb; background: #fff}
 .train-status {font-size: 0.95em} .train-status progress {width: 220px; vertical-align: middle}
-.train-maps {display: flex; flex-wrap: wrap; gap: 16px}
+.train-maps .hm canvas {width: min(200px, 38vw)}
 """
 
 
@@ -153,7 +154,7 @@ def explanation(pg: ModuleType, s: ac.Scenario, tr: ac.MultiHeadTrace, q: Questi
         return ""
     name, head, i, j = q.explain
     text, _ = pg.explain_pick(s, tr, head, {"name": name, "row": i, "col": j})
-    return text
+    return re.sub(r"<button class='ex-close'.*?</button>", "", text)  # the quiz panel has no close button
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ def heat_html(st: TrainState) -> str:
     cols = [f"{j + 1}:{k}" for j, k in enumerate(t.tokens_k)]
     now = heat.heatmap(train.weights_matrix(st), heat.PROB, f"weights at step {st.step}", rows, cols, "train-now")
     goal = heat.heatmap(t.target_rows(), heat.PROB, "target pattern", rows, cols, "train-target")
-    return f"<div class='train-maps' data-step='{st.step}'>{now}{goal}</div>"
+    return f"<div class='hms train-maps' data-step='{st.step}'>{now}{goal}</div>"
 
 
 def loss_plot(st: TrainState) -> PlotData:
@@ -255,9 +255,8 @@ def build_train(pg: ModuleType, page: Any, tabs: Any) -> Any:
                                                     ("pause", "Pause", "secondary"), ("reset", "Reset", "secondary"),
                                                     ("open", "Open in the workbench →", "secondary"))}  # fmt: skip
         status = gr.HTML(elem_id="train-status")
-        with gr.Row():
-            maps = gr.HTML(elem_id="train-heat", js_on_load=pg.HEAT_JS, apply_default_css=False)
-            plot = gr.Plot(elem_id="train-loss", label="loss curve")
+        maps = gr.HTML(elem_id="train-heat", js_on_load=pg.HEAT_JS, apply_default_css=False)
+        plot = gr.Plot(elem_id="train-loss", label="loss curve")
     wire_train(pg, page, tabs, TrainView(pg.Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
     return tab
 
