@@ -309,7 +309,9 @@ def on_unpin(pg: ModuleType, view: Any) -> dict[Any, Any]:
 
 def on_compare(pg: ModuleType, vals: dict[str, Any] | None, pinned: Any) -> Any:
     """After any workbench update: the change from the pinned state (nothing to do when nothing is pinned)."""
-    if vals is None or not isinstance(pinned, dict):
+    if vals is None:
+        return pg.expired_message()
+    if not isinstance(pinned, dict):
         return gr.skip()
     try:
         s, tr, h = live_state(pg, vals)

@@ -54,6 +54,11 @@ def ask_weight(pg: Page) -> tuple[int, int, float]:
     return i, j, preset_weights()[i][j]
 
 
+SEEN_JS = """() => { window.seenSteps = []; new MutationObserver(() => {
+  const s = document.querySelector('#train-status .train-status'); if (s) window.seenSteps.push(+s.dataset.step);
+}).observe(document.querySelector('#train-status'), {subtree: true, childList: true, attributes: true}); }"""
+
+
 def check(pg: Page, text: str) -> None:
     pg.locator("#quiz-answer textarea, #quiz-answer input").first.fill(text)
     pg.locator("#quiz-check").click()
@@ -105,12 +110,14 @@ def test_train_fifty_steps_and_watch_the_heatmap_and_loss(page: Page) -> None:
     page.wait_for_selector("#train-status .train-status[data-step='0']")
     loss0 = float(page.locator("#train-status .train-status").get_attribute("data-loss"))
     assert loss0 == pytest.approx(train.start("previous", 0).loss, rel=1e-5)
+    page.evaluate(SEEN_JS)  # record every status the page shows while the run streams
     page.locator("#train-run").click()
-    page.wait_for_selector("#train-status .train-status[data-running='1']")  # streamed: updates before the end
     page.wait_for_selector("#train-status .train-status[data-step='50']", timeout=120_000)
     loss50 = float(page.locator("#train-status .train-status").get_attribute("data-loss"))
     assert loss50 == pytest.approx(train.train_steps(train.start("previous", 0), 50).loss, rel=1e-4)
     assert loss50 < 0.5 * loss0
+    seen = page.evaluate("window.seenSteps")
+    assert len(set(seen)) >= 5 and max(seen) == 50, seen  # streamed: several updates before the end
     page.wait_for_selector("#train-heat .train-maps[data-step='50'] canvas[data-painted]")
     page.wait_for_function("() => document.querySelector('#train-loss .js-plotly-plot')?.innerText.includes('step 50')")
     page.locator("#train-open").click()
