@@ -32,6 +32,7 @@ from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
+PLOT_EVERY = 4  # the loss curve is redrawn every 4th update (and the last): a Plotly redraw costs the page most
 DEFAULT_STEPS = 50
 TASK_CHOICES = [(f"{train.TITLES[t]}", t) for t in train.TASKS]
 
@@ -187,7 +188,7 @@ def on_train_run(
         return
     run = run_of(saved) + 1
     yield v.show(st, run, "running", 0, total)
-    chunk, done = math.ceil(total / MAX_UPDATES), 0
+    chunk, done, updates = math.ceil(total / MAX_UPDATES), 0, 0
     while done < total:
         t0 = time.monotonic()
         k = min(chunk, total - done)
@@ -195,7 +196,11 @@ def on_train_run(
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
         if run_of(live("train")) != run:  # paused, reset or stepped meanwhile: send nothing more
             return
-        yield v.show(st, run, "done" if done == total else "running", done, total)
+        up = v.show(st, run, "done" if done == total else "running", done, total)
+        updates += 1
+        if done < total and updates % PLOT_EVERY:  # the heatmap every update, Plotly's redraw less often
+            up[v.plot] = gr.skip()
+        yield up
 
 
 def on_train_open(pg: ModuleType, page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:

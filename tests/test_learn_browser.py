@@ -123,3 +123,31 @@ def test_train_fifty_steps_and_watch_the_heatmap_and_loss(page: Page) -> None:
     page.locator("#train-open").click()
     page.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
     page.wait_for_selector("#overview table[data-name=weights][data-shape='6x6']")
+
+
+RUN_THEN_PAUSE_JS = """() => new Promise((done) => {
+  new MutationObserver(() => {
+    const s = document.querySelector('#train-status .train-status');
+    if (s && +s.dataset.step > 0 && window.pausedAt === undefined) {
+      window.pausedAt = +s.dataset.step; document.querySelector('#train-pause').click(); done(window.pausedAt);
+    }
+  }).observe(document.querySelector('#train-status'), {subtree: true, childList: true, attributes: true});
+  document.querySelector('#train-run').click();
+})"""
+
+
+def test_pause_stops_a_run_and_nothing_more_arrives(page: Page) -> None:
+    """Run 500 steps and press Pause at the first streamed update (in the page, without Playwright's latency)."""
+    page.get_by_role("tab", name="Train").click()
+    page.wait_for_selector("#train-status .train-status[data-step='0']")
+    page.locator("#train-n input").fill("500")
+    page.locator("#train-n input").blur()
+    first = page.evaluate(RUN_THEN_PAUSE_JS)
+    assert 0 < first < 500
+    page.wait_for_function("() => document.querySelector('#train-status').innerText.includes('paused')")
+    step = int(page.locator("#train-status .train-status").get_attribute("data-step"))
+    page.evaluate(SEEN_JS)
+    page.wait_for_timeout(3_000)  # the rest of a 500-step run would arrive in about this time
+    later = page.evaluate("window.seenSteps")
+    assert step < 500 and all(s == step for s in later), (step, later)  # nothing past the pause arrives
+    assert int(page.locator("#train-heat .train-maps").get_attribute("data-step")) < 500
