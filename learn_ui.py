@@ -53,6 +53,7 @@ CSS = """
 .cmp-tables {display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin-top: 6px}
 table.nt td.q0 {color: #bbb; background: #fff}
 .train-status {font-size: 0.95em} .train-status progress {width: 220px; vertical-align: middle}
+#train-formula .katex-display {overflow-x: auto; overflow-y: hidden}
 .train-maps .hm canvas {width: min(200px, 38vw)}
 """
 

@@ -245,7 +245,8 @@ def build_train(pg: ModuleType, page: Any, tabs: Any) -> Any:
         gr.Markdown(
             "One attention head (T = 6, d = 6, ÷√d_k) learns a toy task: W_q and W_k start from the seeded "
             f"nn.Linear init and train with autograd and Adam (lr {train.DEFAULT_LR}); W_v keeps its init.\n\n"
-            f"$${LOSS_LATEX}$$\n\n{LOSS_TEXT}.",
+            "".join(f"$${part}$$\n\n" for part in LOSS_LATEX.split(r",\qquad"))
+            + f"{LOSS_TEXT}.",
             latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
             elem_id="train-formula",
         )
