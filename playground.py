@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import re
+import sys
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,10 +31,12 @@ from fastapi import FastAPI
 import attention_core as ac
 import grids
 import heat
+import learn_ui
 import limits
 import overview as ov
 import present
 import real_model_ui
+import train_ui
 import views as vw
 from attention_core import real_model
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -707,7 +710,7 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 # ---- the app: one builder per section, handlers at module level -----------------------------
 
 STATIC = Path(__file__).resolve().parent / "static"
-CSS = (STATIC / "app.css").read_text() + present.CSS
+CSS = (STATIC / "app.css").read_text() + present.CSS + learn_ui.CSS
 GRID_JS = (STATIC / "grid.js").read_text()
 WATCH_JS = (STATIC / "watch.js").read_text()
 HEAT_JS = (STATIC / "heat.js").read_text()
@@ -1260,6 +1263,7 @@ def build() -> gr.Blocks:
                 explain_panel = gr.HTML(
                     vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS, apply_default_css=False
                 )
+                learn = learn_ui.build_learn(HEAT_JS)  # "Quiz me" and "Pin and compare" (issue 14)
                 notebook = build_notebook()
             views = {"badge": badge, "message": message, "overview": overview, "explain": explain_panel, **notebook}
             page = Page(preset, *states, controls, inputs, {k: views[k] for k in VIEW_KEYS})
@@ -1267,8 +1271,11 @@ def build() -> gr.Blocks:
             build_scaling_lab()
             build_sentence(page, tabs)
             real_model_ui.build(render, bind, {"watch": WATCH_JS, "heat": HEAT_JS}, COMMON)
+            train_ui.build_train(sys.modules[__name__], page, tabs)
         wire_workbench(page, buttons, load_btn)
         wire_share(page, share)
+        learn_ui.wire_learn(sys.modules[__name__], page, learn)
+        demo.unload(bind(train_ui.on_unload, sys.modules[__name__]))
         on(demo.load, bind(on_open, page), [], page.everything(), loads=True, **COMMON)
     return demo
 
@@ -1282,6 +1289,7 @@ def build_api() -> gr.Blocks:
     with gr.Blocks(title="Attention Playground API") as api:
         gr.api(compute_api, api_name="compute")
         gr.api(model_attention_api, api_name="model_attention")
+        gr.api(train_ui.train_api, api_name="train")
     return api
 
 

@@ -1,12 +1,14 @@
 """Many users at once, on loopback only: N sessions × M edits through the queue to /compute, against a floor.
 
     python benchmarks/load.py                  # 32 sessions × 50 edits, then RSS over 10,000 requests
-    python benchmarks/load.py --sessions 8 --edits 10 --rss-requests 0   # what tests/test_load.py runs
+    python benchmarks/load.py --sessions 8 --edits 10 --rss-requests 0 --trainers 2 --train-calls 2  # test_load.py
 
 Each session has its own scenario (some seeded); every response is checked against a single-user
 compute() of that session's scenario, bit for bit. The same N × M calls first go to the trivial app's /echo (the
 floor: same queue settings, a trivial function), and /compute's requests per second are reported as a ratio to
-it (``ratio_to_floor``). Bounded in count and time; stops by itself.
+it (``ratio_to_floor``). Then a mixed phase: the same editing sessions and ``--trainers`` (16) learners calling
+/train at once (each call a short bounded training run), every answer checked against train.py run here.
+Bounded in count and time; stops by itself.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import attention_core as ac  # noqa: E402
+from attention_core import train  # noqa: E402
 from harness import serve  # noqa: E402
 
 FLOOR = "benchmarks/trivial_app.py"  # its /echo: the same queue settings, a trivial function
@@ -45,7 +48,20 @@ def scenario(session: int, edit: int) -> dict[str, Any]:
     return {"x": x, "weights": {"W_q": w, "W_k": w, "W_v": w}, "layout": "matmul"}
 
 
-API_PREFIX = {"compute": "api/", "model_attention": "api/"}  # the playground serves its API app under /api (playground.make_app)
+# the playground serves its API app under /api (playground.make_app)
+API_PREFIX = {"compute": "api/", "model_attention": "api/", "train": "api/"}
+
+
+def train_payload(trainer: int, call_no: int) -> dict[str, Any]:
+    """Each trainer its own task and seed; a few steps per call (the Train tab's requests are bounded too)."""
+    return {"task": train.TASKS[trainer % 2], "seed": trainer, "steps": 3 + (trainer + call_no) % 6}
+
+
+def train_answer(p: dict[str, Any]) -> dict[str, Any]:
+    """A single-user training run of the request, straight from train.py (the server's answer must equal it)."""
+    st = train.train_steps(train.start(p["task"], p["seed"]), p["steps"])
+    w = train.weights_matrix(st).tolist()
+    return {"task": st.task.id, "seed": st.seed, "step": st.step, "losses": list(st.losses), "weights": w}
 
 
 def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
@@ -73,6 +89,7 @@ class Endpoint:
 
 
 COMPUTE = Endpoint("compute", scenario, lambda sc: json.loads(json.dumps(ac.compute(sc))))  # single-user compute()
+TRAIN = Endpoint("train", train_payload, lambda p: json.loads(json.dumps(train_answer(p))))
 ECHO = Endpoint("echo", lambda s, e: f"session {s} edit {e}", lambda text: text)  # the floor app's /echo
 
 
@@ -116,12 +133,31 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def run(sessions: int, edits: int, rss_requests: int) -> dict[str, Any]:
+def mixed(url: str, sessions: int, edits: int, trainers: int, train_calls: int) -> dict[str, Any]:
+    """Editing sessions and trainers at the same time; every answer checked."""
+    with ThreadPoolExecutor(2) as pool:
+        edit_f = pool.submit(drive, url, sessions, edits, COMPUTE)
+        train_f = pool.submit(drive, url, trainers, train_calls, TRAIN)
+        got, tr = edit_f.result(), train_f.result()
+    return {
+        "trainers": trainers,
+        "train_requests": tr["requests"],
+        "train_wrong": tr["wrong"],
+        "train_p50_ms": tr["p50_ms"],
+        "train_p95_ms": tr["p95_ms"],
+        "mixed_edit_requests": got["requests"],
+        "mixed_edit_wrong": got["wrong"],
+        "mixed_edit_p50_ms": got["p50_ms"],
+        "mixed_edit_p95_ms": got["p95_ms"],
+    }
+
+
+def run(sessions: int, edits: int, rss_requests: int, trainers: int = 16, train_calls: int = 5) -> dict[str, Any]:
     """The floor app's /echo, then /compute, with the same concurrency in the same run; then RSS growth.
 
     Each is driven twice: clients with a session each (as gradio_client), then anonymous calls (a new gradio
     session per call). ``ratio_to_floor`` and ``anonymous_ratio_to_floor`` are /compute's requests per second
-    over the floor's.
+    over the floor's. Then :func:`mixed` (``trainers`` learners training while the sessions edit), before RSS.
     """
     with serve(FLOOR) as url:
         floor = {mode: drive(url, sessions, edits, ECHO, mode) for mode in (False, True)}
@@ -143,6 +179,9 @@ def run(sessions: int, edits: int, rss_requests: int) -> dict[str, Any]:
             "anonymous_ratio_to_floor": anon["rps"] / floor[True]["rps"],
             "floor_wrong": floor[False]["wrong"] + floor[True]["wrong"],
         }
+        if trainers:
+            out |= mixed(url, sessions, edits, trainers, train_calls)
+            out["wrong"] += out["train_wrong"] + out["mixed_edit_wrong"]
         if rss_requests:
             out["rss_before_mb"] = rss_kb(pid) / 1024  # warm: after the concurrent phase above
             per = rss_requests // 8
@@ -172,5 +211,7 @@ if __name__ == "__main__":
     ap.add_argument("--sessions", type=int, default=32)
     ap.add_argument("--edits", type=int, default=50)
     ap.add_argument("--rss-requests", type=int, default=10_000)
+    ap.add_argument("--trainers", type=int, default=16)
+    ap.add_argument("--train-calls", type=int, default=5)
     a = ap.parse_args()
-    print(json.dumps(run(a.sessions, a.edits, a.rss_requests), indent=1))
+    print(json.dumps(run(a.sessions, a.edits, a.rss_requests, a.trainers, a.train_calls), indent=1))

@@ -10,6 +10,7 @@ from browser import ROOT
 from reference import reference
 
 import attention_core as ac
+from attention_core import train
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -17,9 +18,19 @@ import load
 
 
 def test_eight_sessions_get_their_own_bit_identical_answers() -> None:
-    out = load.run(sessions=8, edits=10, rss_requests=0)
-    assert out["requests"] == 80
+    out = load.run(sessions=8, edits=10, rss_requests=0, trainers=4, train_calls=2)
+    assert out["requests"] == 80 and out["train_requests"] == 8 and out["mixed_edit_requests"] == 80
     assert out["wrong"] == 0, out  # each answer equals a single-user compute() of its own session, bit for bit
+
+
+def test_the_trainers_answers_are_the_core_training_runs() -> None:
+    """load.py checks /train against train_answer(); that answer is the core's run, its loss falling."""
+    p = load.train_payload(3, 1)
+    want = load.train_answer(p)
+    st = train.train_steps(train.start(p["task"], p["seed"]), p["steps"])
+    assert want["step"] == p["steps"] == st.step and want["losses"] == list(st.losses)
+    assert want["losses"][-1] < want["losses"][0]
+    assert load.train_payload(0, 0)["task"] != load.train_payload(1, 0)["task"]
 
 
 @pytest.mark.parametrize("session", range(4))

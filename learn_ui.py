@@ -1,0 +1,392 @@
+"""Learn by doing, on the workbench's live state: "Quiz me" (predict, then check) and "Pin and compare".
+
+The math is in attention_core.quiz and attention_core.compare; this module converts, lays out and renders.
+Handlers are module-level functions of their inputs; ``pg`` is the playground module (passed in, so this module
+never imports playground, which runs as ``__main__``). Each page keeps only compact values in its STORE entry:
+
+    "quiz"  {"seed", "index", "choice", "prompt", "answered", "right", "asked"}: the question is recomputed
+            from (workbench state, seed, index) whenever it is needed, never stored as tensors
+    "pin"   the pinned state as an explicit scenario JSON (values only; its trace is recomputed)
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import gradio as gr
+import torch
+from torch import Tensor
+
+import attention_core as ac
+import heat
+import views as vw
+from attention_core import quiz
+from attention_core.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
+from attention_core.quiz import Grade, Question, QuizError, Tally
+
+CHOICES = [
+    ("any question", "any"),
+    ("a raw score", "scores"),
+    ("a scaled score", "scaled"),
+    ("an attention weight", "weights"),
+    ("an output cell", "output"),
+    ("a combined (all heads) cell", "combine"),
+    ("which keys a query sees (mask)", "mask"),
+    ("which key gets the most weight", "argmax"),
+]
+NOTHING_PINNED = "<p>Nothing pinned. Pin a state, then edit: the changes show here.</p>"
+RETRIES = 8  # "any question": draws that may be skipped when a drawn kind does not fit this state
+CSS = """
+#quiz-box .quiz-q {font-size: 1.02em; background: #f4f8fc; border-left: 4px solid #2171b5; padding: 6px 10px}
+.quiz-tally {font-weight: 600; color: #1b2a6b; margin: 4px 0}
+.quiz-right {background: #e8f6ec; border: 1px solid #3a9d5d; padding: 6px 10px; border-radius: 6px}
+.quiz-wrong {background: #fdecea; border: 1px solid #c0392b; padding: 6px 10px; border-radius: 6px}
+.quiz-pair {font-family: ui-monospace, monospace; margin: 4px 0}
+.cmp-summary {font-size: 0.95em; background: #fff7e0; border-left: 4px solid #d4a017; padding: 6px 10px}
+.cmp-tables {display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin-top: 6px}
+table.nt td.q0 {color: #bbb; background: #fff}
+.train-status {font-size: 0.95em} .train-status progress {width: 220px; vertical-align: middle}
+#train-formula .katex-display {overflow-x: auto; overflow-y: hidden}
+.train-maps .hm canvas {width: min(200px, 38vw)}
+"""
+
+
+# ---- the live state --------------------------------------------------------------------------
+
+
+def live_state(pg: ModuleType, vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace, int]:
+    """The workbench's on-screen values -> (scenario, trace, 0-based head shown). Raises ScenarioError."""
+    s = ac.parse(pg.scenario_from(vals))
+    return s, ac.evaluate(s), pg.shown_head(vals["view_head"], s.heads)
+
+
+# ---- quiz: predict, then check ----------------------------------------------------------------
+
+
+def kind_step(choice: str | None) -> tuple[str | None, str | None]:
+    """A CHOICES value -> (kind, step) for quiz.ask; "any" leaves both to the draw."""
+    if choice in (None, "any"):
+        return None, None
+    if choice in ("mask", "argmax"):
+        return choice, None
+    if choice in quiz.NUMBER_STEPS:
+        return "number", choice
+    raise QuizError(f"question kind: {str(choice)[:30]!r} is not one of the choices")
+
+
+def new_quiz(seed: int | None = None) -> dict[str, Any]:
+    """A session's quiz: its own seed (never the global RNG), no question yet, nothing counted."""
+    return {"seed": secrets.randbits(48) if seed is None else seed, "index": -1, "choice": "any",
+            "prompt": "", "answered": True, "right": 0, "asked": 0}  # fmt: skip
+
+
+def draw(s: ac.Scenario, tr: ac.MultiHeadTrace, qz: dict[str, Any], choice: str) -> tuple[Question, dict[str, Any]]:
+    """The next question for this session (index + 1, more when "any" draws a kind this state lacks)."""
+    kind, step = kind_step(choice)
+    index = qz["index"]
+    for attempt in range(RETRIES if kind is None else 1):
+        index += 1
+        try:
+            q = quiz.ask(s, tr, qz["seed"], index, kind, step)
+            break
+        except QuizError:
+            if kind is not None or attempt == RETRIES - 1:
+                raise
+    state = {**qz, "index": index, "choice": choice, "prompt": q.prompt, "answered": False}
+    return q, state
+
+
+def current_question(s: ac.Scenario, tr: ac.MultiHeadTrace, qz: dict[str, Any]) -> Question:
+    """The session's open question, recomputed on the live state from (seed, index, choice)."""
+    kind, step = kind_step(qz["choice"])
+    return quiz.ask(s, tr, qz["seed"], qz["index"], kind, step)  # the same draw as when it was asked
+
+
+def tally_of(qz: dict[str, Any]) -> Tally:
+    return Tally(qz["right"], qz["asked"])
+
+
+def hide_style(q: Question) -> str:
+    """CSS that hides the asked number in the workbench's tables and blurs its step's printed tensor."""
+    if q.kind != "number":
+        return ""
+    cell = f"td[data-r='{q.row}'][data-c='{q.col}']"
+    names = [q.step, "masked"] if q.step == "scaled" else [q.step]
+    sel = ", ".join(f"table.nt[data-name='{n}'] {cell}" for n in names)
+    return (f"<style>{sel} {{color: transparent !important; background: #d9d9d9 !important}} "
+            f"#html-{q.step} pre.tensor {{filter: blur(5px)}}</style>")  # fmt: skip
+
+
+def question_html(q: Question, qz: dict[str, Any], note: str = "") -> str:
+    extra = f"<div class='quiz-note'>{html.escape(note)}</div>" if note else ""
+    return (
+        f"{hide_style(q)}<div class='quiz-q' data-kind='{q.kind}' data-step='{q.step}' data-index='{qz['index']}'>"
+        f"{html.escape(q.prompt)}</div>{extra}<div class='quiz-tally'>{tally_of(qz).text}</div>"
+    )
+
+
+def feedback_html(g: Grade, qz: dict[str, Any], explained: str = "") -> str:
+    """The verdict, the learner's answer beside the right one, and (when wrong) the cell's arithmetic."""
+    cls = "quiz-right" if g.correct else "quiz-wrong"
+
+    def shown(v: Any) -> str:
+        return f"{v:.4f}" if isinstance(v, float) else html.escape(str(v))
+
+    pair = "" if g.correct else (
+        f"<div class='quiz-pair'>your answer: <b data-given>{shown(g.given)}</b> · right answer: "
+        f"<b data-right>{shown(g.right)}</b>{f' (±{g.tolerance:.4f})' if g.tolerance else ''}</div>"
+    )  # fmt: skip
+    return (
+        f"<div class='{cls}' data-correct='{str(g.correct).lower()}'>{html.escape(g.message)}{pair}</div>"
+        f"{explained}<div class='quiz-tally'>{tally_of(qz).text}</div>"
+    )
+
+
+def explanation(pg: ModuleType, s: ac.Scenario, tr: ac.MultiHeadTrace, q: Question) -> str:
+    """The explain panel's arithmetic for the question's cell (nothing for a mask question)."""
+    if q.explain is None:
+        return ""
+    name, head, i, j = q.explain
+    text, _ = pg.explain_pick(s, tr, head, {"name": name, "row": i, "col": j})
+    return re.sub(r"<button class='ex-close'.*?</button>", "", text)  # the quiz panel has no close button
+
+
+@dataclass(frozen=True)
+class QuizView:
+    """The quiz's components: its state slot, the question, the feedback."""
+
+    slot: Any
+    question: Any
+    feedback: Any
+
+
+def on_quiz_new(pg: ModuleType, v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
+    """The New question button: draw the next question of this session's sequence on the live state."""
+    if vals is None:
+        return {v.feedback: pg.expired_message()}
+    qz = qz if isinstance(qz, dict) else new_quiz()
+    try:
+        s, tr, _ = live_state(pg, vals)
+        q, qz = draw(s, tr, qz, str(choice or "any"))
+    except (ac.ScenarioError, QuizError) as e:
+        return {v.feedback: vw.message_html([], error=str(e))}
+    return {v.slot: qz, v.question: question_html(q, qz), v.feedback: ""}
+
+
+def on_quiz_check(pg: ModuleType, v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
+    """The Check button: grade the typed answer on the live state. Unreadable answers are named and not counted."""
+    if vals is None:
+        return {v.feedback: pg.expired_message()}
+    if not isinstance(qz, dict) or qz["index"] < 0:
+        return {v.feedback: vw.message_html([], error="answer: there is no question yet; press New question")}
+    if qz["answered"]:
+        return {v.feedback: vw.message_html([], error="answer: this question is answered; press New question")}
+    try:
+        s, tr, _ = live_state(pg, vals)
+        q = current_question(s, tr, qz)
+    except (ac.ScenarioError, QuizError) as e:
+        return {v.feedback: vw.message_html([], error=f"{e}; press New question")}
+    if q.prompt != qz["prompt"]:  # the state changed shape under the question: ask it again, count nothing
+        qz = {**qz, "prompt": q.prompt}
+        note = "The workbench changed since this question was asked; here it is on the live state."
+        return {v.slot: qz, v.question: question_html(q, qz, note), v.feedback: ""}
+    g = quiz.grade(q, str(text) if text is not None else "")
+    if not g.counted:
+        return {v.feedback: vw.message_html([], error=g.message)}
+    t = quiz.record(tally_of(qz), g)
+    qz = {**qz, "right": t.right, "asked": t.asked, "answered": True}
+    if not g.correct:  # reveal: the question without its hiding style, the arithmetic for that cell
+        shown = f"<div class='quiz-q'>{html.escape(q.prompt)}</div>"
+        return {v.slot: qz, v.question: shown, v.feedback: feedback_html(g, qz, explanation(pg, s, tr, q))}
+    try:
+        nxt, qz = draw(s, tr, qz, qz["choice"])
+    except QuizError as e:
+        return {v.slot: qz, v.feedback: feedback_html(g, qz) + vw.message_html([], error=str(e))}
+    return {v.slot: qz, v.question: question_html(nxt, qz), v.feedback: feedback_html(g, qz)}
+
+
+def build_quiz() -> dict[str, Any]:
+    """Quiz me: a question on the live workbench state, an answer box, the verdict and the running score."""
+    with gr.Accordion("Quiz me: predict a number, then check", open=False, elem_id="quiz-box"):
+        with gr.Row():
+            choice = gr.Dropdown(CHOICES, value="any", label="ask about", elem_id="quiz-kind", scale=2)
+            new = gr.Button("New question", elem_id="quiz-new", scale=1)
+        question = gr.HTML("<div class='quiz-q'>Press <b>New question</b>.</div>", elem_id="quiz-q")
+        with gr.Row():
+            answer = gr.Textbox(label="your answer", elem_id="quiz-answer", scale=3)
+            check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=1)
+        feedback = gr.HTML(elem_id="quiz-feedback")
+    return {"choice": choice, "new": new, "question": question, "answer": answer, "check": check,
+            "feedback": feedback}  # fmt: skip
+
+
+def wire_quiz(pg: ModuleType, page: Any, c: dict[str, Any]) -> None:
+    v = QuizView(pg.Slot("quiz"), c["question"], c["feedback"])
+    outs = [v.slot, v.question, v.feedback]
+    pg.on(c["new"].click, pg.bind(on_quiz_new, pg, v), [c["choice"], page.vals_state, v.slot], outs, **pg.COMMON)
+    for trigger in (c["check"].click, c["answer"].submit):
+        pg.on(trigger, pg.bind(on_quiz_check, pg, v), [c["answer"], page.vals_state, v.slot], outs, **pg.COMMON)
+
+
+# ---- pin and compare -------------------------------------------------------------------------
+
+
+def diff_table(delta: Tensor, status: Tensor, rows: list[str], cols: list[str], name: str) -> str:
+    """(R, C) changes as a table: moved cells signed on a diverging scale, unchanged cells a quiet dot."""
+    moved = delta[status == MOVED]
+    lim = float(moved.abs().max()) if moved.numel() else 1.0
+    lim = lim or 1.0
+    words = {MASKED: "masked", UNMASKED: "shown"}
+    body = []
+    for i in range(min(delta.shape[0], vw.WINDOW)):
+        tds = []
+        for j in range(min(delta.shape[1], vw.WINDOW)):
+            st, d = int(status[i, j]), float(delta[i, j])
+            if st == SAME:
+                cls, text = "q0", "·"
+            elif st == MOVED:
+                cls, text = f"s{min(10, max(0, round(d / lim * 5) + 5))}", f"{d:+.3f}"
+            else:
+                cls, text = "m", words.get(st, "undef")
+            tds.append(f"<td class='{cls}' data-r='{i}' data-c='{j}' data-st='{st}' title='{d:+.6g}'>{text}</td>")
+        body.append(f"<tr><th scope='row'>{html.escape(rows[i])}</th>{''.join(tds)}</tr>")
+    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[: vw.WINDOW])
+    return (f"<div class='nt-wrap'><div class='nt-name'>Δ {html.escape(name)}</div><table class='nt' "
+            f"data-name='cmp-{name}'><tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
+
+
+def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
+    """The change from the pinned state to the live one: the summary, then every step of head ``h``."""
+    try:
+        comp = diff(snapshot(ac.parse(pinned)), snapshot(s, tr))
+    except CompareError as e:
+        return vw.message_html([], error=f"{e}. Pin this state to compare from here.")
+    except ac.ScenarioError as e:
+        return vw.message_html([], error=f"pinned state: {e}")
+    part = comp.head(h)
+    tk, tq = list(quiz.labels(s.tokens_k)), list(quiz.labels(s.tokens))
+    d_cols = [f"d{j + 1}" for j in range(part["q"].delta.shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(part["v"].delta.shape[-1])]
+    spec = [("q", tq, d_cols), ("k", tk, d_cols), ("v", tk, v_cols), ("scores", tq, tk), ("scaled", tq, tk),
+            ("masked", tq, tk), ("weights", tq, tk), ("output", tq, v_cols)]  # fmt: skip
+    tables = [diff_table(part[n].delta, part[n].status, r, c, n) for n, r, c in spec]
+    comb = comp.steps["combined"]
+    tables.append(diff_table(comb.delta, comb.status, tq, [f"o{j + 1}" for j in range(comb.delta.shape[-1])],
+                             "combined"))  # fmt: skip
+    w = part["weights"]
+    quiet = torch.where(w.status == SAME, torch.zeros_like(w.delta), w.delta)
+    rows, cols = [f"{i + 1}:{t}" for i, t in enumerate(tq)], [f"{j + 1}:{t}" for j, t in enumerate(tk)]
+    fig = heat.heatmap(quiet, heat.SIGNED, "weights change (grey: masked or unmasked)", rows, cols, "cmp-hm")
+    tag = f" (head {h + 1} of {s.heads})" if s.heads > 1 else ""
+    return (f"<div class='cmp-summary' data-moved='{comp.steps['weights'].moved}'>{html.escape(comp.summary)}</div>"
+            f"<small>live − pinned{tag}; unchanged cells are a grey dot</small>"
+            f"<div class='cmp-tables'>{''.join(tables)}{fig}</div>")  # fmt: skip
+
+
+def on_pin(pg: ModuleType, view: Any, preset_id: str | None, vals: dict[str, Any] | None) -> dict[Any, Any]:
+    """The Pin this state button: keep the on-screen state as explicit scenario values."""
+    if vals is None:
+        return {view: pg.expired_message()}
+    try:
+        s, sc = pg.current_scenario(preset_id, vals)
+        sc.pop("preset", None)
+        h = pg.shown_head(vals["view_head"], s.heads)
+        shown = compare_html(sc, s, ac.evaluate(s), h)
+    except ac.ScenarioError as e:
+        return {view: vw.message_html([], error=f"pin: {e}")}
+    return {pg.Slot("pin"): sc, view: shown}
+
+
+def on_unpin(pg: ModuleType, view: Any) -> dict[Any, Any]:
+    return {pg.Slot("pin"): None, view: NOTHING_PINNED}
+
+
+def on_compare(pg: ModuleType, vals: dict[str, Any] | None, pinned: Any) -> Any:
+    """After any workbench update: the change from the pinned state (nothing to do when nothing is pinned)."""
+    if vals is None:
+        return pg.expired_message()
+    if not isinstance(pinned, dict):
+        return gr.skip()
+    try:
+        s, tr, h = live_state(pg, vals)
+    except ac.ScenarioError:
+        return gr.skip()  # the workbench's message names the field; the comparison keeps the last valid state
+    return compare_html(pinned, s, tr, h)
+
+
+def build_compare(heat_js: str) -> dict[str, Any]:
+    """Pin and compare: pin the state, then every edit shows what moved, cell by cell, in its own view."""
+    with gr.Accordion("Pin and compare", open=False, elem_id="compare-box"):
+        with gr.Row():
+            pin = gr.Button("Pin this state", elem_id="pin-btn")
+            unpin = gr.Button("Unpin", elem_id="unpin-btn")
+        view = gr.HTML(NOTHING_PINNED, elem_id="compare", js_on_load=heat_js, apply_default_css=False)
+    return {"pin": pin, "unpin": unpin, "view": view}
+
+
+def wire_compare(pg: ModuleType, page: Any, c: dict[str, Any]) -> None:
+    """Pin and unpin; after every workbench update (the overview changed) the comparison follows."""
+    slot, view = pg.Slot("pin"), c["view"]
+    st = [page.preset_state, page.vals_state]
+    pg.on(c["pin"].click, pg.bind(on_pin, pg, view), st, [slot, view], **pg.COMMON)
+    pg.on(c["unpin"].click, pg.bind(on_unpin, pg, view), [], [slot, view], **pg.COMMON)
+    pg.on(page.views["overview"].change, pg.bind(on_compare, pg), [page.vals_state, slot], [view], **pg.COMMON)
+
+
+def build_learn(heat_js: str) -> dict[str, Any]:
+    """Both workbench boxes (inside the Workbench tab, below the explain panel)."""
+    return {"quiz": build_quiz(), "compare": build_compare(heat_js)}
+
+
+def wire_learn(pg: ModuleType, page: Any, parts: dict[str, Any]) -> None:
+    wire_quiz(pg, page, parts["quiz"])
+    wire_compare(pg, page, parts["compare"])
+
+
+# ---- a generator handler whose Slots live in the session's STORE entry ------------------------
+
+
+def stream(
+    pg: ModuleType, trigger: Callable[..., Any], fn: Callable[..., Iterator[Any]], inputs: list[Any],
+    outputs: list[Any], **kw: Any,
+) -> Any:  # fmt: skip
+    """Like ``playground.on`` for a generator: each yield's Slot values are stored before it is sent.
+
+    ``fn`` gets ``inputs`` in order, then ``live(name)``: that Slot's value now (another event may change it
+    while this one runs, e.g. pause). Returns the event, for ``cancels=``.
+    """
+    shown_in = [c for c in inputs if not isinstance(c, pg.Slot)]
+    shown_out = [c for c in outputs if not isinstance(c, pg.Slot)]
+
+    def handler(*args: Any) -> Iterator[Any]:
+        *given, request = args
+        key = getattr(request, "session_hash", None)
+        entry = pg.STORE.get(key) or {}
+        it = iter(given)
+        full = [entry.get(c.name) if isinstance(c, pg.Slot) else next(it) for c in inputs]
+
+        def live(name: str) -> Any:
+            return (pg.STORE.get(key) or {}).get(name)
+
+        for out in fn(*full, live):
+            writes, rest = pg.split_slots(out, outputs)
+            if writes:
+                pg.STORE.put(key, writes, used=True)
+            yield rest
+
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    sig = inspect.Signature(
+        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
+        + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
+    )
+    handler.__signature__ = sig  # type: ignore[attr-defined]
+    handler.__annotations__ = {"session_request": gr.Request}
+    handler.__name__ = getattr(fn, "__name__", "stream")
+    return trigger(handler, shown_in, shown_out, **kw)

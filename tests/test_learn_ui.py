@@ -1,0 +1,223 @@
+"""Handlers of "Quiz me", "Pin and compare" and the Train tab (learn_ui.py, train_ui.py), without a browser."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from typing import Any
+
+import pytest
+import torch
+
+import attention_core as ac
+import grids
+import learn_ui as lu
+import playground as pg
+import train_ui as tu
+from attention_core import quiz, train
+
+V = lu.QuizView(pg.Slot("quiz"), "question", "feedback")
+TV = tu.TrainView(pg.Slot("train"), "status", "heat", "plot")
+SEED = 1234
+
+
+def vals_of(preset: str) -> dict[str, Any]:
+    return pg.load_values(preset)[1]
+
+
+def trace_of(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace]:
+    s = ac.parse(pg.scenario_from(vals))
+    return s, ac.evaluate(s)
+
+
+def asked(vals: dict[str, Any], choice: str = "any") -> tuple[dict[str, Any], quiz.Question]:
+    """Ask a question through the handler; the question it asked, recomputed from its stored draw."""
+    out = lu.on_quiz_new(pg, V, choice, vals, lu.new_quiz(SEED))
+    qz = out[V.slot]
+    s, tr = trace_of(vals)
+    kind, step = lu.kind_step(choice)
+    q = quiz.ask(s, tr, SEED, qz["index"], kind, step)
+    assert html.escape(q.prompt) in out[V.question]
+    return qz, q
+
+
+def exact(vals: dict[str, Any], q: quiz.Question) -> float:
+    """The asked cell straight from the trace (combine: the heads combined; else the head's own step)."""
+    _, tr = trace_of(vals)
+    t = tr.output if q.step == "combine" else tr.head(q.head)[q.step]
+    return float(t[q.row, q.col])
+
+
+NUMBER_CASES = [
+    (p, st)
+    for p in ("statquest-self", "statquest-mha2", "qkv-split", "numpy-masked")
+    for st in quiz.NUMBER_STEPS
+    if st != "combine" or p in ("statquest-mha2", "qkv-split")
+]  # one head, no W_o: combined is the output itself
+
+
+@pytest.mark.parametrize(("preset", "step"), NUMBER_CASES)
+def test_a_right_answer_counts_and_moves_on_a_wrong_one_shows_the_arithmetic(preset: str, step: str) -> None:
+    vals = vals_of(preset)
+    qz, q = asked(vals, step)
+    right = exact(vals, q)
+    out = lu.on_quiz_check(pg, V, f"{right * 1.004 + 0.001:.6f}", vals, qz)  # inside max(1%, 0.005)
+    assert "data-correct='true'" in out[V.feedback] and "1 of 1 this session" in out[V.feedback]
+    assert out[V.slot]["index"] > qz["index"] and not out[V.slot]["answered"]  # the next question is open
+    qz2 = out[V.slot]
+    s, tr = trace_of(vals)
+    q2 = quiz.ask(s, tr, SEED, qz2["index"], "number", step)
+    wrong = exact(vals, q2) + max(0.02 * abs(exact(vals, q2)), 0.01)  # outside the band
+    out = lu.on_quiz_check(pg, V, str(wrong), vals, qz2)
+    fb = html.unescape(out[V.feedback])
+    assert "data-correct='false'" in fb and "1 of 2 this session" in fb
+    assert f"your answer: <b data-given>{wrong:.4f}</b>" in fb
+    assert f"right answer: <b data-right>{exact(vals, q2):.4f}</b>" in fb
+    assert "class='ex-title'" in fb  # the explain panel's arithmetic for that cell
+    again = lu.on_quiz_check(pg, V, str(exact(vals, q2)), vals, out[V.slot])
+    assert V.slot not in again and "press New question" in html.unescape(again[V.feedback])  # counted once
+
+
+@pytest.mark.parametrize("text", ["", "   ", "abc", "nan", "NaN", "inf", "-inf", "1e999", "0.5.5", None])
+def test_bad_answers_name_the_field_and_are_not_counted(text: Any) -> None:
+    vals = vals_of("statquest-self")
+    qz, _ = asked(vals, "weights")
+    out = lu.on_quiz_check(pg, V, text, vals, qz)
+    assert V.slot not in out  # nothing stored: the tally and the open question stay
+    assert "msg-error" in out[V.feedback] and "answer:" in html.unescape(out[V.feedback])
+
+
+def test_mask_and_argmax_questions_are_graded_by_key_names() -> None:
+    vals = vals_of("statquest-masked")
+    qz, q = asked(vals, "mask")
+    s, _ = trace_of(vals)
+    seen = [quiz.labels(s.tokens_k)[j] for j in range(len(s.tokens_k)) if bool(s.keep[q.row, j])]  # causal: j ≤ row
+    assert len(seen) == q.row + 1
+    out = lu.on_quiz_check(pg, V, ", ".join(seen) if seen else "none", vals, qz)
+    assert "data-correct='true'" in out[V.feedback]
+    qz, q = asked(vals, "argmax")
+    _, tr = trace_of(vals)
+    w = tr.head(q.head)["weights"][q.row]
+    top = quiz.labels(s.tokens_k)[int(w.argmax())]
+    assert "data-correct='true'" in lu.on_quiz_check(pg, V, top, vals, qz)[V.feedback]
+
+
+def test_the_draw_is_per_session_seed_and_leaves_the_global_rng_alone() -> None:
+    vals = vals_of("statquest-mha2")
+    torch.manual_seed(7)
+    before = torch.get_rng_state()
+    a = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
+    b = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
+    c = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(100), "index": i})[V.question] for i in range(6)]
+    assert a == b and a != c
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_a_question_the_state_cannot_ask_or_an_expired_page_get_a_message() -> None:
+    vals = vals_of("statquest-self")  # no mask
+    out = lu.on_quiz_new(pg, V, "mask", vals, None)
+    assert V.slot not in out and "no mask" in html.unescape(out[V.feedback])
+    out = lu.on_quiz_new(pg, V, "combine", vals, None)  # one head, no W_o
+    assert V.slot not in out and "'combine' is not one of" in html.unescape(out[V.feedback])
+    assert "session" in html.unescape(lu.on_quiz_new(pg, V, "any", None, None)[V.feedback])
+    out = lu.on_quiz_check(pg, V, "0.5", vals, lu.new_quiz(1))
+    assert "no question yet" in html.unescape(out[V.feedback])
+
+
+def test_a_resize_under_an_open_question_asks_it_again_uncounted() -> None:
+    vals = vals_of("statquest-self")
+    qz, _ = asked(vals, "scores")
+    bigger = pg.restructure_values("resize", None, pg.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    out = lu.on_quiz_check(pg, V, "0.1", bigger, qz)
+    assert "changed since" in out[V.question] and out[V.slot]["asked"] == 0 and not out[V.slot]["answered"]
+
+
+# ---- pin and compare -------------------------------------------------------------------------
+
+
+def cells(view: str, name: str) -> dict[tuple[int, int], str]:
+    seg = view.split(f"data-name='cmp-{name}'")[1].split("</table>", maxsplit=1)[0]
+    return {(int(r), int(c)): t for r, c, t in re.findall(r"data-r='(\d+)' data-c='(\d+)'[^>]*>([^<]*)</td>", seg)}
+
+
+def test_pin_then_edit_shows_the_traces_subtracted_and_the_summary() -> None:
+    vals = vals_of("statquest-masked")
+    pinned = lu.on_pin(pg, "view", None, vals)
+    sc = pinned[pg.Slot("pin")]
+    assert "nothing moved" in html.unescape(pinned["view"])
+    s0, tr0 = trace_of(vals)
+    edited = {**vals, "x": grids.with_cell(vals["x"], 1, 0, float(s0.x_q[1, 0]) + 0.5)}
+    view = html.unescape(lu.on_compare(pg, edited, sc))
+    _, tr1 = trace_of(edited)
+    assert "x[" in view and "+0.50 →" in view  # the cause is named
+    moved_w = int((~torch.isclose(tr1.head(0)["weights"], tr0.head(0)["weights"], atol=1e-6, rtol=1e-5)).sum())
+    assert f"{moved_w} of {tr1.head(0)['weights'].numel()} weights" in view
+    for name in ("scores", "weights", "output"):
+        d = tr1.head(0)[name].double() - tr0.head(0)[name].double()
+        for (r, c), text in cells(view, name).items():
+            if not math.isfinite(float(d[r, c])) or abs(float(d[r, c])) <= 1e-6 + 1e-5 * abs(
+                float(tr1.head(0)[name][r, c])
+            ):
+                assert text in ("·",), (name, r, c, text)
+            else:
+                assert text == f"{float(d[r, c]):+.3f}", (name, r, c, text)
+
+
+def test_a_shape_change_is_refused_by_name_and_nothing_pinned_does_nothing() -> None:
+    vals = vals_of("statquest-self")
+    sc = lu.on_pin(pg, "view", None, vals)[pg.Slot("pin")]
+    bigger = pg.restructure_values("resize", None, pg.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    view = html.unescape(lu.on_compare(pg, bigger, sc))
+    assert "cannot compare cell by cell: T changed 3 → 5" in view
+    assert isinstance(lu.on_compare(pg, vals, None), type(pg.gr.skip()))
+    assert lu.on_unpin(pg, "view")[pg.Slot("pin")] is None
+
+
+# ---- train -----------------------------------------------------------------------------------
+
+
+def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> None:
+    saved: dict[str, Any] = {}
+
+    def live(_: str) -> Any:
+        return saved.get("train")
+
+    ups = []
+    for up in tu.on_train_run(TV, "previous", 0, 20, None, live, pace_s=0.0):
+        saved["train"] = up[TV.slot]
+        ups.append(up)
+    want = train.train_steps(train.start("previous", 0), 20)
+    assert 2 <= len(ups) <= tu.MAX_UPDATES + 1
+    got = tu.unpack(ups[-1][TV.slot])
+    assert got.step == 20 and got.losses == want.losses and torch.equal(got.W_q, want.W_q)
+    assert "data-step='20'" in ups[-1][TV.heat]
+    saved.clear()
+    run = tu.on_train_run(TV, "match", 0, 50, None, live, pace_s=0.0)
+    saved["train"] = next(run)[TV.slot]
+    saved["train"] = next(run)[TV.slot]
+    paused = tu.on_train_pause(TV, saved["train"])
+    saved["train"] = paused[TV.slot]
+    assert list(run) == [] and tu.unpack(saved["train"]).step < 50  # nothing more is sent
+
+
+def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
+    s = train.train_steps(train.start("match", 3), 7)
+    cont = train.train_steps(tu.unpack(tu.pack(s, 0)), 5)
+    whole = train.train_steps(train.start("match", 3), 12)
+    assert cont.losses == whole.losses and torch.equal(cont.W_k, whole.W_k)
+    for task, seed, n, field in (("copy", 0, 5, "task"), ("previous", "x", 5, "train seed"),
+                                 ("previous", -1, 5, "train seed"), ("previous", 0, 9999, "steps"),
+                                 ("previous", 0, "nan", "steps")):  # fmt: skip
+        out = list(tu.on_train_run(TV, task, seed, n, None, lambda _: None, pace_s=0.0))
+        assert len(out) == 1 and TV.slot not in out[0] and field in html.unescape(out[0][TV.status])
+
+
+def test_train_api_is_bounded_and_equals_the_core() -> None:
+    got = tu.train_api({"task": "previous", "seed": 2, "steps": 15})
+    want = train.train_steps(train.start("previous", 2), 15)
+    assert got["losses"] == list(want.losses) and got["weights"] == train.weights_matrix(want).tolist()
+    with pytest.raises(pg.gr.Error, match="steps"):
+        tu.train_api({"task": "previous", "seed": 0, "steps": train.MAX_STEPS_PER_CALL + 1})
+    with pytest.raises(pg.gr.Error, match="request"):
+        tu.train_api("previous")  # type: ignore[arg-type]

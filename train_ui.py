@@ -1,0 +1,284 @@
+"""The "Train" tab: one attention head learns a toy task while the learner watches (attention_core.train).
+
+Step, run N (streamed from a generator, a few steps per update at a readable pace), pause, reset, and
+"Open in the workbench" (the learned head as explicit weights). The session keeps one compact "train" entry in
+STORE: the task, seed, step, the (T, T) weights and Adam moments as lists, the losses, and ``run``: a counter
+that pause, reset and closing the page move on, so a run still going stops at its next update (besides gradio's
+``cancels=``). Each request does at most train.MAX_STEPS_PER_CALL updates; nothing is global.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import gradio as gr
+import torch
+from gradio.components.plot import PlotData
+
+import attention_core as ac
+import heat
+import learn_ui
+import views as vw
+from attention_core import train
+from attention_core.scenario import MAX_SEED, parse_int
+from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
+
+MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
+PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
+PLOT_EVERY = 4  # the loss curve is redrawn every 4th update (and the last): a Plotly redraw costs the page most
+DEFAULT_STEPS = 50
+TASK_CHOICES = [(f"{train.TITLES[t]}", t) for t in train.TASKS]
+
+
+# ---- the session's compact state -------------------------------------------------------------
+
+
+def pack(st: TrainState, run: int) -> dict[str, Any]:
+    """A TrainState as plain values (float32 values are exact as Python floats)."""
+    return {
+        "task": st.task.id, "size": len(st.task.tokens), "seed": st.seed, "lr": st.lr, "step": st.step,
+        "W_q": st.W_q.tolist(), "W_k": st.W_k.tolist(), "W_v": st.W_v.tolist(),
+        "adam": [m.tolist() for m in st.adam], "losses": list(st.losses), "run": run,
+    }  # fmt: skip
+
+
+def unpack(d: dict[str, Any]) -> TrainState:
+    """The inverse of :func:`pack`, bit for bit."""
+
+    def t(m: Any) -> torch.Tensor:
+        return torch.tensor(m, dtype=torch.float32)
+
+    m = d["adam"]
+    return TrainState(train.make_task(d["task"], d["size"]), d["seed"], d["lr"], d["step"], t(d["W_q"]),
+                      t(d["W_k"]), t(d["W_v"]), (t(m[0]), t(m[1]), t(m[2]), t(m[3])), tuple(d["losses"]))  # fmt: skip
+
+
+def chosen(task: Any, seed: Any) -> tuple[str, int]:
+    """The task and seed boxes, checked; errors name the field."""
+    if task not in train.TASKS:
+        raise train.TrainError("task", f"{str(task)[:30]!r} is not one of {', '.join(train.TASKS)}")
+    return task, parse_int(seed if seed not in (None, "") else 0, "train seed", 0, MAX_SEED)
+
+
+def current(task: Any, seed: Any, saved: Any) -> TrainState:
+    """The session's training when it is of this task and seed, else step 0 of them."""
+    t, s = chosen(task, seed)
+    if isinstance(saved, dict) and saved.get("task") == t and saved.get("seed") == s:
+        return unpack(saved)
+    return train.start(t, s)
+
+
+def run_of(saved: Any) -> int:
+    return int(saved["run"]) if isinstance(saved, dict) else 0
+
+
+# ---- views -----------------------------------------------------------------------------------
+
+
+def heat_html(st: TrainState) -> str:
+    """The head's weights now beside the target pattern, both 0..1 heatmaps."""
+    t = st.task
+    rows = [f"{i + 1}:{q}" for i, q in enumerate(t.tokens)]
+    cols = [f"{j + 1}:{k}" for j, k in enumerate(t.tokens_k)]
+    now = heat.heatmap(train.weights_matrix(st), heat.PROB, f"weights at step {st.step}", rows, cols, "train-now")
+    goal = heat.heatmap(t.target_rows(), heat.PROB, "target pattern", rows, cols, "train-target")
+    return f"<div class='hms train-maps' data-step='{st.step}'>{now}{goal}</div>"
+
+
+def loss_plot(st: TrainState) -> PlotData:
+    """The loss after each update so far (log scale), the current step marked."""
+    xs = list(range(len(st.losses)))
+    data = [
+        {"type": "scatter", "mode": "lines", "x": xs, "y": list(st.losses), "name": "loss",
+         "line": {"color": "#2171b5"}},
+        {"type": "scatter", "mode": "markers", "x": [st.step], "y": [st.loss], "name": f"step {st.step}",
+         "marker": {"size": 9, "color": "#c0392b"}},
+    ]  # fmt: skip
+    layout = {"height": 280, "margin": {"l": 50, "r": 10, "t": 30, "b": 40}, "showlegend": False,
+              "title": {"text": f"loss: {st.loss:.4f} at step {st.step}", "font": {"size": 13}},
+              "xaxis": {"title": {"text": "step"}, "range": [0, max(10, st.step)]},
+              "yaxis": {"type": "log", "title": {"text": "loss"}}}  # fmt: skip
+    return PlotData(type="plotly", plot=json.dumps({"data": data, "layout": layout}, separators=(",", ":")))
+
+
+def status_html(st: TrainState, note: str = "", done: int = 0, total: int = 0) -> str:
+    on_target = int(train.matches(st).sum())
+    bar = f" <progress value='{done}' max='{total}'></progress> {done} of {total}" if total else ""
+    return (
+        f"<div class='train-status' data-step='{st.step}' data-loss='{st.loss:.6g}' data-running='{int(done < total)}'>"
+        f"step {st.step} · loss {st.loss:.4f} · {on_target} of {len(st.task.tokens)} queries put most weight on "
+        f"their target{bar}{f' · {html.escape(note)}' if note else ''}</div>"
+    )
+
+
+@dataclass(frozen=True)
+class TrainView:
+    """The Train tab's components and its state slot."""
+
+    slot: Any
+    status: Any
+    heat: Any
+    plot: Any
+
+    def show(self, st: TrainState, run: int, note: str = "", done: int = 0, total: int = 0) -> dict[Any, Any]:
+        return {self.slot: pack(st, run), self.status: status_html(st, note, done, total), self.heat: heat_html(st),
+                self.plot: loss_plot(st)}  # fmt: skip
+
+    def problem(self, e: Exception) -> dict[Any, Any]:
+        return {self.status: vw.message_html([], error=str(e))}
+
+
+# ---- handlers --------------------------------------------------------------------------------
+
+
+def on_train_show(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
+    """The tab opened, or the task or seed changed: show where this task and seed stand."""
+    try:
+        st = current(task, seed, saved)
+    except ac.ScenarioError as e:
+        return v.problem(e)
+    return v.show(st, run_of(saved))
+
+
+def on_train_reset(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
+    """Back to step 0 of the chosen task and seed (a run still going stops)."""
+    try:
+        st = train.start(*chosen(task, seed))
+    except ac.ScenarioError as e:
+        return v.problem(e)
+    return v.show(st, run_of(saved) + 1, "reset")
+
+
+def on_train_step(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
+    """One Adam update."""
+    try:
+        st = train.train_steps(current(task, seed, saved), 1)
+    except ac.ScenarioError as e:
+        return v.problem(e)
+    return v.show(st, run_of(saved) + 1)
+
+
+def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
+    """Stop a run: its generator is cancelled, and the run counter moves so a last chunk is not sent."""
+    if not isinstance(saved, dict):
+        return {}
+    st = unpack(saved)
+    return {v.slot: {**saved, "run": run_of(saved) + 1}, v.status: status_html(st, "paused")}
+
+
+def on_train_run(
+    v: TrainView, task: Any, seed: Any, n: Any, saved: Any, live: Callable[[str], Any], pace_s: float = PACE_S
+) -> Iterator[dict[Any, Any]]:
+    """Run N updates, sent as at most MAX_UPDATES updates PACE_S apart; stops when another event (pause, reset,
+    step, a closed page) moves the session's run counter."""
+    try:
+        st = current(task, seed, saved)
+        total = parse_int(n, "steps", 1, train.MAX_STEPS_PER_CALL)
+        if st.step + total > train.MAX_TOTAL_STEPS:
+            raise train.TrainError("steps", f"{total} more would pass {train.MAX_TOTAL_STEPS} in all; reset first")
+    except ac.ScenarioError as e:
+        yield v.problem(e)
+        return
+    run = run_of(saved) + 1
+    yield v.show(st, run, "running", 0, total)
+    chunk, done, updates = math.ceil(total / MAX_UPDATES), 0, 0
+    while done < total:
+        t0 = time.monotonic()
+        k = min(chunk, total - done)
+        st, done = train.train_steps(st, k), done + k
+        time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
+        if run_of(live("train")) != run:  # paused, reset or stepped meanwhile: send nothing more
+            return
+        up = v.show(st, run, "done" if done == total else "running", done, total)
+        updates += 1
+        if done < total and updates % PLOT_EVERY:  # the heatmap every update, Plotly's redraw less often
+            up[v.plot] = gr.skip()
+        yield up
+
+
+def on_train_open(pg: ModuleType, page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:
+    """The Open in the workbench button: the trained head as explicit weights, every step inspectable."""
+    if not isinstance(saved, dict):
+        return {v.status: vw.message_html([], error="train: nothing trained yet; press Step or Run first")}
+    try:
+        preset_id, shape, nv, got = pg.scenario_values(train.handoff(unpack(saved)))
+    except ac.ScenarioError as e:
+        return v.problem(e)
+    return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, shape, nv, got)}
+
+
+def on_unload(pg: ModuleType, request: gr.Request) -> None:
+    """The page closed: a run still going stops at its next update (gradio also cancels its event)."""
+    key = getattr(request, "session_hash", None)
+    saved = (pg.STORE.get(key) or {}).get("train")
+    if isinstance(saved, dict):
+        pg.STORE.put(key, {"train": {**saved, "run": run_of(saved) + 1}}, used=True)
+
+
+def train_api(request: dict) -> dict:
+    """Training over HTTP, bounded: {"task", "seed", "steps" (≤ MAX_STEPS_PER_CALL)} -> the run's losses and the
+    head's final weights matrix. Pure: the same request gives the same answer, bit for bit."""
+    try:
+        if not isinstance(request, dict):
+            raise train.TrainError("request", "expected a JSON object {task, seed, steps}")
+        st = train.start(*chosen(request.get("task"), request.get("seed", 0)))
+        st = train.train_steps(st, parse_int(request.get("steps", 1), "steps", 0, train.MAX_STEPS_PER_CALL))
+    except ac.ScenarioError as e:
+        raise gr.Error(str(e)) from None
+    return {"task": st.task.id, "seed": st.seed, "step": st.step, "losses": list(st.losses),
+            "weights": train.weights_matrix(st).tolist()}  # fmt: skip
+
+
+# ---- the tab ---------------------------------------------------------------------------------
+
+
+def build_train(pg: ModuleType, page: Any, tabs: Any) -> Any:
+    """The Train tab: controls, the loss formula, the weights heatmap beside the target, the loss curve."""
+    with gr.Tab("Train", id="train") as tab:
+        gr.Markdown(
+            "One attention head (T = 6, d = 6, ÷√d_k) learns a toy task: W_q and W_k start from the seeded "
+            f"nn.Linear init and train with autograd and Adam (lr {train.DEFAULT_LR}); W_v keeps its init.\n\n"
+            "".join(f"$${part}$$\n\n" for part in LOSS_LATEX.split(r",\qquad"))
+            + f"{LOSS_TEXT}.",
+            latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
+            elem_id="train-formula",
+        )
+        with gr.Row():
+            task = gr.Radio(TASK_CHOICES, value="previous", label="task", elem_id="train-task", scale=2)
+            seed = gr.Number(0, precision=0, minimum=0, label="seed", elem_id="train-seed", min_width=80)
+            steps = gr.Number(DEFAULT_STEPS, precision=0, minimum=1, maximum=train.MAX_STEPS_PER_CALL,
+                              label="N steps", elem_id="train-n", min_width=80)  # fmt: skip
+        with gr.Row():
+            buttons = {name: gr.Button(label, elem_id=f"train-{name}", variant=variant, min_width=90)
+                       for name, label, variant in (("step", "Step", "secondary"), ("run", "Run N", "primary"),
+                                                    ("pause", "Pause", "secondary"), ("reset", "Reset", "secondary"),
+                                                    ("open", "Open in the workbench →", "secondary"))}  # fmt: skip
+        status = gr.HTML(elem_id="train-status")
+        maps = gr.HTML(elem_id="train-heat", js_on_load=pg.HEAT_JS, apply_default_css=False)
+        plot = gr.Plot(elem_id="train-loss", label="loss curve")
+    wire_train(pg, page, tabs, TrainView(pg.Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
+    return tab
+
+
+def wire_train(
+    pg: ModuleType, page: Any, tabs: Any, v: TrainView, tab: Any, task: Any, seed: Any, steps: Any,
+    b: dict[str, Any],
+) -> None:  # fmt: skip
+    outs = [v.slot, v.status, v.heat, v.plot]
+    two = [task, seed, v.slot]
+    run = learn_ui.stream(pg, b["run"].click, pg.bind(on_train_run, v), [task, seed, steps, v.slot], outs,
+                          concurrency_limit=16, concurrency_id="train", **pg.COMMON)  # fmt: skip
+    for trigger in (tab.select, task.input, seed.input):
+        pg.on(trigger, pg.bind(on_train_show, v), two, outs, **pg.COMMON)
+    pg.on(b["step"].click, pg.bind(on_train_step, v), two, outs, cancels=[run], **pg.COMMON)
+    pg.on(b["reset"].click, pg.bind(on_train_reset, v), two, outs, cancels=[run], **pg.COMMON)
+    pg.on(b["pause"].click, pg.bind(on_train_pause, v), [v.slot], [v.slot, v.status], cancels=[run], **pg.COMMON)
+    every = [tabs, v.status, *page.everything()]
+    pg.on(b["open"].click, pg.bind(on_train_open, pg, page, tabs, v), [v.slot], every, cancels=[run], **pg.COMMON)
