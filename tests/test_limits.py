@@ -119,7 +119,7 @@ def count_floats(value: Any) -> int:
 
 def test_the_app_serves_no_echo_endpoint_and_the_page_app_no_public_api() -> None:
     public = [fn.api_name for fn in pg.api.fns.values() if fn.api_visibility == "public"]
-    assert public == ["compute", "model_attention"]  # the API app (and no benchmark-only echo)
+    assert public == ["compute", "model_attention", "train"]  # the API app (and no benchmark-only echo)
     assert [fn.name for fn in pg.demo.fns.values() if fn.api_visibility != "private"] == []  # the page's events
 
 
