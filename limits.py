@@ -143,5 +143,5 @@ def largest_compute_request() -> dict[str, Any]:
 
 
 def app_kwargs() -> dict[str, Any]:
-    """``demo.launch(app_kwargs=...)``: gradio builds its FastAPI app with :class:`BodyLimit` in its middleware."""
+    """``FastAPI(**app_kwargs())``: the server (playground.make_app) with :class:`BodyLimit` in its middleware."""
     return {"middleware": [Middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)]}
