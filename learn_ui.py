@@ -42,6 +42,11 @@ CHOICES = [
     ("which key gets the most weight", "argmax"),
 ]
 NOTHING_PINNED = "<p>Nothing pinned. Pin a state, then edit: the changes show here.</p>"
+# After each workbench update the comparison asks for its own refresh, and only while something is pinned (its
+# summary or its message is on screen): with nothing pinned an edit costs no second request.
+FOLLOW_JS = """document.addEventListener('pg-updated', () => {
+  if (element.querySelector('.cmp-summary, .msg-error')) trigger('click', {});
+});"""
 RETRIES = 8  # "any question": draws that may be skipped when a drawn kind does not fit this state
 CSS = """
 #quiz-box .quiz-q {font-size: 1.02em; background: #f4f8fc; border-left: 4px solid #2171b5; padding: 6px 10px}
@@ -327,17 +332,19 @@ def build_compare(heat_js: str) -> dict[str, Any]:
         with gr.Row():
             pin = gr.Button("Pin this state", elem_id="pin-btn")
             unpin = gr.Button("Unpin", elem_id="unpin-btn")
-        view = gr.HTML(NOTHING_PINNED, elem_id="compare", js_on_load=heat_js, apply_default_css=False)
+        view = gr.HTML(
+            NOTHING_PINNED, elem_id="compare", js_on_load=heat_js + "\n" + FOLLOW_JS, apply_default_css=False
+        )
     return {"pin": pin, "unpin": unpin, "view": view}
 
 
 def wire_compare(pg: ModuleType, page: Any, c: dict[str, Any]) -> None:
-    """Pin and unpin; after every workbench update (the overview changed) the comparison follows."""
+    """Pin and unpin; after every workbench update the comparison follows (FOLLOW_JS asks, only while pinned)."""
     slot, view = pg.Slot("pin"), c["view"]
     st = [page.preset_state, page.vals_state]
     pg.on(c["pin"].click, pg.bind(on_pin, pg, view), st, [slot, view], **pg.COMMON)
     pg.on(c["unpin"].click, pg.bind(on_unpin, pg, view), [], [slot, view], **pg.COMMON)
-    pg.on(page.views["overview"].change, pg.bind(on_compare, pg), [page.vals_state, slot], [view], **pg.COMMON)
+    pg.on(view.click, pg.bind(on_compare, pg), [page.vals_state, slot], [view], **pg.COMMON)
 
 
 def build_learn(heat_js: str) -> dict[str, Any]:

@@ -25,7 +25,11 @@ function snap(flash) {
   }
 }
 snap(false);
-watch('value', () => snap(true));
+watch('value', () => {
+  snap(true);
+  // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update
+  if (element.querySelector('.overview')) document.dispatchEvent(new CustomEvent('pg-updated'));
+});
 element.addEventListener('click', (e) => {
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;

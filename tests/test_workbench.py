@@ -272,3 +272,14 @@ def test_a_page_survives_400_anonymous_calls_and_its_next_edit_updates_the_views
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
     assert "holds no state" not in page.inner_text("#message")
     assert grid_value(page, "x", 1, 0) == "0.9"
+
+
+def test_an_edit_with_nothing_pinned_is_one_request(page: Page) -> None:
+    """The compare view refreshes only while something is pinned: an ordinary edit costs one queued event."""
+    joins: list[str] = []
+    page.on("request", lambda r: joins.append(r.url) if r.method == "POST" and "queue/join" in r.url else None)
+    out = page.inner_text(OUT)
+    type_into(page, "x", 0, 0, "0.8")
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+    page.wait_for_timeout(800)  # a follow-up request would have been sent by now
+    assert len(joins) == 1, joins
