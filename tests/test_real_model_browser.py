@@ -4,6 +4,7 @@ read the bias terms in the explanation, hide a token and watch the head respond.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,7 +14,6 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from attention_core import real_model as rm
 
 TIMEOUT = 90_000  # the first use loads transformers and the model on a shared CPU
-SHOTS = "/tmp/h13_shots"
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def weights_row(pg: Page, row: int) -> list[float]:
     return [float(t) for t in cells.all_inner_texts()]
 
 
-def test_type_a_sentence_open_a_head_and_explain_with_bias_terms(browser: Browser) -> None:
+def test_type_a_sentence_open_a_head_and_explain_with_bias_terms(browser: Browser, tmp_path: Path) -> None:
     pg = open_tab(browser)
     sentence = "Attention is all you need!"
     pg.locator("#rm-sentence textarea").fill(sentence)
@@ -64,7 +64,7 @@ def test_type_a_sentence_open_a_head_and_explain_with_bias_terms(browser: Browse
     pg.locator("#rm-qkv table[data-name=q] td[data-r='1'][data-c='4']").click()
     pg.wait_for_function("() => document.querySelector('#rm-explain').innerText.includes('q[2, 5]')")
     assert "+ b_q[5]" in pg.locator("#rm-explain").inner_text()
-    pg.screenshot(path=f"{SHOTS}/real-model-1280.png")
+    pg.screenshot(path=tmp_path / "real-model-1280.png")
 
     pg.locator("#rm-hide label", has_text="4 all").click()  # hide 'all' from every query, as padding
     pg.wait_for_function("() => document.querySelector('#rm-tokens .hid') !== null")
@@ -76,7 +76,7 @@ def test_type_a_sentence_open_a_head_and_explain_with_bias_terms(browser: Browse
     pg.close()
 
 
-def test_bad_sentences_are_named_and_the_phone_layout_holds(browser: Browser) -> None:
+def test_bad_sentences_are_named_and_the_phone_layout_holds(browser: Browser, tmp_path: Path) -> None:
     pg = open_tab(browser, 390, 844)
     pg.locator("#rm-sentence textarea").fill("word " * 40)
     pg.locator("#rm-go").click()
@@ -88,5 +88,5 @@ def test_bad_sentences_are_named_and_the_phone_layout_holds(browser: Browser) ->
     pg.wait_for_function("() => document.querySelector('#rm-tokens').innerText.includes('mat')")
     assert pg.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")  # no page-wide sideways scroll
     pg.locator("#rm-heads").scroll_into_view_if_needed()
-    pg.screenshot(path=f"{SHOTS}/real-model-390.png")
+    pg.screenshot(path=tmp_path / "real-model-390.png")
     pg.close()
