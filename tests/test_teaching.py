@@ -8,28 +8,13 @@ from collections.abc import Iterator
 import pytest
 import torch
 from axe_playwright_python.sync_playwright import Axe
-from browser import CHROMIUM_ARGS, chromium_path, serve
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 import attention_core as ac
 import present
 
 TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with serve() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
