@@ -190,7 +190,8 @@ def grid_html(
             aria = f"{html.escape(name)} {label}, {col}"  # the checkbox's name; number cells read their headers
             if table == "keep":
                 on = " checked" if texts[(i, j)] == "1" else ""
-                cells.append(f"<td data-r='{i}' data-c='{j}'><input type='checkbox' aria-label='{aria}'{on}></td>")
+                box = f"<input type='checkbox' aria-label='{aria}'{on}>"
+                cells.append(f"<td class='chk' data-r='{i}' data-c='{j}'>{box}</td>")
             else:  # plain text: an editor <input> appears only in the cell being edited (light at 64×64)
                 tab = "0" if (i, j) == (picked[0], 0) else "-1"
                 cells.append(f"<td data-r='{i}' data-c='{j}' tabindex='{tab}'>{texts[(i, j)]}</td>")

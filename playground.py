@@ -1113,7 +1113,9 @@ def build_notebook() -> dict[str, Any]:
             elem_id=f"step-{step}",
             latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
         )
-        o[f"html_{step}"] = gr.HTML(elem_id=f"html-{step}", js_on_load=WATCH_JS, apply_default_css=False)
+        o[f"html_{step}"] = gr.HTML(
+            elem_id=f"html-{step}", elem_classes=["nb-view"], js_on_load=WATCH_JS, apply_default_css=False
+        )
         if step == "combine":
             o["heads_fig"] = gr.HTML(elem_id="heads-fig", visible=False, js_on_load=HEAT_JS, apply_default_css=False)
         if step == "weights":

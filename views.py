@@ -140,9 +140,10 @@ def html_table(
     texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
     classes = _buckets(values, kind, lim)
     body = []
+    marked = marks and any(marks.values())
     for i, row in enumerate(values.tolist() if short else texts):
         cls, text = classes[i], texts[i]
-        extra = [_marked(marks, i, j + col0) for j in range(len(row))] if marks else [""] * len(row)
+        extra = [_marked(marks, i, j + col0) for j in range(len(row))] if marked else [""] * len(row)
         tds = "".join(
             f"<td class='{cls[j]}{extra[j]}' data-r='{i}' data-c='{j + col0}'"
             + (f" title='{text[j]}'>{_short(v)}</td>" if short else f">{v}</td>")

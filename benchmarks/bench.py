@@ -107,13 +107,21 @@ def bench_rest(url: str, api: str, payload: list[Any], reps: int, warmup: int = 
 
 
 TXT = (
-    "const txt = (s) => { const e = document.querySelector(s); return e.value !== undefined ? e.value : e.innerText; };"
+    "const txt = (s) => { const e = document.querySelector(s);"
+    " return e.value !== undefined ? e.value : e.textContent; };"
 )
+# Settled: every listed view's DOM holds new text (and the heatmap repainted), then the frame that shows it has
+# been laid out and painted: the clock stops in a task queued from that frame's animation callback. Text is read
+# with textContent, which needs no layout, so views scrolled out of sight (the notebook's cells skip layout
+# until they come near, content-visibility) are not laid out just to be read. The floor is timed the same way.
 REPAINTED = (
     "([sels, before, z]) => { "
     + TXT
-    + """ return sels.every((s, i) => txt(s) !== before[i])
-  && (z === null || document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.painted !== z); }"""
+    + """ if (window.__t1 !== undefined) return window.__t1;
+  const done = sels.every((s, i) => txt(s) !== before[i])
+    && (z === null || document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.painted !== z);
+  if (done && !window.__wait) { window.__wait = true; setTimeout(() => { window.__t1 = performance.now(); }, 0); }
+  return false; }"""
 )
 
 
@@ -168,7 +176,8 @@ def bench_browser(url: str, selectors: list[str], reps: int, with_plot: bool, ap
                 now = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
                 stuck = [s for s, a, b in zip(selectors, before, now, strict=True) if a == b]
                 raise RuntimeError(f"edit {i}: views that did not repaint: {stuck}") from None
-            dt = page.evaluate("performance.now() - window.__t0")
+            dt = page.evaluate("window.__t1 - window.__t0")
+            page.evaluate("delete window.__t1; delete window.__wait")
             if i >= 2:
                 times.append(dt)
             page.wait_for_timeout(150)

@@ -2,8 +2,11 @@
 // After each re-render every cell whose exact value changed flashes for a moment, so the path of one edit
 // through the pipeline can be seen; a click on a number asks the server to explain it.
 const last = new Map();
-const FLASH = [{ boxShadow: 'inset 0 0 0 3px #ff9f1c', backgroundColor: '#fff3c4' }, {}];
 function snap(flash) {
+  // a notebook cell far below the screen is not laid out (content-visibility): nothing to flash there, and
+  // what it showed before is forgotten, so it never flashes a change from an edit it did not show
+  const first = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
+  if (first && !first.checkVisibility({ contentVisibilityAuto: true })) { last.clear(); return; }
   const seen = new Map();
   const changed = [];
   element.querySelectorAll('table.nt[data-name]').forEach((t) => {
@@ -18,15 +21,36 @@ function snap(flash) {
   });
   last.clear();
   seen.forEach((v, k) => last.set(k, v));
-  // marked with a class (what changed) and flashed with the Web Animations API: no forced layout per cell
-  for (const td of changed) {
-    td.classList.add('chg');
-    td.animate(FLASH, { duration: 1600, easing: 'ease-out' }).onfinish = () => td.classList.remove('chg');
-  }
+  // marked with a class that fades in two steps (no per-frame animation: a flash repainted every frame for
+  // hundreds of cells cost more than the edit itself)
+  for (const td of changed) td.classList.add('chg');
+  if (!changed.length) return;
+  setTimeout(() => changed.forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
+  setTimeout(() => changed.forEach((td) => td.classList.remove('chg2')), 1400);
+}
+// gradio morphs the old tree into the new one node by node in JavaScript; for a large view a fresh native
+// copy is far cheaper. A comment before the view's root makes the morph swap the root whole.
+const fresh = () => { if (element.getElementsByTagName('td').length > 300) element.prepend(document.createComment('')); };
+// a swapped root takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
+const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
+let focused = null;
+element.addEventListener('focusin', (e) => { const td = e.target.closest('td[data-r]'); focused = td && keyOf(td); });
+element.addEventListener('focusout', (e) => { if (e.relatedTarget) focused = null; });  // moved on, not removed
+function refocus() {
+  if (!focused || (document.activeElement && document.activeElement !== document.body)) return;
+  const [name, r, c] = focused.split('|');
+  const td = element.querySelector(`table[data-name="${name}"] td[data-r="${r}"][data-c="${c}"]`);
+  if (!td) return;
+  td.closest('table').querySelectorAll('td[tabindex]').forEach((x) => x.removeAttribute('tabindex'));
+  td.setAttribute('tabindex', '0');
+  td.focus({ preventScroll: true });
 }
 snap(false);
+fresh();
 watch('value', () => {
   snap(true);
+  refocus();
+  fresh();
   // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update
   if (element.querySelector('.overview')) document.dispatchEvent(new CustomEvent('pg-updated'));
 });

@@ -36,18 +36,20 @@ def page(app_url: str) -> Iterator[Page]:
 
 
 def text(pg: Page, selector: str) -> str:
-    return pg.inner_text(selector)
+    """The element's text from the DOM (textContent): the notebook's cells skip layout until scrolled near
+    (content-visibility: auto), and innerText reads nothing from a cell that was not laid out."""
+    return pg.text_content(selector) or ""
 
 
 def wait_text(pg: Page, selector: str, needle: str) -> None:
     pg.wait_for_function(
-        "([s, n]) => { const e = document.querySelector(s); return e && e.innerText.includes(n); }",
+        "([s, n]) => { const e = document.querySelector(s); return e && e.textContent.includes(n); }",
         arg=[selector, needle],
     )
 
 
 def wait_changed(pg: Page, selector: str, before: str) -> None:
-    pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[selector, before])
+    pg.wait_for_function("([s, b]) => document.querySelector(s).textContent !== b", arg=[selector, before])
 
 
 def edit_cell(pg: Page, table: str, row: int, col: int, value: str) -> None:
@@ -101,7 +103,7 @@ def test_causal_mask_zeroes_the_weights_above_the_diagonal(page: Page) -> None:
     choose(page, "mask", "causal")
     page.wait_for_function(
         "() => [[0, 1], [0, 2], [1, 2]].every(([r, c]) => document.querySelector("
-        "`#html-weights td[data-r='${r}'][data-c='${c}']`)?.innerText.trim() === '0.0')"
+        "`#html-weights td[data-r='${r}'][data-c='${c}']`)?.textContent.trim() === '0.0')"
     )
     assert text(page, "#html-weights td[data-r='1'][data-c='1']").strip() != "0.0"
     wait_text(page, "#html-masked table[data-name=masked]", "-inf")

@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+import torch
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
+import playground
 
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
@@ -202,6 +204,48 @@ def test_the_cells_that_changed_flash_and_only_those(page: Page) -> None:
     assert flashed == changed
     assert "q|2|0" in changed and "q|0|0" not in changed and "weights|0|0" not in changed  # causal: row 1 unmoved
     page.wait_for_function("() => document.querySelectorAll('#overview td.chg').length === 0", timeout=5000)
+
+
+def test_the_notebook_below_updates_with_each_edit_and_is_laid_out_when_scrolled_to(page: Page) -> None:
+    """The notebook's cells skip layout while far below the screen (content-visibility: auto), so a large edit
+    lays out the overview only; their DOM still follows every edit, and scrolling to them shows the new numbers."""
+    visible = "(s) => document.querySelector(s).checkVisibility({contentVisibilityAuto: true})"
+    printed = "#html-output pre.tensor"
+    assert not page.evaluate(visible, printed)  # far below the first screen: not laid out
+    before = page.text_content(printed)
+    type_into(page, "x", 0, 0, "3.0")
+    page.wait_for_function("([s, b]) => document.querySelector(s).textContent !== b", arg=[printed, before])
+    now = page.text_content(printed) or ""
+    assert now.startswith("tensor([[") and now != before
+    page.locator("#html-output").scroll_into_view_if_needed()
+    page.wait_for_function(visible, arg=printed)
+    assert page.inner_text(printed) == now  # laid out on arrival, with the numbers of the last edit
+
+
+def test_a_large_overview_keeps_the_keyboard_focus_when_it_re_renders(browser: Browser, app_url: str) -> None:
+    """At T=16 the overview's tables are swapped whole on each update (cheaper than gradio's node-by-node
+    morph); the number that had the keyboard focus still has it afterwards, so Enter-to-explain keeps its place."""
+    g = torch.Generator().manual_seed(3)
+    link = playground.encode_link({"x": torch.randn(16, 8, generator=g).round(decimals=2).tolist(), "heads": 1})
+    pg = open_page(browser, f"{app_url}?scenario={link}")
+    try:
+        assert pg.locator("#overview td[data-r]").count() > 300  # big enough to be swapped whole
+        cell = "#overview table[data-name=scores] td[data-r='2'][data-c='1']"
+        pg.locator("#overview table[data-name=scores] td[tabindex='0']").focus()  # the table's one Tab stop
+        for key in ("ArrowDown", "ArrowDown", "ArrowRight"):
+            pg.keyboard.press(key)
+        pg.keyboard.press("Enter")  # explain this number: the views re-render with it picked
+        pg.wait_for_function("() => document.querySelector('#explain').innerText.includes('q_3 · k_2')")
+        pg.wait_for_function("(s) => document.querySelector(s).classList.contains('pick')", arg=cell)
+        focus = (
+            "() => { const td = document.activeElement.closest('td');"
+            " return td && [td.closest('table').dataset.name, td.dataset.r, td.dataset.c]; }"
+        )
+        assert pg.evaluate(focus) == ["scores", "2", "1"]
+        pg.keyboard.press("ArrowRight")  # the arrow keys go on from there
+        assert pg.evaluate(focus) == ["scores", "2", "2"]
+    finally:
+        pg.close()
 
 
 def choose_mask_causal(pg: Page) -> None:
