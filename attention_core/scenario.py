@@ -381,19 +381,14 @@ def evaluate(s: Scenario) -> MultiHeadTrace:
 
 def to_json(t: Tensor) -> Any:
     """A tensor as nested lists; -inf, inf and NaN survive JSON as the strings "-inf", "inf", "nan"."""
-    if bool(torch.isfinite(t).all()):
+    finite = torch.isfinite(t)
+    if bool(finite.all()):
         return t.tolist()
-    return _fix(t.tolist())
-
-
-def _fix(x: Any) -> Any:
-    if isinstance(x, list):
-        return [_fix(v) for v in x]
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
+    a = t.detach().cpu().numpy().astype(object)  # Python floats, and the words where a number is not finite
+    a[torch.isnan(t).numpy()] = "nan"
+    a[torch.isposinf(t).numpy()] = "inf"
+    a[torch.isneginf(t).numpy()] = "-inf"
+    return a.tolist()
 
 
 HEAD_KEYS = ("q", "k", "v", "scores", "scaled", "masked", "weights_raw", "weights", "output")
