@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import gradio as gr
 import torch
 import uvicorn
@@ -715,11 +716,17 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "app.css").read_text() + present.CSS + learn_ui.CSS
 GRID_JS = (STATIC / "grid.js").read_text()
-WATCH_JS = (STATIC / "watch.js").read_text()
-HEAT_JS = (STATIC / "heat.js").read_text()
-EXPLAIN_JS = """element.addEventListener('click', (e) => {
+LIVE_JS = (STATIC / "live.js").read_text()  # views a live edit updates (see live_edit)
+WATCH_JS = LIVE_JS + (STATIC / "watch.js").read_text()
+HEAT_JS = LIVE_JS + (STATIC / "heat.js").read_text()
+PLAIN_JS = LIVE_JS + "liveView();"  # the badge and the message
+EXPLAIN_JS = (
+    LIVE_JS
+    + """liveView();
+element.addEventListener('click', (e) => {
   if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
 });"""
+)
 TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
 CONTROLS = tuple(f for f in FIELDS if f not in TABLE_FIELDS)
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
@@ -772,13 +779,14 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     def handler(*args: Any) -> Any:
         *given, request = args
         key = getattr(request, "session_hash", None)
-        entry = STORE.get(key) or {}
-        it = iter(given[: len(shown_in)])
-        full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
-        out = fn(*full, *given[len(shown_in) :])
-        writes, rest = split_slots(out, outputs)
-        if writes:
-            STORE.put(key, writes, used=not loads)
+        with STORE.lock(key):  # (live edits of the same page wait, see live_edit)
+            entry = STORE.get(key) or {}
+            it = iter(given[: len(shown_in)])
+            full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+            out = fn(*full, *given[len(shown_in) :])
+            writes, rest = split_slots(out, outputs)
+            if writes:
+                STORE.put(key, writes, used=not loads)
         return rest
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
@@ -821,6 +829,15 @@ class Page:
     def view_updates(self, got: dict[str, Any]) -> dict[Any, Any]:
         return {self.views[k]: got[k] for k in VIEW_KEYS if k in got}
 
+    def edited(self, vals: Any, nv: dict[str, Any] | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
+        """:func:`edit_result` as component updates (the values stored only when the edit was taken)."""
+        out = self.view_updates(got)
+        if nv is not None and vals is not None:
+            out[self.vals_state] = nv
+        if grid is not None:
+            out[self.inputs] = grid
+        return out
+
     def value_updates(self, nv: dict[str, Any]) -> dict[Any, Any]:
         """The controls and the input grids showing ``nv`` (controls that do not apply hidden)."""
         out = {self.controls[f]: u for f, u in zip(FIELDS, shown(nv), strict=True) if f in self.controls}
@@ -855,38 +872,89 @@ def expired(page: Page) -> dict[Any, Any]:
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
-    """One grid cell committed: ``{table, row, col, value}``. A refused value changes nothing and is named."""
-    if vals is None:
-        return expired(page)
-    data = getattr(evt, "_data", None)
-    try:
-        table, rows, n_mats = grid_of(vals, data)
-        x = grids.checked_cell(table, rows, data.get("row"), data.get("col"), data.get("value"), n_mats)
-    except ac.ScenarioError as e:
-        return {page.views["message"]: vw.message_html([], error=str(e))}
-    vals = {**vals, table: grids.with_cell(vals[table], data["row"], data["col"], x)}
-    got = compute_views(preset_id, vals)
-    return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
+    """One grid cell committed: ``{table, row, col, value}``. A refused value changes nothing and is named.
+
+    (The page sends its edits by :func:`live_edit`; this queued event is its fallback and the handlers' tests.)
+    """
+    return page.edited(vals, *edit_result("cell", preset_id, vals, getattr(evt, "_data", None)))
 
 
 def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
     """A block pasted into a grid (spreadsheet cells, a nested list, or torch's print), checked whole."""
+    return page.edited(vals, *edit_result("paste", preset_id, vals, getattr(evt, "_data", None)))
+
+
+def edit_result(
+    kind: str, preset_id: str | None, vals: dict[str, Any] | None, data: Any
+) -> tuple[dict[str, Any] | None, dict[str, Any], str | None]:
+    """A cell ("cell": ``{table, row, col, value}``) or a pasted block ("paste": ``{table, row, col, text}``)
+    applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste)."""
     if vals is None:
-        return expired(page)
-    data = getattr(evt, "_data", None)
+        return None, dict(zip(VIEW_KEYS, expired_views(), strict=True)), None
     try:
         table, rows, n_mats = grid_of(vals, data)
         r, c = data.get("row"), data.get("col")
-        grids.checked_cell(table, rows, r, c, 0, n_mats)  # the anchor cell exists
-        block = grids.pasted_block(table, rows, r, c, data.get("text"), n_mats)
+        if kind == "cell":
+            x = grids.checked_cell(table, rows, r, c, data.get("value"), n_mats)
+            nv = {**vals, table: grids.with_cell(vals[table], r, c, x)}
+        else:
+            grids.checked_cell(table, rows, r, c, 0, n_mats)  # the anchor cell exists
+            block = grids.pasted_block(table, rows, r, c, data.get("text"), n_mats)
+            nv = {**vals, table: grids.with_block(vals[table], r, c, block)}
     except ac.ScenarioError as e:
-        return {page.views["message"]: vw.message_html([], error=str(e))}
-    vals = {**vals, table: grids.with_block(vals[table], r, c, block)}
-    got = compute_views(preset_id, vals)
+        return None, {"message": vw.message_html([], error=str(e))}, None
+    got = compute_views(preset_id, nv)
     if got.get("refused"):
-        return page.view_updates(got)
-    h = shown_head(vals["view_head"], int(vals["heads"]))
-    return {page.vals_state: vals, page.inputs: grids.inputs_html(vals, h), **page.view_updates(got)}
+        return None, got, None
+    grid = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"]))) if kind == "paste" else None
+    return nv, got, grid
+
+
+# the views a live edit answers with, by the elem_id of the component that shows each (static/live.js finds them)
+VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
+            **{f"html_{s}": f"html-{s}" for s in vw.STEPS}, "fig": "weights-fig", "heads_fig": "heads-fig",
+            "explain": "explain"}  # fmt: skip
+# live edits computing at once, as the queue's two workers; the others wait without holding a thread
+LIVE_SLOTS = anyio.CapacityLimiter(2)
+
+
+async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
+    """A grid edit sent straight from the page (``server.live_edit`` in grid.js; gradio's component_server route).
+
+    Not a queued event: gradio's frontend then copies every output component's value several times per event
+    (its loading-status bookkeeping), about a third of an edit at T=64. ``data``: ``{"kind": "cell", table, row,
+    col, value}`` or ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id: {"value"?,
+    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
+    """
+    try:
+        body = await request.json()  # (already read and kept by the route) the page's session hash
+    except Exception:
+        body = None
+    key = body.get("session_hash") if isinstance(body, dict) else None
+    return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
+
+
+def live_answer(key: str | None, data: Any) -> dict[str, Any]:
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in ("cell", "paste"):
+        return {"views": live_views({"message": vw.message_html([], error="edit: not a cell edit or a paste")})}
+    with STORE.lock(key):
+        entry = STORE.get(key) or {}
+        nv, got, grid = edit_result(kind, entry.get("preset"), entry.get("vals"), data)
+        if nv is not None:
+            STORE.put(key, {"vals": nv}, used=True)
+    return {"views": live_views(got), "grid": grid}
+
+
+def live_views(got: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change."""
+    out = {}
+    for k, v in got.items():
+        if k not in VIEW_IDS or v == gr.skip():
+            continue
+        upd = {n: v[n] for n in ("value", "visible") if n in v} if isinstance(v, dict) else {"value": v}
+        out[VIEW_IDS[k]] = upd
+    return out
 
 
 def grid_of(vals: dict[str, Any], data: Any) -> tuple[str, list[list[Any]], int]:
@@ -1022,7 +1090,7 @@ def build_topbar() -> tuple[Any, Any, Any]:
             min_width=280,
         )
         load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
-        badge = gr.HTML(elem_id="badge", apply_default_css=False, scale=2, min_width=300)
+        badge = gr.HTML(elem_id="badge", js_on_load=PLAIN_JS, apply_default_css=False, scale=2, min_width=300)
         present.build_teach()
     return preset, badge, load_btn
 
@@ -1100,7 +1168,10 @@ def build_share() -> dict[str, Any]:
 def build_bench(first_inputs: str) -> tuple[Any, Any]:
     """The pipeline on one screen: editable X and W grids, then Q, K, V → scores → weights → output."""
     with gr.Row(elem_id="bench", equal_height=False):
-        inputs = gr.HTML(first_inputs, elem_id="inputs", js_on_load=GRID_JS, min_width=0, apply_default_css=False)
+        inputs = gr.HTML(
+            first_inputs, elem_id="inputs", js_on_load=GRID_JS, min_width=0, apply_default_css=False,
+            server_functions=[live_edit],
+        )  # fmt: skip
         overview = gr.HTML(elem_id="overview", js_on_load=WATCH_JS, min_width=0, apply_default_css=False)
     return inputs, overview
 
@@ -1263,7 +1334,7 @@ def build() -> gr.Blocks:
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Workbench", id="bench"):
                 controls, buttons, share = build_toolbar(first)
-                message = gr.HTML(elem_id="message")
+                message = gr.HTML(elem_id="message", js_on_load=PLAIN_JS)
                 inputs, overview = build_bench(grids.inputs_html(first, 0))
                 explain_panel = gr.HTML(
                     vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS, apply_default_css=False

@@ -69,6 +69,12 @@ class SessionStore:
     _entries: OrderedDict[str, Entry] = field(default_factory=OrderedDict)
     _bytes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stripes: tuple[threading.Lock, ...] = field(default_factory=lambda: tuple(threading.Lock() for _ in range(64)))
+
+    def lock(self, key: str | None) -> threading.Lock:
+        """A lock for one session's read-compute-write (one of 64, by hash): its queued events and its live
+        edits (two ways in) never interleave, so neither writes over the other's values."""
+        return self._stripes[hash(key) % len(self._stripes)]
 
     def get(self, key: str | None) -> dict[str, Any] | None:
         """This session's values, or None when it has none (never loaded, or dropped). Marks it recently used."""

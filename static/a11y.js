@@ -15,6 +15,7 @@
     requestAnimationFrame(() => { queued = false; roam(); });
   }).observe(document.body, { childList: true, subtree: true });
   roam();
+  window.apRoam = roam;  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
   const cell = (t, r, c) => t.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
   document.addEventListener('keydown', (e) => {
     const td = e.target.closest && e.target.closest('table.nt td[data-r]');

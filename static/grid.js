@@ -10,6 +10,17 @@ const cellAt = (table, r, c) =>
   element.querySelector(`table[data-name="${table}"] td[data-r="${r}"][data-c="${c}"][tabindex]`);
 const numberCell = (e) => e.target.closest && e.target.closest('table.grid td[tabindex]');
 
+// Edits go straight to the server (live_edit), one after another in the order made, and its answer goes
+// straight to the views (live.js); gradio's queued events stay as the way in should that call fail.
+let chain = Promise.resolve();
+function send(kind, payload, event) {
+  if (!server || !server.live_edit) { trigger(event, payload); return; }
+  chain = chain.then(() => server.live_edit({ kind, ...payload })).then((ans) => {
+    for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
+    if (ans.grid) props.value = ans.grid;  // a paste: the grids show the pasted block
+  }, () => trigger(event, payload));
+}
+
 function focusCell(td) {
   element.querySelectorAll('table.grid td[tabindex="0"]').forEach((c) => { if (c !== td) c.tabIndex = -1; });
   td.tabIndex = 0;
@@ -48,7 +59,7 @@ function finish(inp, keep) {
   td.textContent = value;
   if (keep && value !== inp.dataset.was) {
     td.classList.toggle('bad', !NUM.test(value) || !isFinite(parseFloat(value)));
-    trigger('edit', { ...at(td), value });
+    send('cell', { ...at(td), value }, 'edit');
   }
   return td;
 }
@@ -68,7 +79,7 @@ element.addEventListener('click', (e) => {
 });
 element.addEventListener('change', (e) => {
   const box = e.target;
-  if (box.type === 'checkbox') trigger('edit', { ...at(box.closest('td[data-r]')), value: box.checked ? 1 : 0 });
+  if (box.type === 'checkbox') send('cell', { ...at(box.closest('td[data-r]')), value: box.checked ? 1 : 0 }, 'edit');
 });
 element.addEventListener('focusout', (e) => {
   if (e.target.matches('table.grid td input:not([type=checkbox])')) finish(e.target, true);
@@ -108,5 +119,5 @@ element.addEventListener('paste', (e) => {
   e.preventDefault();
   const inp = td.querySelector('input:not([type=checkbox])');
   if (inp) finish(inp, false);
-  trigger('submit', { ...at(td), text });
+  send('paste', { ...at(td), text }, 'submit');
 });

@@ -28,6 +28,7 @@ function paint() {
 }
 paint();
 watch('value', paint);
+liveView(paint);
 element.addEventListener('mousemove', (e) => {
   const cv = e.target.closest('canvas[data-z]');
   if (!cv) return;

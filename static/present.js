@@ -83,6 +83,8 @@
     requestAnimationFrame(() => { queued = false; apply(); });
   });
   const bench = () => document.getElementById('bench');
+  // a live edit redraws the overview in place (attributes, not nodes): watch.js says so
+  document.addEventListener('pg-updated', () => { if (on) apply(); });
 
   function start(stage) {
     on = true;

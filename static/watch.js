@@ -45,15 +45,18 @@ function refocus() {
   td.setAttribute('tabindex', '0');
   td.focus({ preventScroll: true });
 }
-snap(false);
-fresh();
-watch('value', () => {
+function updated() {
   snap(true);
   refocus();
+  window.apRoam?.();  // each number table keeps one Tab stop (a11y.js)
   fresh();
   // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update
   if (element.querySelector('.overview')) document.dispatchEvent(new CustomEvent('pg-updated'));
-});
+}
+snap(false);
+fresh();
+watch('value', updated);  // an event's output
+liveView(updated);  // a live edit's answer (live.js)
 element.addEventListener('click', (e) => {
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;

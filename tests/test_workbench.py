@@ -303,12 +303,21 @@ def test_a_page_survives_400_anonymous_calls_and_its_next_edit_updates_the_views
     assert grid_value(page, "x", 1, 0) == "0.9"
 
 
-def test_an_edit_with_nothing_pinned_is_one_request(page: Page) -> None:
-    """The compare view refreshes only while something is pinned: an ordinary edit costs one queued event."""
-    joins: list[str] = []
-    page.on("request", lambda r: joins.append(r.url) if r.method == "POST" and "queue/join" in r.url else None)
+def test_an_edit_is_one_direct_request_and_no_queued_event(page: Page) -> None:
+    """A cell edit is one POST to the server's live_edit (gradio's component_server route), whose answer goes
+    straight to the views; no queued event (its loading-status bookkeeping copied every output several times),
+    and the compare view asks for nothing while nothing is pinned."""
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url.rstrip("/").rsplit("/", 1)[-1]) if r.method == "POST" else None)
     out = page.inner_text(OUT)
     type_into(page, "x", 0, 0, "0.8")
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
     page.wait_for_timeout(800)  # a follow-up request would have been sent by now
-    assert len(joins) == 1, joins
+    assert posts == ["component_server"], posts
+    assert page.evaluate("() => document.querySelector('#badge').textContent").strip()  # the badge was redrawn too
+    # redrawn in place, every number table still has its one Tab stop (a11y.js's roving tabindex)
+    stops = (
+        "() => [...document.querySelectorAll('#overview table.nt')]"
+        ".map((t) => t.querySelectorAll('td[tabindex=\"0\"]').length)"
+    )
+    assert set(page.evaluate(stops)) == {1}
