@@ -763,6 +763,11 @@ class Slot:
 STORE = SessionStore()  # the server's table of pages' state: one entry per session hash (see sessions.py)
 
 
+# before a queued event leaves the page: the grid's live edits still on their way go first (grid.js), so a control
+# changed right after an edit applies to the edited values, as the edit was made first
+AFTER_LIVE_EDITS = "(...args) => (window.apLiveIdle ? window.apLiveIdle().then(() => args) : args)"
+
+
 def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:
     """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
 
@@ -799,7 +804,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
-    trigger(handler, shown_in, shown_out, **kw)
+    trigger(handler, shown_in, shown_out, js=AFTER_LIVE_EDITS, **kw)
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
@@ -914,8 +919,10 @@ def edit_result(
 VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
             **{f"html_{s}": f"html-{s}" for s in vw.STEPS}, "fig": "weights-fig", "heads_fig": "heads-fig",
             "explain": "explain"}  # fmt: skip
-# live edits computing at once, as the queue's two workers; the others wait without holding a thread
+# live edits computing at once (two cores); the others wait without holding a thread, at most LIVE_WAITING of
+# them: past that the page is told to send its edit through the bounded queue instead
 LIVE_SLOTS = anyio.CapacityLimiter(2)
+LIVE_WAITING = 64
 
 
 async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
@@ -931,6 +938,10 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
     except Exception:
         body = None
     key = body.get("session_hash") if isinstance(body, dict) else None
+    if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
+        return {"views": live_views(dict(zip(VIEW_KEYS, expired_views(), strict=True)))}
+    if LIVE_SLOTS.statistics().tasks_waiting >= LIVE_WAITING:
+        return {"busy": True}  # grid.js sends this edit, and the next ones, as queued events
     return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
 
 

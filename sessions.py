@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,12 +70,16 @@ class SessionStore:
     _entries: OrderedDict[str, Entry] = field(default_factory=OrderedDict)
     _bytes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _stripes: tuple[threading.Lock, ...] = field(default_factory=lambda: tuple(threading.Lock() for _ in range(64)))
+    _locks: weakref.WeakValueDictionary[str, threading.Lock] = field(default_factory=weakref.WeakValueDictionary)
 
     def lock(self, key: str | None) -> threading.Lock:
-        """A lock for one session's read-compute-write (one of 64, by hash): its queued events and its live
-        edits (two ways in) never interleave, so neither writes over the other's values."""
-        return self._stripes[hash(key) % len(self._stripes)]
+        """This session's own lock for a read-compute-write: its queued events and its live edits (two ways in)
+        never interleave, so neither writes over the other's values. Kept while someone holds it."""
+        with self._lock:
+            lk = self._locks.get(key or "")
+            if lk is None:
+                lk = self._locks[key or ""] = threading.Lock()
+            return lk
 
     def get(self, key: str | None) -> dict[str, Any] | None:
         """This session's values, or None when it has none (never loaded, or dropped). Marks it recently used."""

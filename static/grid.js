@@ -11,14 +11,27 @@ const cellAt = (table, r, c) =>
 const numberCell = (e) => e.target.closest && e.target.closest('table.grid td[tabindex]');
 
 // Edits go straight to the server (live_edit), one after another in the order made, and its answer goes
-// straight to the views (live.js); gradio's queued events stay as the way in should that call fail.
+// straight to the views (live.js). Should a call fail, time out or find the server busy, that edit and every later
+// one go as gradio's queued events instead. Queued workbench events wait for the edits still on their way
+// (window.apLiveIdle, playground.on), so a control changed right after an edit applies after it.
 let chain = Promise.resolve();
+let live = !!(server && server.live_edit);
+const LIVE_TIMEOUT_MS = 20000;
+window.apLiveIdle = () => chain;
+function apply(ans) {
+  if (!ans || ans.busy) throw new Error('busy');
+  for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
+  if (ans.grid) props.value = ans.grid;  // a paste: the grids show the pasted block
+}
 function send(kind, payload, event) {
-  if (!server || !server.live_edit) { trigger(event, payload); return; }
-  chain = chain.then(() => server.live_edit({ kind, ...payload })).then((ans) => {
-    for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
-    if (ans.grid) props.value = ans.grid;  // a paste: the grids show the pasted block
-  }, () => trigger(event, payload));
+  chain = chain.then(() => {
+    if (!live) { trigger(event, payload); return; }
+    const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
+    return Promise.race([server.live_edit({ kind, ...payload }), late]).then(apply).catch(() => {
+      live = false;
+      trigger(event, payload);
+    });
+  });
 }
 
 function focusCell(td) {

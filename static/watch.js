@@ -6,7 +6,7 @@ function snap(flash) {
   // a notebook cell far below the screen is not laid out (content-visibility): nothing to flash there, and
   // what it showed before is forgotten, so it never flashes a change from an edit it did not show
   const first = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
-  if (first && !first.checkVisibility({ contentVisibilityAuto: true })) { last.clear(); return; }
+  if (first && first.checkVisibility?.({ contentVisibilityAuto: true }) === false) { last.clear(); return; }
   const seen = new Map();
   const changed = [];
   element.querySelectorAll('table.nt[data-name]').forEach((t) => {
@@ -30,7 +30,24 @@ function snap(flash) {
 }
 // gradio morphs the old tree into the new one node by node in JavaScript; for a large view a fresh native
 // copy is far cheaper. A comment before the view's root makes the morph swap the root whole.
-const fresh = () => { if (element.getElementsByTagName('td').length > 300) element.prepend(document.createComment('')); };
+// (one root only: gradio pairs old and new top-level nodes by position)
+const fresh = () => {
+  if (element.childNodes.length === 1 && element.getElementsByTagName('td').length > 300) {
+    element.prepend(document.createComment(''));
+  }
+};
+// a swapped root also loses where its scrolled tables were: kept by table name and put back
+const scrolled = new Map();
+element.addEventListener('scroll', (e) => {
+  const t = e.target.querySelector && e.target.querySelector(':scope > table[data-name]');
+  if (t) scrolled.set(t.dataset.name, [e.target.scrollLeft, e.target.scrollTop]);
+}, true);
+function rescroll() {
+  scrolled.forEach(([x, y], name) => {
+    const wrap = element.querySelector(`table[data-name="${name}"]`)?.parentElement;
+    if (wrap && (wrap.scrollLeft !== x || wrap.scrollTop !== y)) { wrap.scrollLeft = x; wrap.scrollTop = y; }
+  });
+}
 // a swapped root takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
 const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
 let focused = null;
@@ -47,6 +64,7 @@ function refocus() {
 }
 function updated() {
   snap(true);
+  rescroll();
   refocus();
   window.apRoam?.();  // each number table keeps one Tab stop (a11y.js)
   fresh();

@@ -115,3 +115,4 @@ def test_the_route_answers_bad_calls_without_a_traceback() -> None:
         big = {**body, "data": cell("x", 0, 0, "1" * (4 * 2**20))}
         r = client.post("gradio_api/component_server", json=big)
         assert r.status_code == 413
+        assert client.get("monitoring/summary").status_code == 403  # monitoring is off

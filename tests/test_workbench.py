@@ -248,6 +248,40 @@ def test_a_large_overview_keeps_the_keyboard_focus_when_it_re_renders(browser: B
         pg.close()
 
 
+def test_a_control_changed_right_after_an_edit_applies_after_it(browser: Browser, app_url: str) -> None:
+    """The edit's direct call is held up in the page for a second; the dtype changed meanwhile is a queued event,
+    which leaves the page only after the edit's call (grid.js's apLiveIdle), so the server applies them in the
+    order they were made."""
+    pg = browser.new_page(viewport={"width": 1280, "height": 720})
+    pg.add_init_script(
+        """const f = window.fetch; window.fetch = async (...a) => {
+             if (String(a[0]).includes('component_server')) await new Promise((ok) => setTimeout(ok, 1000));
+             return f(...a); };"""
+    )
+    pg.set_default_timeout(TIMEOUT)
+    pg.goto(app_url)
+    pg.wait_for_selector(f"{OUT} td[data-r]")
+    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    posts: list[str] = []
+    pg.on(
+        "request",
+        lambda r: posts.append(r.url.rstrip("/").split("?")[0].rsplit("/", 1)[-1]) if r.method == "POST" else None,
+    )
+    try:
+        out = pg.inner_text(OUT)
+        posts.clear()
+        type_into(pg, "x", 0, 0, "2.5")
+        pg.get_by_label("dtype", exact=True).click()
+        pg.locator("li[role='option'][aria-label='float64']").click()
+        pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
+        pg.wait_for_timeout(2500)  # both answers are in
+        assert posts[0] == "component_server" and "join" in posts[1:], posts  # the edit first, then the dtype
+        assert grid_value(pg, "x", 0, 0) == "2.5"  # redrawn by the dtype change, from values that hold the edit
+        assert "changed: x" in pg.inner_text("#badge")
+    finally:
+        pg.close()
+
+
 def choose_mask_causal(pg: Page) -> None:
     out = pg.inner_text(OUT)
     pg.get_by_label("mask", exact=True).click()
