@@ -834,10 +834,10 @@ class Page:
     def view_updates(self, got: dict[str, Any]) -> dict[Any, Any]:
         return {self.views[k]: got[k] for k in VIEW_KEYS if k in got}
 
-    def edited(self, vals: Any, nv: dict[str, Any] | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
+    def edited(self, nv: dict[str, Any] | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
         """:func:`edit_result` as component updates (the values stored only when the edit was taken)."""
         out = self.view_updates(got)
-        if nv is not None and vals is not None:
+        if nv is not None:
             out[self.vals_state] = nv
         if grid is not None:
             out[self.inputs] = grid
@@ -873,7 +873,12 @@ class Page:
 
 
 def expired(page: Page) -> dict[Any, Any]:
-    return page.view_updates(dict(zip(VIEW_KEYS, expired_views(), strict=True)))
+    return page.view_updates(expired_got())
+
+
+def expired_got() -> dict[str, Any]:
+    """:func:`expired_views` by view key, as :func:`compute_views` answers."""
+    return dict(zip(VIEW_KEYS, expired_views(), strict=True))
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -881,12 +886,12 @@ def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
 
     (The page sends its edits by :func:`live_edit`; this queued event is its fallback and the handlers' tests.)
     """
-    return page.edited(vals, *edit_result("cell", preset_id, vals, getattr(evt, "_data", None)))
+    return page.edited(*edit_result("cell", preset_id, vals, getattr(evt, "_data", None)))
 
 
 def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
     """A block pasted into a grid (spreadsheet cells, a nested list, or torch's print), checked whole."""
-    return page.edited(vals, *edit_result("paste", preset_id, vals, getattr(evt, "_data", None)))
+    return page.edited(*edit_result("paste", preset_id, vals, getattr(evt, "_data", None)))
 
 
 def edit_result(
@@ -895,7 +900,7 @@ def edit_result(
     """A cell ("cell": ``{table, row, col, value}``) or a pasted block ("paste": ``{table, row, col, text}``)
     applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste)."""
     if vals is None:
-        return None, dict(zip(VIEW_KEYS, expired_views(), strict=True)), None
+        return None, expired_got(), None
     try:
         table, rows, n_mats = grid_of(vals, data)
         r, c = data.get("row"), data.get("col")
@@ -939,7 +944,7 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
         body = None
     key = body.get("session_hash") if isinstance(body, dict) else None
     if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
-        return {"views": live_views(dict(zip(VIEW_KEYS, expired_views(), strict=True)))}
+        return {"views": live_views(expired_got())}
     if LIVE_SLOTS.statistics().tasks_waiting >= LIVE_WAITING:
         return {"busy": True}  # grid.js sends this edit, and the next ones, as queued events
     return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
@@ -959,9 +964,9 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
 
 def live_views(got: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change."""
-    out = {}
+    out, skip = {}, gr.skip()
     for k, v in got.items():
-        if k not in VIEW_IDS or v == gr.skip():
+        if k not in VIEW_IDS or v == skip:
             continue
         upd = {n: v[n] for n in ("value", "visible") if n in v} if isinstance(v, dict) else {"value": v}
         out[VIEW_IDS[k]] = upd

@@ -68,10 +68,36 @@ def _lit(t: Tensor | list[Any]) -> str:
 
 def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     """The export as (markdown, code) pairs, one per step; the script and the notebook are both made from it."""
+    w, H = s.weights, s.heads
+    data, bias = _data_lines(s)
+    scaled, masked, norm = _scaled_line(s), _masked_lines(s), _norm_lines(s)
+    out_w = "" if w.W_o is None else (" @ W_o.T" if w.layout == "linear" else " @ W_o") + bias["o"]
+    combine = ["concat = output.transpose(-3, -2).reshape(len(tokens), -1)  # (H, L, d) -> (L, H·d)",
+               f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}"]  # fmt: skip
+
+    def show(names: str) -> list[str]:
+        return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
+
+    heading = title_comment(title)
+    return [
+        (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
+         f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
+        ("## 1 · Q, K, V: project the encodings", "\n".join([*_proj_lines(s, bias), *show("q k v")])),
+        ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
+                                            *show("scores")])),
+        ("## 3 · scaled", "\n".join([scaled, *show("scaled")])),
+        ("## 4 · masked", "\n".join([*masked, *show("masked")])),
+        ("## 5 · weights", "\n".join([*norm, *show("weights")])),
+        ("## 6 · output", "\n".join(["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")])),
+        ("## 7 · heads combined", "\n".join([*combine, "print('## combined'); print(combined)"])),
+    ]  # fmt: skip
+
+
+def _data_lines(s: Scenario) -> tuple[list[str], dict[str, str]]:
+    """The tensors as literals, and the "+ b" each projection gets (q, k, v, o; empty without a bias)."""
     w, dt = s.weights, s.dtype
-    L, S, H = len(s.tokens), len(s.tokens_k), s.heads  # the shape symbols
+    L, S = len(s.tokens), len(s.tokens_k)  # the shape symbols
     lin = w.layout == "linear"
-    wt = ".transpose(-2, -1)" if lin else ""
     data = [
         "import torch",
         "import torch.nn.functional as F",
@@ -99,7 +125,13 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
             bias[n[-1]] = " + b_o" if n == "b_o" else f" + {n}.unsqueeze(-2)"
     keep = "None  # no mask" if s.keep is None else f"torch.tensor({_lit(s.keep)})  # (L, S) True = may look"
     data.append(f"keep = {keep}")
+    return data, bias
 
+
+def _proj_lines(s: Scenario, bias: dict[str, str]) -> list[str]:
+    """Q, K, V for every head: concatenated heads, or one projection split into heads."""
+    wt = ".transpose(-2, -1)" if s.weights.layout == "linear" else ""
+    H = s.heads
     if s.head_mode == "concat":
         proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
                 f"k = x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}  # -> (H, S, d)",
@@ -112,12 +144,20 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
                 "k = k.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)",
                 f"v = (x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}).squeeze(-3)",
                 "v = v.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)"]  # fmt: skip
+    return proj
+
+
+def _scaled_line(s: Scenario) -> str:
     if s.scale is True:
         scaled = "scaled = scores / torch.tensor(k.size(-1) ** 0.5, dtype=dtype)  # ÷ √d_k"
     elif s.scale is False:
         scaled = "scaled = scores  # scaling off"
     else:  # a temperature (1.0 is a number here, not True)
         scaled = f"scaled = scores / torch.tensor({float(s.scale)!r}, dtype=dtype)  # ÷ temperature"
+    return scaled
+
+
+def _masked_lines(s: Scenario) -> list[str]:
     if s.keep is None:
         masked = ["masked = scaled  # no mask"]
     elif s.fill == "-inf":
@@ -127,6 +167,10 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     else:
         masked = ["M = torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, float('-inf'))  # 004's additive M",
                   "masked = scaled + M"]  # fmt: skip
+    return masked
+
+
+def _norm_lines(s: Scenario) -> list[str]:
     if s.normalize == "softmax":
         norm = ["weights = F.softmax(masked, dim=-1)"]
     else:
@@ -139,26 +183,7 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     if s.normalize == "sum":
         norm += ["if not torch.isfinite(weights).all():  # a row summing to 0: undefined, shown as 0",
                  "    weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)"]  # fmt: skip
-    out_w = "" if w.W_o is None else (" @ W_o.T" if lin else " @ W_o") + bias["o"]
-    combine = ["concat = output.transpose(-3, -2).reshape(len(tokens), -1)  # (H, L, d) -> (L, H·d)",
-               f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}"]  # fmt: skip
-
-    def show(names: str) -> list[str]:
-        return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
-
-    heading = title_comment(title)
-    return [
-        (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
-         f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
-        ("## 1 · Q, K, V: project the encodings", "\n".join([*proj, *show("q k v")])),
-        ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
-                                            *show("scores")])),
-        ("## 3 · scaled", "\n".join([scaled, *show("scaled")])),
-        ("## 4 · masked", "\n".join([*masked, *show("masked")])),
-        ("## 5 · weights", "\n".join([*norm, *show("weights")])),
-        ("## 6 · output", "\n".join(["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")])),
-        ("## 7 · heads combined", "\n".join([*combine, "print('## combined'); print(combined)"])),
-    ]  # fmt: skip
+    return norm
 
 
 def to_script(s: Scenario, title: str, name: str = "attention") -> str:

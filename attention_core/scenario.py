@@ -381,8 +381,7 @@ def evaluate(s: Scenario) -> MultiHeadTrace:
 
 def to_json(t: Tensor) -> Any:
     """A tensor as nested lists; -inf, inf and NaN survive JSON as the strings "-inf", "inf", "nan"."""
-    finite = torch.isfinite(t)
-    if bool(finite.all()):
+    if bool(torch.isfinite(t).all()):
         return t.tolist()
     a = t.detach().cpu().numpy().astype(object)  # Python floats, and the words where a number is not finite
     a[torch.isnan(t).numpy()] = "nan"
