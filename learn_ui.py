@@ -360,6 +360,18 @@ def wire_learn(pg: ModuleType, page: Any, parts: dict[str, Any]) -> None:
 # ---- a generator handler whose Slots live in the session's STORE entry ------------------------
 
 
+def superseded(stored: dict[str, Any], writes: dict[str, Any]) -> bool:
+    """Whether a stream's ``writes`` are older than what is stored: a Slot value that is a dict with a ``"run"``
+    counter is a run's own; another event (pause, reset, a step) stores it with a higher counter, and a run must
+    not write its lower one back over it (the run would go on and the pause be lost)."""
+    for name, new in writes.items():
+        old = stored.get(name)
+        if isinstance(new, dict) and isinstance(old, dict) and "run" in new and "run" in old:
+            if int(old["run"]) > int(new["run"]):
+                return True
+    return False
+
+
 def stream(
     pg: ModuleType, trigger: Callable[..., Any], fn: Callable[..., Iterator[Any]], inputs: list[Any],
     outputs: list[Any], **kw: Any,
@@ -367,7 +379,9 @@ def stream(
     """Like ``playground.on`` for a generator: each yield's Slot values are stored before it is sent.
 
     ``fn`` gets ``inputs`` in order, then ``live(name)``: that Slot's value now (another event may change it
-    while this one runs, e.g. pause). Returns the event, for ``cancels=``.
+    while this one runs, e.g. pause). Each yield's Slot values are written only if no other event has moved
+    their run counter on meanwhile (``superseded``); if one has, the stream stops there and sends nothing more.
+    Returns the event, for ``cancels=``.
     """
     shown_in = [c for c in inputs if not isinstance(c, pg.Slot)]
     shown_out = [c for c in outputs if not isinstance(c, pg.Slot)]
@@ -384,8 +398,11 @@ def stream(
 
         for out in fn(*full, live):
             writes, rest = pg.split_slots(out, outputs)
-            if writes:
-                pg.STORE.put(key, writes, used=True)
+            with pg.STORE.lock(key):  # the check and the write as one step against pause, reset, step
+                if superseded(pg.STORE.get(key) or {}, writes):
+                    return  # another event moved the run on between fn's own check and this write
+                if writes:
+                    pg.STORE.put(key, writes, used=True)
             yield rest
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -221,3 +221,33 @@ def test_train_api_is_bounded_and_equals_the_core() -> None:
         tu.train_api({"task": "previous", "seed": 0, "steps": train.MAX_STEPS_PER_CALL + 1})
     with pytest.raises(pg.gr.Error, match="request"):
         tu.train_api("previous")  # type: ignore[arg-type]
+
+
+def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
+    """A run checks its counter, builds an update, and only then does the stream wrapper (learn_ui.stream) write it:
+    a pause stored in between must not be written over (the run would go on and the pause be lost)."""
+    key, wired = "pause-race", {}
+
+    def run_paused_midway(*args: Any) -> Any:
+        inner = tu.on_train_run(TV, *args, pace_s=0.0)
+        yield next(inner)
+        update = next(inner)  # built after the run's own check of its counter
+        pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
+        yield update
+        yield from inner
+
+    def trigger(fn: Any, *_: Any, **__: Any) -> str:
+        wired["handler"] = fn
+        return "event"
+
+    session = type("Request", (), {"session_hash": key})()
+    lu.stream(pg, trigger, run_paused_midway, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
+    try:
+        sent = wired["handler"]("match", 0, 50, session)
+        next(sent)
+        first = pg.STORE.get(key)["train"]
+        assert list(sent) == []  # the stream stops at the pause: nothing more is sent
+        kept = pg.STORE.get(key)["train"]
+        assert tu.run_of(kept) == tu.run_of(first) + 1 and tu.unpack(kept).step == tu.unpack(first).step
+    finally:
+        pg.STORE.drop(key)
