@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -381,12 +382,13 @@ def evaluate(s: Scenario) -> MultiHeadTrace:
 
 def to_json(t: Tensor) -> Any:
     """A tensor as nested lists; -inf, inf and NaN survive JSON as the strings "-inf", "inf", "nan"."""
-    if bool(torch.isfinite(t).all()):
-        return t.tolist()
-    a = t.detach().cpu().numpy().astype(object)  # Python floats, and the words where a number is not finite
-    a[torch.isnan(t).numpy()] = "nan"
-    a[torch.isposinf(t).numpy()] = "inf"
-    a[torch.isneginf(t).numpy()] = "-inf"
+    n = t.detach().cpu().numpy()  # numpy's per-call cost is a tenth of torch's on these small tables
+    if np.isfinite(n).all():
+        return n.tolist()
+    a = n.astype(object)  # Python floats, and the words where a number is not finite
+    a[np.isnan(n)] = "nan"
+    a[np.isposinf(n)] = "inf"
+    a[np.isneginf(n)] = "-inf"
     return a.tolist()
 
 

@@ -1,13 +1,14 @@
 """Many users at once, on loopback only: N sessions × M edits through the queue to /compute, against a floor.
 
     python benchmarks/load.py                  # 32 sessions × 50 edits, then RSS over 10,000 requests
-    python benchmarks/load.py --sessions 8 --edits 10 --rss-requests 0 --trainers 2 --train-calls 2  # test_load.py
+    python benchmarks/load.py --sessions 8 --edits 10 --rss-requests 0 --trainers 4 --train-calls 2 --rounds 1
 
 Each session has its own scenario (some seeded); every response is checked against a single-user
-compute() of that session's scenario, bit for bit. The same N × M calls first go to the trivial app's /echo (the
-floor: same queue settings, a trivial function), and /compute's requests per second are reported as a ratio to
-it (``ratio_to_floor``). Then a mixed phase: the same editing sessions and ``--trainers`` (16) learners calling
-/train at once (each call a short bounded training run), every answer checked against train.py run here.
+compute() of that session's scenario, bit for bit, after the clock stops. The same N × M calls go to the trivial
+app's /echo (the floor: same queue settings, a trivial function) and to /compute in turn, a few paired rounds with
+both servers up, and /compute's requests per second are reported as a ratio to the floor's (``ratio_to_floor``,
+the median of the rounds' ratios). Then a mixed phase: the same editing sessions and ``--trainers`` (16)
+learners calling /train at once (each call a short bounded training run), every answer checked against train.py.
 Bounded in count and time; stops by itself.
 """
 
@@ -35,7 +36,6 @@ from attention_core import train  # noqa: E402
 from harness import serve  # noqa: E402
 
 FLOOR = "benchmarks/trivial_app.py"  # its /echo: the same queue settings, a trivial function
-Session = tuple[list[float], int]  # one client's latencies (ms) and wrong answers
 
 
 def scenario(session: int, edit: int) -> dict[str, Any]:
@@ -64,8 +64,8 @@ def train_answer(p: dict[str, Any]) -> dict[str, Any]:
     return {"task": st.task.id, "seed": st.seed, "step": st.step, "losses": list(st.losses), "weights": w}
 
 
-def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
-    """One REST call: POST [api/]gradio_api/call/<api>, then read the event's result stream; its first output.
+def send(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> str:
+    """One REST call: POST [api/]gradio_api/call/<api>, then read the event's result stream; the stream's text.
 
     Without a session hash every call is a new gradio session (a script's raw REST call); with one, calls share
     it, as gradio_client's calls do.
@@ -73,10 +73,19 @@ def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash:
     body = {"data": [payload]} if session_hash is None else {"data": [payload], "session_hash": session_hash}
     path = f"{API_PREFIX.get(api, '')}gradio_api/call/{api}"
     ev = client.post(path, json=body).json()["event_id"]
-    body = client.get(f"{path}/{ev}").text
-    if "event: complete" not in body:
-        raise RuntimeError(body[:300])
-    return json.loads(body.split("data: ", 1)[1])[0]
+    return client.get(f"{path}/{ev}").text
+
+
+def answer(text: str) -> Any:
+    """The first output in a result stream's text (see :func:`send`)."""
+    if "event: complete" not in text:
+        raise RuntimeError(text[:300])
+    return json.loads(text.split("data: ", 1)[1])[0]
+
+
+def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
+    """:func:`send`, then its :func:`answer`."""
+    return answer(send(client, payload, api, session_hash))
 
 
 @dataclass(frozen=True)
@@ -93,32 +102,36 @@ TRAIN = Endpoint("train", train_payload, lambda p: json.loads(json.dumps(train_a
 ECHO = Endpoint("echo", lambda s, e: f"session {s} edit {e}", lambda text: text)  # the floor app's /echo
 
 
-def session(url: str, jobs: list[tuple[Any, Any]], api: str, anonymous: bool) -> Session:
-    """One client's calls in a row, each (payload, right answer) pair checked bit for bit as it comes back."""
-    times, wrong = [], 0
+def session(url: str, jobs: list[tuple[Any, Any]], api: str, anonymous: bool) -> tuple[list[float], list[str]]:
+    """One client's calls in a row: their latencies (ms) and the streams' texts, checked later (:func:`drive`)."""
+    times, texts = [], []
     session_hash = None if anonymous else uuid.uuid4().hex
     with httpx.Client(base_url=url, timeout=60) as client:
-        for payload, right in jobs:
+        for payload, _ in jobs:
             t0 = time.perf_counter()
-            wrong += call(client, payload, api, session_hash) != right
+            texts.append(send(client, payload, api, session_hash))
             times.append((time.perf_counter() - t0) * 1e3)
-    return times, wrong
+    return times, texts
 
 
 def drive(url: str, sessions: int, edits: int, ep: Endpoint, anonymous: bool = False) -> dict[str, Any]:
     """``sessions`` concurrent clients × ``edits`` calls each: latency, wrong answers, requests per second.
 
-    The right answers are worked out before the clock starts, so the clients spend the timed span calling.
+    The right answers are worked out before the clock starts, and every answer is checked against its right one
+    (parsed, bit for bit) after the clock stops: the clients share the server's two cores, so the timed span
+    holds the calls only, for /compute and the floor alike.
     """
     jobs = [[(p, ep.expected(p)) for p in (ep.payload(s, e) for e in range(edits))] for s in range(sessions)]
     t0 = time.perf_counter()
     with ThreadPoolExecutor(sessions) as pool:
         results = list(pool.map(lambda j: session(url, j, ep.api, anonymous), jobs))
     wall = time.perf_counter() - t0
+    pairs = (zip(job, texts, strict=True) for job, (_, texts) in zip(jobs, results, strict=True))
+    wrong = sum(answer(text) != right for pair in pairs for (_, right), text in pair)
     times = sorted(t for ts, _ in results for t in ts)
     return {
         "requests": len(times),
-        "wrong": sum(w for _, w in results),
+        "wrong": wrong,
         "p50_ms": statistics.median(times),
         "p95_ms": times[int(0.95 * (len(times) - 1))],
         "wall_s": wall,
@@ -152,32 +165,60 @@ def mixed(url: str, sessions: int, edits: int, trainers: int, train_calls: int) 
     }
 
 
-def run(sessions: int, edits: int, rss_requests: int, trainers: int = 16, train_calls: int = 5) -> dict[str, Any]:
-    """The floor app's /echo, then /compute, with the same concurrency in the same run; then RSS growth.
+def paired(floor_url: str, url: str, sessions: int, edits: int, rounds: int, anonymous: bool) -> dict[str, Any]:
+    """The floor's /echo and /compute driven in turn, ``rounds`` times, the order swapped each round (ABBA).
 
-    Each is driven twice: clients with a session each (as gradio_client), then anonymous calls (a new gradio
-    session per call). ``ratio_to_floor`` and ``anonymous_ratio_to_floor`` are /compute's requests per second
-    over the floor's. Then :func:`mixed` (``trainers`` learners training while the sessions edit), before RSS.
+    Both servers are up the whole time, so a slow spell of the machine falls on both alike; the ratio reported
+    is the median of the rounds' own ratios (each /compute round over the floor round beside it).
     """
-    with serve(FLOOR) as url:
-        floor = {mode: drive(url, sessions, edits, ECHO, mode) for mode in (False, True)}
-    with serve("playground.py") as url:
+    pairs = []
+    for r in range(rounds):
+        order = [(floor_url, ECHO), (url, COMPUTE)][:: 1 if r % 2 == 0 else -1]
+        got = {ep.api: drive(u, sessions, edits, ep, anonymous) for u, ep in order}
+        pairs.append((got["echo"], got["compute"]))
+    ratios = [c["rps"] / f["rps"] for f, c in pairs]
+    return {
+        "floor": [f["rps"] for f, _ in pairs],
+        "compute": [c["rps"] for _, c in pairs],
+        "ratios": ratios,
+        "ratio": statistics.median(ratios),
+        "last": pairs[-1][1],
+        "wrong": sum(c["wrong"] for _, c in pairs),
+        "floor_wrong": sum(f["wrong"] for f, _ in pairs),
+    }
+
+
+def run(
+    sessions: int, edits: int, rss_requests: int, trainers: int = 16, train_calls: int = 5, rounds: int = 3
+) -> dict[str, Any]:
+    """The floor app's /echo and /compute with the same concurrency in the same run (:func:`paired`, once with a
+    session per client, as gradio_client, and once anonymous: a new gradio session per call); then RSS growth.
+
+    ``ratio_to_floor`` and ``anonymous_ratio_to_floor`` are /compute's requests per second over the floor's, the
+    median of ``rounds`` paired rounds. Then :func:`mixed` (``trainers`` learners training while the sessions
+    edit), before RSS.
+    """
+    with serve(FLOOR) as floor_url, serve("playground.py") as url:
         pid = server_pid(url)
         rss0 = rss_kb(pid)
-        got, anon = (drive(url, sessions, edits, COMPUTE, mode) for mode in (False, True))
+        got, anon = (paired(floor_url, url, sessions, edits, rounds, mode) for mode in (False, True))
         out = {
             "sessions": sessions,
             "edits": edits,
-            **got,
+            "rounds": rounds,
+            **got["last"],
             "errors": 0,
             "wrong": got["wrong"] + anon["wrong"],
             "rss_start_mb": rss0 / 1024,
-            "floor_rps": floor[False]["rps"],
-            "ratio_to_floor": got["rps"] / floor[False]["rps"],
-            "anonymous_rps": anon["rps"],
-            "anonymous_floor_rps": floor[True]["rps"],
-            "anonymous_ratio_to_floor": anon["rps"] / floor[True]["rps"],
-            "floor_wrong": floor[False]["wrong"] + floor[True]["wrong"],
+            "rps_rounds": got["compute"],
+            "floor_rps_rounds": got["floor"],
+            "ratio_rounds": got["ratios"],
+            "ratio_to_floor": got["ratio"],
+            "anonymous_rps_rounds": anon["compute"],
+            "anonymous_floor_rps_rounds": anon["floor"],
+            "anonymous_ratio_rounds": anon["ratios"],
+            "anonymous_ratio_to_floor": anon["ratio"],
+            "floor_wrong": got["floor_wrong"] + anon["floor_wrong"],
         }
         if trainers:
             out |= mixed(url, sessions, edits, trainers, train_calls)
@@ -213,5 +254,6 @@ if __name__ == "__main__":
     ap.add_argument("--rss-requests", type=int, default=10_000)
     ap.add_argument("--trainers", type=int, default=16)
     ap.add_argument("--train-calls", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3, help="paired floor and /compute rounds per mode")
     a = ap.parse_args()
-    print(json.dumps(run(a.sessions, a.edits, a.rss_requests, a.trainers, a.train_calls), indent=1))
+    print(json.dumps(run(a.sessions, a.edits, a.rss_requests, a.trainers, a.train_calls, a.rounds), indent=1))

@@ -18,7 +18,7 @@ import load
 
 
 def test_eight_sessions_get_their_own_bit_identical_answers() -> None:
-    out = load.run(sessions=8, edits=10, rss_requests=0, trainers=4, train_calls=2)
+    out = load.run(sessions=8, edits=10, rss_requests=0, trainers=4, train_calls=2, rounds=1)
     assert out["requests"] == 80 and out["train_requests"] == 8 and out["mixed_edit_requests"] == 80
     assert out["wrong"] == 0, out  # each answer equals a single-user compute() of its own session, bit for bit
 
