@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -251,3 +253,21 @@ def test_the_queues_do_not_rebuild_gradios_monitoring_summary_after_every_event(
     monitoring page this app turns off, tests/test_live_edit.py); both queues do it at most every 100,000."""
     for app in (pg.demo, pg.api):
         assert app._queue.ANAYLTICS_CACHE_FREQUENCY >= 100_000
+
+
+def test_the_floor_app_has_the_apis_queue_and_session_settings() -> None:
+    """load.py and bench.py divide /compute's numbers by /echo's in benchmarks/trivial_app.py: same settings.
+
+    Read in a fresh interpreter without this process's environment (playground.py sets a variable there)."""
+    probe = (
+        "import json, runpy; t = runpy.run_path('benchmarks/trivial_app.py'); q = t['demo']._queue; "
+        "print(json.dumps([q.ANAYLTICS_CACHE_FREQUENCY, q.max_size, q.default_concurrency_limit, t['API_SESSIONS']]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADIO_")}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    freq, size, limit, sessions = json.loads(out.stdout.strip().splitlines()[-1])
+    api = pg.api._queue
+    assert freq == api.ANAYLTICS_CACHE_FREQUENCY >= 100_000
+    assert (size, limit, sessions) == (api.max_size, api.default_concurrency_limit, pg.API_SESSIONS)
