@@ -380,7 +380,8 @@ def stream(
 
     ``fn`` gets ``inputs`` in order, then ``live(name)``: that Slot's value now (another event may change it
     while this one runs, e.g. pause). Each yield's Slot values are written only if no other event has moved
-    their run counter on meanwhile (``superseded``); if one has, the stream stops there and sends nothing more.
+    their run counter on meanwhile (``superseded``); if one has, that update is neither stored nor sent, and
+    ``fn`` sees the moved counter at its next look (a pause then gets its last "paused" update, see train_ui).
     Returns the event, for ``cancels=``.
     """
     shown_in = [c for c in inputs if not isinstance(c, pg.Slot)]
@@ -400,7 +401,7 @@ def stream(
             writes, rest = pg.split_slots(out, outputs)
             with pg.STORE.lock(key):  # the check and the write as one step against pause, reset, step
                 if superseded(pg.STORE.get(key) or {}, writes):
-                    return  # another event moved the run on between fn's own check and this write
+                    continue  # another event moved the run on after fn's own check: this update is not sent
                 if writes:
                     pg.STORE.put(key, writes, used=True)
             yield rest

@@ -3,8 +3,9 @@
 Step, run N (streamed from a generator, a few steps per update at a readable pace), pause, reset, and
 "Open in the workbench" (the learned head as explicit weights). The session keeps one compact "train" entry in
 STORE: the task, seed, step, the (T, T) weights and Adam moments as lists, the losses, and ``run``: a counter
-that pause, reset and closing the page move on, so a run still going stops at its next update (besides gradio's
-``cancels=``). Each request does at most train.MAX_STEPS_PER_CALL updates; nothing is global.
+that pause, reset and closing the page move on, so a run still going stops at its next update (reset, step and
+Open also cancel its event; a pause lets the run send its own last "paused" update, see ``on_train_pause``).
+Each request does at most train.MAX_STEPS_PER_CALL updates; nothing is global.
 """
 
 from __future__ import annotations
@@ -166,11 +167,17 @@ def on_train_step(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, A
 
 
 def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
-    """Stop a run: its generator is cancelled, and the run counter moves so a last chunk is not sent."""
+    """Ask a run to stop: the run counter moves on, marked as a pause of the run it stopped (``"paused"``).
+
+    The run itself sends the last update ("paused", with every step it finished) when it next looks at the counter,
+    at most one update later. Pause does not cancel the run's event and shows nothing itself: an update the run had
+    already sent could reach the page after Pause's own answer (gradio finishes its events' outputs in parallel)
+    and show "running" for good. With no run going, Pause does nothing.
+    """
     if not isinstance(saved, dict):
         return {}
-    st = unpack(saved)
-    return {v.slot: {**saved, "run": run_of(saved) + 1}, v.status: status_html(st, "paused")}
+    stopped = saved["paused"] if "paused" in saved else run_of(saved)  # a second Pause keeps the first's mark
+    return {v.slot: {**saved, "run": run_of(saved) + 1, "paused": stopped}}
 
 
 def on_train_run(
@@ -194,7 +201,10 @@ def on_train_run(
         k = min(chunk, total - done)
         st, done = train.train_steps(st, k), done + k
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
-        if run_of(live("train")) != run:  # paused, reset or stepped meanwhile: send nothing more
+        now = live("train")
+        if run_of(now) != run:  # paused, reset, stepped or closed meanwhile: nothing more but a pause's last word
+            if isinstance(now, dict) and now.get("paused") == run:
+                yield v.show(st, run_of(now), "paused", done, total)
             return
         up = v.show(st, run, "done" if done == total else "running", done, total)
         updates += 1
@@ -279,6 +289,6 @@ def wire_train(
         pg.on(trigger, pg.bind(on_train_show, v), two, outs, **pg.COMMON)
     pg.on(b["step"].click, pg.bind(on_train_step, v), two, outs, cancels=[run], **pg.COMMON)
     pg.on(b["reset"].click, pg.bind(on_train_reset, v), two, outs, cancels=[run], **pg.COMMON)
-    pg.on(b["pause"].click, pg.bind(on_train_pause, v), [v.slot], [v.slot, v.status], cancels=[run], **pg.COMMON)
+    pg.on(b["pause"].click, pg.bind(on_train_pause, v), [v.slot], [v.slot, v.status], **pg.COMMON)  # no cancels=
     every = [tabs, v.status, *page.everything()]
     pg.on(b["open"].click, pg.bind(on_train_open, pg, page, tabs, v), [v.slot], every, cancels=[run], **pg.COMMON)

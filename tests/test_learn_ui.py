@@ -196,9 +196,17 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     run = tu.on_train_run(TV, "match", 0, 50, None, live, pace_s=0.0)
     saved["train"] = next(run)[TV.slot]
     saved["train"] = next(run)[TV.slot]
+    before = tu.unpack(saved["train"]).step
     paused = tu.on_train_pause(TV, saved["train"])
+    assert set(paused) == {TV.slot}  # Pause shows nothing itself: the run sends its own last update
     saved["train"] = paused[TV.slot]
-    assert list(run) == [] and tu.unpack(saved["train"]).step < 50  # nothing more is sent
+    last = list(run)
+    assert len(last) == 1 and "paused" in last[0][TV.status]  # one last update, then nothing
+    st = tu.unpack(last[0][TV.slot])
+    assert before < st.step < 50 and f"data-step='{st.step}'" in last[0][TV.heat]  # the steps it finished
+    assert tu.run_of(last[0][TV.slot]) == tu.run_of(paused[TV.slot])  # written with the pause's counter
+    assert tu.on_train_pause(TV, paused[TV.slot])[TV.slot]["paused"] == paused[TV.slot]["paused"]  # a 2nd Pause
+    assert list(tu.on_train_run(TV, "match", 0, 50, None, lambda _: {"run": 7}, pace_s=0.0))[1:] == []  # reset: none
 
 
 def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
@@ -225,7 +233,8 @@ def test_train_api_is_bounded_and_equals_the_core() -> None:
 
 def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
     """A run checks its counter, builds an update, and only then does the stream wrapper (learn_ui.stream) write it:
-    a pause stored in between must not be written over (the run would go on and the pause be lost)."""
+    a pause stored in between must not be written over (the run would go on and the pause be lost); the run's
+    next look then sends its last, "paused" update."""
     key, wired = "pause-race", {}
 
     def run_paused_midway(*args: Any) -> Any:
@@ -246,8 +255,11 @@ def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
         sent = wired["handler"]("match", 0, 50, session)
         next(sent)
         first = pg.STORE.get(key)["train"]
-        assert list(sent) == []  # the stream stops at the pause: nothing more is sent
+        rest = list(sent)
+        assert len(rest) == 1 and "paused" in rest[0][TV.status]  # the update built before the pause is not sent
         kept = pg.STORE.get(key)["train"]
-        assert tu.run_of(kept) == tu.run_of(first) + 1 and tu.unpack(kept).step == tu.unpack(first).step
+        assert tu.run_of(kept) == tu.run_of(first) + 1 and "paused" not in kept  # the pause's counter, the run's state
+        step = tu.unpack(kept).step
+        assert step > tu.unpack(first).step and f"data-step='{step}'" in rest[0][TV.heat]
     finally:
         pg.STORE.drop(key)
