@@ -60,9 +60,11 @@ def run_bench(tmp: Path) -> None:
 
 
 def run_load(_: Path) -> None:
-    r = run([sys.executable, "benchmarks/load.py", "--sessions", "2", "--edits", "2", "--rss-requests", "10"], 300)
+    small = ["--sessions", "2", "--edits", "2", "--rss-requests", "10", "--rounds", "1", "--trainers", "2"]
+    r = run([sys.executable, "benchmarks/load.py", *small, "--train-calls", "1"], 300)
     out = json.loads(r.stdout)
-    assert out["requests"] == 4 and out["wrong"] == 0, out
+    assert out["requests"] == 4 and out["train_requests"] == 2 and out["wrong"] == 0, out
+    assert len(out["ratio_rounds"]) == len(out["anonymous_ratio_rounds"]) == 1 and out["ratio_to_floor"] > 0, out
 
 
 def run_hostile(_: Path) -> None:
