@@ -177,7 +177,7 @@ def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
     if not isinstance(saved, dict):
         return {}
     stopped = saved["paused"] if "paused" in saved else run_of(saved)  # a second Pause keeps the first's mark
-    return {v.slot: {**saved, "run": run_of(saved) + 1, "paused": stopped}}
+    return {v.slot: {**saved, "run": run_of(saved) + 1, "paused": stopped}, v.status: gr.skip()}  # shows nothing
 
 
 def on_train_run(

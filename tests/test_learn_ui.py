@@ -7,6 +7,7 @@ import math
 import re
 from typing import Any
 
+import gradio as gr
 import pytest
 import torch
 
@@ -198,7 +199,7 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     saved["train"] = next(run)[TV.slot]
     before = tu.unpack(saved["train"]).step
     paused = tu.on_train_pause(TV, saved["train"])
-    assert set(paused) == {TV.slot}  # Pause shows nothing itself: the run sends its own last update
+    assert paused[TV.status] == gr.skip() and set(paused) == {TV.slot, TV.status}  # Pause itself shows nothing
     saved["train"] = paused[TV.slot]
     last = list(run)
     assert len(last) == 1 and "paused" in last[0][TV.status]  # one last update, then nothing
