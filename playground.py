@@ -812,7 +812,11 @@ def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
     skip = gr.skip()
     if isinstance(out, dict) and "__type__" not in out:  # {component: value}
         writes = {c.name: v for c, v in out.items() if isinstance(c, Slot) and v != skip}
-        return writes, {c: v for c, v in out.items() if not isinstance(c, Slot)}
+        rest = {c: v for c, v in out.items() if not isinstance(c, Slot)}
+        if not rest and any(not isinstance(c, Slot) for c in outputs):
+            # gradio takes an empty dict as the value of a lone output (and refuses it for several): show nothing
+            return writes, skip
+        return writes, rest
     values = list(out) if len(outputs) > 1 else [out]
     writes = {c.name: v for c, v in zip(outputs, values, strict=True) if isinstance(c, Slot) and v != skip}
     rest = [v for c, v in zip(outputs, values, strict=True) if not isinstance(c, Slot)]

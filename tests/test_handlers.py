@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import html
@@ -10,6 +11,7 @@ import uuid
 from types import SimpleNamespace
 from typing import Any
 
+import gradio as gr
 import pytest
 import torch
 from seed_reference import run_001
@@ -302,3 +304,18 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     v.update(heads=2, head_mode="split", use_wo=True, d_in=4, T=3)
     _, _, views = pg.restructure_values("resize", None, pg.shape_of(loaded("statquest-self")[1], "linear"), v)
     assert "→ @ W_o.T (W_o stored 4×4) → (3, 4)" in html.unescape(views["html_combine"])
+
+
+def test_a_handler_that_shows_nothing_leaves_one_or_several_outputs_as_they_are() -> None:
+    """A handler answering {} (a click between cells, a Pause) must not blank a lone output (gradio takes the empty
+    dict as its value) nor fail with several (gradio: "didn't return enough output values"); checked with
+    gradio's own postprocessing."""
+    with gr.Blocks() as b:
+        h, h2, btn = gr.HTML("x"), gr.HTML("y"), gr.Button()
+        btn.click(lambda: None, [], [h])
+        btn.click(lambda: None, [], [h, h2])
+    for fn, shown in zip(list(b.fns.values())[:2], ([h], [h, h2]), strict=True):
+        writes, rest = pg.split_slots({pg.Slot("s"): 1}, [pg.Slot("s"), *shown])
+        assert writes == {"s": 1}
+        out = asyncio.run(b.postprocess_data(fn, rest, None))
+        assert len(out) == len(shown) and all(o.get("__type__") == "update" and "value" not in o for o in out), out
