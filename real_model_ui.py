@@ -190,7 +190,7 @@ def on_pick(
     data = getattr(evt, "_data", None)
     pick = data if isinstance(data, dict) and data.get("name") in EXPLAINABLE else None
     if pick is None or not all(valid_index(data.get(k)) for k in ("row", "col")):
-        return {}
+        return gr.skip()  # a click between numbers: nothing changes (gradio refuses {} for several outputs)
     got = views(render, sentence, layer, head, hide, {"name": pick["name"], "row": data["row"], "col": data["col"]})
     return parts.of(got)
 

@@ -48,6 +48,6 @@ def test_hiding_a_token_acts_as_padding_and_junk_events_are_named_or_ignored() -
     assert "hide: every token is hidden" in every["message"]
     assert set(ui.on_head(pg.render, PARTS, SENTENCE, [], Event({"layer": 7, "head": 1}))) == {"message"}
     for junk in (None, {"name": "q", "row": -1, "col": 0}, {"name": "x", "row": 0, "col": 0}, "q"):
-        assert ui.on_pick(pg.render, PARTS, SENTENCE, 1, 1, [], Event(junk)) == {}
+        assert ui.on_pick(pg.render, PARTS, SENTENCE, 1, 1, [], Event(junk)) == gr.skip()  # nothing changes
     long = ui.on_show(pg.render, PARTS, "x" * 301, 1, 1)
     assert set(long) == {"message"} and f"at most {rm.MAX_CHARS}" in long["message"]
