@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import gradio as gr
+
 import playground as pg
 import real_model_ui as ui
 from attention_core import real_model as rm
