@@ -201,16 +201,18 @@ def on_train_run(
         k = min(chunk, total - done)
         st, done = train.train_steps(st, k), done + k
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
-        now = live("train")
-        if run_of(now) != run:  # paused, reset, stepped or closed meanwhile: nothing more but a pause's last word
-            if isinstance(now, dict) and now.get("paused") == run:
-                yield v.show(st, run_of(now), "paused", done, total)
-            return
+        if run_of(live("train")) != run:  # paused, reset, stepped or closed meanwhile: nothing more ...
+            break
         up = v.show(st, run, "done" if done == total else "running", done, total)
         updates += 1
         if done < total and updates % PLOT_EVERY:  # the heatmap every update, Plotly's redraw less often
             up[v.plot] = gr.skip()
         yield up
+    # ... but a pause's last word. Also when the pause came after this run's last check (its update was then not
+    # written, see learn_ui.superseded), and again under a second Pause's counter if that one came first: a
+    # written "paused" update drops the mark (pack has none), so this ends.
+    while isinstance(now := live("train"), dict) and now.get("paused") == run:
+        yield v.show(st, run_of(now), "paused", done, total)
 
 
 def on_train_open(pg: ModuleType, page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:

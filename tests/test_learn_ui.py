@@ -201,8 +201,9 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     paused = tu.on_train_pause(TV, saved["train"])
     assert paused[TV.status] == gr.skip() and set(paused) == {TV.slot, TV.status}  # Pause itself shows nothing
     saved["train"] = paused[TV.slot]
-    last = list(run)
-    assert len(last) == 1 and "paused" in last[0][TV.status]  # one last update, then nothing
+    last = [next(run)]
+    saved["train"] = last[0][TV.slot]  # as learn_ui.stream stores it
+    assert list(run) == [] and "paused" in last[0][TV.status]  # one last update, then nothing
     st = tu.unpack(last[0][TV.slot])
     assert before < st.step < 50 and f"data-step='{st.step}'" in last[0][TV.heat]  # the steps it finished
     assert tu.run_of(last[0][TV.slot]) == tu.run_of(paused[TV.slot])  # written with the pause's counter
@@ -262,5 +263,37 @@ def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
         assert tu.run_of(kept) == tu.run_of(first) + 1 and "paused" not in kept  # the pause's counter, the run's state
         step = tu.unpack(kept).step
         assert step > tu.unpack(first).step and f"data-step='{step}'" in rest[0][TV.heat]
+    finally:
+        pg.STORE.drop(key)
+
+
+@pytest.mark.parametrize("second_pause", [False, True])
+def test_a_pause_after_the_runs_last_check_or_a_second_pause_still_ends_on_paused(second_pause: bool) -> None:
+    """A pause stored after the run built its final "done" update (then not written), and a second Pause stored
+    after the run built its "paused" update: the last update sent is "paused", under the newest counter."""
+    key, wired = "pause-late", {}
+
+    def pause() -> None:
+        pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
+
+    def run_paused_late(*args: Any) -> Any:
+        for up in tu.on_train_run(TV, *args, pace_s=0.0):
+            if "data-running='0'" in up[TV.status] and "paused" not in up[TV.status]:
+                pause()  # after the last check: this "done" update is not written
+            elif "paused" in up[TV.status] and second_pause and "twice" not in wired:
+                wired["twice"] = True
+                pause()  # a double click: this "paused" update is not written either
+            yield up
+
+    def trigger(fn: Any, *_: Any, **__: Any) -> str:
+        wired["handler"] = fn
+        return "event"
+
+    lu.stream(pg, trigger, run_paused_late, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
+    try:
+        sent = list(wired["handler"]("match", 0, 50, type("Request", (), {"session_hash": key})()))
+        kept = pg.STORE.get(key)["train"]
+        assert "paused" in sent[-1][TV.status] and "paused" not in kept, sent[-1][TV.status]
+        assert tu.run_of(kept) == 1 + (2 if second_pause else 1) and tu.unpack(kept).step == 50
     finally:
         pg.STORE.drop(key)
