@@ -176,8 +176,8 @@ def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
     """
     if not isinstance(saved, dict):
         return {}
-    stopped = saved["paused"] if "paused" in saved else run_of(saved)  # a second Pause keeps the first's mark
-    return {v.slot: {**saved, "run": run_of(saved) + 1, "paused": stopped}, v.status: gr.skip()}  # shows nothing
+    run = run_of(saved)
+    return {v.slot: {**saved, "run": run + 1, "paused": saved.get("paused", run)}}  # a 2nd Pause keeps the mark
 
 
 def on_train_run(

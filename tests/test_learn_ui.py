@@ -5,9 +5,9 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
-import gradio as gr
 import pytest
 import torch
 
@@ -199,7 +199,7 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     saved["train"] = next(run)[TV.slot]
     before = tu.unpack(saved["train"]).step
     paused = tu.on_train_pause(TV, saved["train"])
-    assert paused[TV.status] == gr.skip() and set(paused) == {TV.slot, TV.status}  # Pause itself shows nothing
+    assert set(paused) == {TV.slot}  # Pause itself shows nothing (on() hands gradio skip() for the status)
     saved["train"] = paused[TV.slot]
     last = [next(run)]
     saved["train"] = last[0][TV.slot]  # as learn_ui.stream stores it
@@ -233,28 +233,39 @@ def test_train_api_is_bounded_and_equals_the_core() -> None:
         tu.train_api("previous")  # type: ignore[arg-type]
 
 
-def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
-    """A run checks its counter, builds an update, and only then does the stream wrapper (learn_ui.stream) write it:
-    a pause stored in between must not be written over (the run would go on and the pause be lost); the run's
-    next look then sends its last, "paused" update."""
-    key, wired = "pause-race", {}
+def pause_in_store(key: str) -> None:
+    """A Pause of the session ``key``, as the page's on() wrapper stores it."""
+    pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
 
-    def run_paused_midway(*args: Any) -> Any:
-        inner = tu.on_train_run(TV, *args, pace_s=0.0)
-        yield next(inner)
-        update = next(inner)  # built after the run's own check of its counter
-        pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
-        yield update
-        yield from inner
+
+def streamed(run: Callable[..., Any], key: str) -> Iterator[Any]:
+    """``run`` wired through learn_ui.stream (as Run is) and started for session ``key``: 50 steps of "match"."""
+    wired = {}
 
     def trigger(fn: Any, *_: Any, **__: Any) -> str:
         wired["handler"] = fn
         return "event"
 
-    session = type("Request", (), {"session_hash": key})()
-    lu.stream(pg, trigger, run_paused_midway, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
+    lu.stream(pg, trigger, run, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
+    return wired["handler"]("match", 0, 50, type("Request", (), {"session_hash": key})())
+
+
+def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
+    """A run checks its counter, builds an update, and only then does the stream wrapper (learn_ui.stream) write it:
+    a pause stored in between must not be written over (the run would go on and the pause be lost); the run's
+    next look then sends its last, "paused" update."""
+    key = "pause-race"
+
+    def run_paused_midway(*args: Any) -> Any:
+        inner = tu.on_train_run(TV, *args, pace_s=0.0)
+        yield next(inner)
+        update = next(inner)  # built after the run's own check of its counter
+        pause_in_store(key)
+        yield update
+        yield from inner
+
     try:
-        sent = wired["handler"]("match", 0, 50, session)
+        sent = streamed(run_paused_midway, key)
         next(sent)
         first = pg.STORE.get(key)["train"]
         rest = list(sent)
@@ -271,27 +282,19 @@ def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
 def test_a_pause_after_the_runs_last_check_or_a_second_pause_still_ends_on_paused(second_pause: bool) -> None:
     """A pause stored after the run built its final "done" update (then not written), and a second Pause stored
     after the run built its "paused" update: the last update sent is "paused", under the newest counter."""
-    key, wired = "pause-late", {}
-
-    def pause() -> None:
-        pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
+    key, paused_twice = "pause-late", []
 
     def run_paused_late(*args: Any) -> Any:
         for up in tu.on_train_run(TV, *args, pace_s=0.0):
             if "data-running='0'" in up[TV.status] and "paused" not in up[TV.status]:
-                pause()  # after the last check: this "done" update is not written
-            elif "paused" in up[TV.status] and second_pause and "twice" not in wired:
-                wired["twice"] = True
-                pause()  # a double click: this "paused" update is not written either
+                pause_in_store(key)  # after the last check: this "done" update is not written
+            elif "paused" in up[TV.status] and second_pause and not paused_twice:
+                paused_twice.append(True)
+                pause_in_store(key)  # a double click: this "paused" update is not written either
             yield up
 
-    def trigger(fn: Any, *_: Any, **__: Any) -> str:
-        wired["handler"] = fn
-        return "event"
-
-    lu.stream(pg, trigger, run_paused_late, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
     try:
-        sent = list(wired["handler"]("match", 0, 50, type("Request", (), {"session_hash": key})()))
+        sent = list(streamed(run_paused_late, key))
         kept = pg.STORE.get(key)["train"]
         assert "paused" in sent[-1][TV.status] and "paused" not in kept, sent[-1][TV.status]
         assert tu.run_of(kept) == 1 + (2 if second_pause else 1) and tu.unpack(kept).step == 50
