@@ -30,15 +30,6 @@ import uvicorn
 from fastapi import FastAPI
 
 import attention_core as ac
-import grids
-import heat
-import learn_ui
-import limits
-import overview as ov
-import present
-import real_model_ui
-import train_ui
-import views as vw
 from attention_core import real_model
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
@@ -49,8 +40,16 @@ from attention_core.scaling import MAX_DK, MIN_DK, scaling_lab
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
 from attention_core.sdpa import compare_fills, compose_keep
 from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
-from export_folders import ExportFolders
-from sessions import SessionStore
+from serving import limits
+from serving.export_folders import ExportFolders
+from serving.sessions import SessionStore
+from ui import learn as learn_ui
+from ui import present
+from ui import real_model as real_model_ui
+from ui import train as train_ui
+from ui.render import grids, heat
+from ui.render import overview as ov
+from ui.render import tables as vw
 
 log = logging.getLogger("playground")
 # gradio's queue rebuilds a pandas summary of its last 10,000 events after every event, for a monitoring page this
@@ -713,7 +712,7 @@ def shown(nv: dict[str, Any]) -> list[Any]:
 
 # ---- the app: one builder per section, handlers at module level -----------------------------
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = Path(__file__).resolve().parent / "ui" / "static"
 CSS = (STATIC / "app.css").read_text() + present.CSS + learn_ui.CSS
 GRID_JS = (STATIC / "grid.js").read_text()
 LIVE_JS = (STATIC / "live.js").read_text()  # views a live edit updates (see live_edit)

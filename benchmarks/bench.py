@@ -29,11 +29,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import gradio as gr  # noqa: E402
 import httpx  # noqa: E402
+from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 from load import API_PREFIX  # noqa: E402
 
 import attention_core as ac  # noqa: E402
 import playground as pg  # noqa: E402
-from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -33,11 +33,11 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
+from harness import serve  # noqa: E402
 from load import COMPUTE, call, drive, rss_kb, scenario, server_pid  # noqa: E402
 
 import attention_core as ac  # noqa: E402
-import limits  # noqa: E402
-from harness import serve  # noqa: E402
+from serving import limits  # noqa: E402
 
 OVER_BYTES = 8 * 2**20  # an over-limit body: 8 MiB, well past limits.MAX_BODY_BYTES
 PIECE = 64 * 1024

@@ -11,9 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
-
 from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 SIZES = {"laptop": (1280, 720), "phone": (390, 844)}
 

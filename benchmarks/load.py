@@ -31,9 +31,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from harness import serve  # noqa: E402
+
 import attention_core as ac  # noqa: E402
 from attention_core import train  # noqa: E402
-from harness import serve  # noqa: E402
 
 FLOOR = "benchmarks/trivial_app.py"  # its /echo: the same queue settings, a trivial function
 

@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 OUT = ROOT / "docs" / "teaching"
 

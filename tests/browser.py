@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: playground, ui, serving
 
 import harness
 from harness import CHROMIUM_ARGS, ROOT, free_port

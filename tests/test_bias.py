@@ -13,9 +13,9 @@ from test_export import app_prints, printed, run_script
 from torch import nn
 
 import attention_core as ac
-import views as vw
 from attention_core.explain import explain
 from attention_core.export import scenario_json, to_script
+from ui.render import tables as vw
 
 
 def linear_heads(seed: int, d_in: int, d_out: int, heads: int) -> list[dict[str, nn.Linear]]:

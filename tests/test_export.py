@@ -19,8 +19,8 @@ from torch import nn
 
 import attention_core as ac
 import playground as pg
-import views as vw
 from attention_core.export import scenario_json, to_notebook, to_script
+from ui.render import tables as vw
 
 STEP_OF = {"q": "qkv", "k": "qkv", "v": "qkv"}
 NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")

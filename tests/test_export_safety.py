@@ -16,7 +16,7 @@ import pytest
 import attention_core as ac
 import playground as pg
 from attention_core.export import to_notebook, to_script
-from export_folders import ExportFolders
+from serving.export_folders import ExportFolders
 
 HOSTILE_TITLES = [
     'x"""\nimport os; os.system("touch pwned")\n"""',

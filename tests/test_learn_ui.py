@@ -12,11 +12,11 @@ import pytest
 import torch
 
 import attention_core as ac
-import grids
-import learn_ui as lu
 import playground as pg
-import train_ui as tu
 from attention_core import quiz, train
+from ui import learn as lu
+from ui import train as tu
+from ui.render import grids
 
 V = lu.QuizView(pg.Slot("quiz"), "question", "feedback")
 TV = tu.TrainView(pg.Slot("train"), "status", "heat", "plot")

@@ -21,8 +21,8 @@ import pytest
 from browser import ROOT, serve
 
 import attention_core as ac
-import limits
 import playground as pg
+from serving import limits
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

@@ -9,8 +9,8 @@ from typing import Any
 import gradio as gr
 
 import playground as pg
-import real_model_ui as ui
 from attention_core import real_model as rm
+from ui import real_model as ui
 
 NAMES = ["sentence", "layer", "head", "message", "tokens", "hide", "heads", "title", "inputs", "overview",
          *(f"html_{s}" for s in ui.vw.STEPS), "fig", "explain"]  # fmt: skip

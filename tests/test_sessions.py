@@ -7,7 +7,7 @@ import uuid
 from types import SimpleNamespace
 
 import playground as pg
-from sessions import SessionStore, estimate_bytes
+from serving.sessions import SessionStore, estimate_bytes
 
 
 class Clock:

@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 
-import views as vw
+from ui.render import tables as vw
 
 
 def values() -> torch.Tensor:

@@ -11,7 +11,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
-import present
+from ui import present
 
 TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"

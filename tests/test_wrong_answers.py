@@ -11,10 +11,10 @@ from torch import nn
 
 import attention_core as ac
 import playground as pg
-import views as vw
 from attention_core.explain import explain
 from attention_core.export import scenario_json
 from attention_core.sdpa import compare_fills, fill_verdicts
+from ui.render import tables as vw
 
 FILLS = ("-inf", "-1e9", "additive")
 

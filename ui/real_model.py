@@ -19,10 +19,10 @@ import gradio as gr
 from torch import Tensor
 
 import attention_core as ac
-import heat
-import views as vw
 from attention_core import real_model as rm
 from attention_core.explain import NAMES as EXPLAINABLE
+from ui.render import heat
+from ui.render import tables as vw
 
 SENTENCE = "The cat sat on the mat because it was tired."
 Renderer = Callable[..., dict[str, Any]]  # playground.render(preset_id, s, tr, view_head, pick)

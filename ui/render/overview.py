@@ -12,8 +12,8 @@ from typing import Any
 from torch import Tensor
 
 import attention_core as ac
-import present as pr
-import views as vw
+from ui import present as pr
+from ui.render import tables as vw
 
 WINDOW = 12  # rows and columns per overview card; the notebook cells below show up to views.WINDOW
 Marks = dict[str, list[tuple[int | None, int | None]]]

@@ -24,12 +24,12 @@ import torch
 from gradio.components.plot import PlotData
 
 import attention_core as ac
-import heat
-import learn_ui
-import views as vw
 from attention_core import train
 from attention_core.scenario import MAX_SEED, parse_int
 from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
+from ui import learn as learn_ui
+from ui.render import heat
+from ui.render import tables as vw
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)

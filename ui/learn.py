@@ -25,11 +25,11 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-import heat
-import views as vw
 from attention_core import quiz
 from attention_core.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
 from attention_core.quiz import Grade, Question, QuizError, Tally
+from ui.render import heat
+from ui.render import tables as vw
 
 CHOICES = [
     ("any question", "any"),

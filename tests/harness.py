@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent  # the repository (this file is tests/harness.py)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
