@@ -28,7 +28,7 @@ from torch import Tensor
 from torch.optim.adam import adam
 
 from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
-from .scenario import ScenarioError
+from .scenario import ScenarioError, parse_int
 from .sdpa import causal_keep
 
 TASKS = ("previous", "match")
@@ -232,3 +232,10 @@ def handoff(state: TrainState) -> dict[str, Any]:
     sc["mask"] = {"kind": "causal", "fill": "-inf"} if t.keep is not None else {"kind": "none", "fill": "-inf"}
     sc.update(scale=True, dtype="float32", normalize="softmax")
     return sc
+
+
+def choose(task: Any, seed: Any) -> tuple[str, int]:
+    """The task and seed boxes, checked; errors name the field."""
+    if task not in TASKS:
+        raise TrainError("task", f"{str(task)[:30]!r} is not one of {', '.join(TASKS)}")
+    return task, parse_int(seed if seed not in (None, "") else 0, "train seed", 0, MAX_SEED)

@@ -33,7 +33,7 @@ from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 from load import API_PREFIX  # noqa: E402
 
 import attention_core as ac  # noqa: E402
-import playground as pg  # noqa: E402
+from ui import pipeline, share, values  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -50,10 +50,10 @@ def large_scenario() -> dict[str, Any]:
 
 def case_values(name: str) -> tuple[str | None, dict[str, Any]]:
     if name == "default":
-        _, nv, _ = pg.load_values(pg.DEFAULT_PRESET)
-        return pg.DEFAULT_PRESET, nv
+        _, nv, _ = pipeline.load_values(values.DEFAULT_PRESET)
+        return values.DEFAULT_PRESET, nv
     sc = large_scenario()
-    nv = pg.values_from_scenario(ac.parse(sc))
+    nv = values.values_from_scenario(ac.parse(sc))
     nv["seed"] = 1
     return None, nv
 
@@ -64,7 +64,7 @@ POST = {"html": gr.HTML(render=False)}
 def postprocessed(views: dict[str, Any]) -> bytes:
     """The outputs as Gradio serialises them for the browser."""
     out = []
-    for k in pg.VIEW_KEYS:
+    for k in pipeline.VIEW_KEYS:
         comp = POST["html"]
         view = views[k]
         if isinstance(view, dict) and view.get("__type__") == "update":  # gr.update(value=..., visible=...)
@@ -83,7 +83,7 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
         v = {**nv, "x": {**nv["x"], "data": [list(r) for r in nv["x"]["data"]]}}
         v["x"]["data"][0][1] = 0.5 + i * 0.01  # a real edit each time
         t0 = time.perf_counter()
-        size = len(postprocessed(pg.compute_views(preset_id, v)))
+        size = len(postprocessed(pipeline.compute_views(preset_id, v)))
         if i >= 2:  # two warm-ups
             times.append((time.perf_counter() - t0) * 1e3)
     return {"p50": statistics.median(times), "p95": pct(times, 0.95), "bytes": size}
@@ -269,7 +269,7 @@ def main() -> None:
         views = ["#html-output pre.tensor", "#html-qkv table", "#html-weights table", "#html-combine table",
                  "#overview table[data-name=output]"]  # fmt: skip
         app = {"default": bench_browser(url, views, reps, True)}
-        link = pg.encode_link(large_scenario())
+        link = share.encode_link(large_scenario())
         app["large"] = bench_browser(f"{url}?scenario={link}", views, max(3, reps // 2), True)
     with serve("playground.py") as url:  # a fresh server, so the first request loads the model
         m = bench_model(url, reps)

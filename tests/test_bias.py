@@ -154,12 +154,12 @@ def test_export_round_trip_with_biases(mode: str, tmp_path: Path) -> None:
 
 
 def test_a_scenario_file_with_biases_opens_in_the_workbench_with_them() -> None:
-    import playground as pg
+    from ui import pipeline, values  # (imported here: the app's page modules are not needed elsewhere in this file)
 
     sc = bias_state()
-    _, _, nv, views = pg.scenario_values(sc)
+    _, _, nv, views = pipeline.scenario_values(sc)
     assert nv["biases"]["b_q"] == sc["weights"]["b_q"] and "bias=True" in views["html_qkv"]
-    s = ac.parse(pg.scenario_from(nv))
+    s = ac.parse(values.scenario_from(nv))
     assert ac.compute(scenario_json(s)) == ac.compute(sc)
-    _, bigger, _ = pg.restructure_values("resize", None, pg.shape_of(nv, "linear"), {**nv, "d_in": 3})
+    _, bigger, _ = pipeline.restructure_values("resize", None, values.shape_of(nv, "linear"), {**nv, "d_in": 3})
     assert bigger is not None and bigger["biases"] is None  # a new shape drops biases that no longer fit

@@ -18,8 +18,8 @@ from reference import reference
 from torch import nn
 
 import attention_core as ac
-import playground as pg
 from attention_core.export import scenario_json, to_notebook, to_script
+from ui import pipeline, share, values
 from ui.render import tables as vw
 
 STEP_OF = {"q": "qkv", "k": "qkv", "v": "qkv"}
@@ -56,7 +56,7 @@ def app_prints(s: ac.Scenario) -> dict[str, str]:
 
 def shown_by_app(preset: str) -> dict[str, str]:
     """What the app itself shows for head 1 (the text in each step's print box)."""
-    _, _, views = pg.load_values(preset)
+    _, _, views = pipeline.load_values(preset)
     boxes = {step: html.unescape(views[f"html_{step}"].split("<pre class='tensor'>")[1].split("</pre>")[0])
              for step in vw.STEPS}  # fmt: skip
     out = {f"head 1 {n}": boxes[n] for n in ("scores", "scaled", "masked", "weights", "output")}
@@ -113,20 +113,20 @@ def test_scenario_json_round_trips_through_compute(preset: str) -> None:
 
 
 def state(preset: str) -> dict[str, Any]:
-    return pg.load_values(preset)[1]
+    return pipeline.load_values(preset)[1]
 
 
 def test_export_files_then_load_the_scenario_file_back(tmp_path: Path) -> None:
     v = state("encdec-mha2")
     v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
     v["x"][1][2] = "0.125"  # an edit, so this is no longer the preset's state
-    paths = [Path(p) for p in pg.export_files("encdec-mha2", v)]
+    paths = [Path(p) for p in share.export_files("encdec-mha2", v)]
     assert [p.name for p in paths] == ["scenario.json", "attention.py", "attention.ipynb"]
-    preset_id, _, _, views = pg.scenario_values(pg.read_scenario_file(str(paths[0])))
+    preset_id, _, _, views = pipeline.scenario_values(share.read_scenario_file(str(paths[0])))
     assert preset_id == "encdec-mha2" and "left the preset" in views["badge"] and "x_q" in views["badge"]
-    assert views["html_combine"] == pg.compute_views("encdec-mha2", v)["html_combine"]
+    assert views["html_combine"] == pipeline.compute_views("encdec-mha2", v)["html_combine"]
     got = printed(run_script(paths[1].read_text(), tmp_path))
-    assert got["combined"] == vw.torch_print(ac.evaluate(ac.parse(pg.scenario_from(v))).output)
+    assert got["combined"] == vw.torch_print(ac.evaluate(ac.parse(values.scenario_from(v))).output)
 
 
 @pytest.mark.parametrize(
@@ -144,30 +144,32 @@ def test_a_bad_scenario_file_gets_a_message_naming_the_problem(content: bytes, p
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     with pytest.raises(ac.ScenarioError) as e:
-        pg.scenario_values(pg.read_scenario_file(str(path)))
+        pipeline.scenario_values(share.read_scenario_file(str(path)))
     assert problem in str(e.value)
 
 
 def test_links_name_the_preset_until_an_edit_then_carry_the_scenario() -> None:
     v = state("statquest-masked")
     assert (
-        pg.share_link("statquest-masked", v, "http://host/app/?preset=x#top")
+        share.share_link("statquest-masked", v, "http://host/app/?preset=x#top")
         == "http://host/app/?preset=statquest-masked"
     )
     v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
     v["x"][0][1] = "9"
-    link = pg.share_link("statquest-masked", v, "http://host/")
+    link = share.share_link("statquest-masked", v, "http://host/")
     assert link.startswith("http://host/?scenario=")
-    preset_id, _, _, views = pg.link_values({"scenario": link.split("=", 1)[1]})
-    assert preset_id == "statquest-masked" and views["html_output"] == pg.compute_views(preset_id, v)["html_output"]
+    preset_id, _, _, views = share.link_values({"scenario": link.split("=", 1)[1]})
+    assert (
+        preset_id == "statquest-masked" and views["html_output"] == pipeline.compute_views(preset_id, v)["html_output"]
+    )
 
 
 def test_a_state_too_big_for_a_link_says_to_save_a_file() -> None:
     v = state("statquest-self")
     v.update(T=64, d_in=64, d_out=64, heads=8)
-    _, nv, _ = pg.restructure_values("resize", None, pg.shape_of(state("statquest-self"), "linear"), v)
+    _, nv, _ = pipeline.restructure_values("resize", None, values.shape_of(state("statquest-self"), "linear"), v)
     with pytest.raises(ac.ScenarioError, match=r"link: .* save a file"):
-        pg.share_link(None, nv, "http://host/")
+        share.share_link(None, nv, "http://host/")
 
 
 # ---- the export against the independent reference (tests/reference.py) and nn.MultiheadAttention ----------

@@ -14,9 +14,9 @@ import nbformat
 import pytest
 
 import attention_core as ac
-import playground as pg
 from attention_core.export import to_notebook, to_script
 from serving.export_folders import ExportFolders
+from ui import pipeline, share
 
 HOSTILE_TITLES = [
     'x"""\nimport os; os.system("touch pwned")\n"""',
@@ -27,13 +27,13 @@ HOSTILE_TITLES = [
 
 
 def test_each_export_gets_its_own_private_unpredictable_folder() -> None:
-    v = pg.load_values("statquest-self")[1]
-    a = Path(pg.export_files("statquest-self", v)[0]).parent
-    b = Path(pg.export_files("statquest-self", v)[0]).parent
+    v = pipeline.load_values("statquest-self")[1]
+    a = Path(share.export_files("statquest-self", v)[0]).parent
+    b = Path(share.export_files("statquest-self", v)[0]).parent
     assert a != b and a.parent == b.parent == Path(tempfile.gettempdir())
     for folder in (a, b):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, oct(folder.stat().st_mode)
-        assert folder in pg.EXPORTS.made()
+        assert folder in share.EXPORTS.made()
         shutil.rmtree(folder)  # this test's own
 
 

@@ -7,12 +7,14 @@ CI runs a bounded set (FUZZ_EXAMPLES, default 200 per target: over 500 cases in 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 from collections.abc import Iterator
 from typing import Any
 
+import gradio as gr
 import httpx
 import pytest
 import torch
@@ -21,7 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import attention_core as ac
-import playground as pg
+from attention_core import real_model
+from attention_core.explain import NAMES as EXPLAINABLE
+from serving import api as api_app
+from ui import labs, pipeline, sentence, share, values
 
 N = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=N, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -171,7 +176,7 @@ def test_compute_rejects_non_objects_and_junk(sc: Any) -> None:
     assert_clean_result(r)
 
 
-BASE_SHAPE, BASE_VALS, _ = pg.load_values(pg.DEFAULT_PRESET)
+BASE_SHAPE, BASE_VALS, _ = pipeline.load_values(values.DEFAULT_PRESET)
 EDITABLE = ["x", "W_q", "W_k", "W_v", "W_o", "keep", "x_k", "x_v"]
 
 
@@ -209,10 +214,10 @@ UI = settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check
 @given(v=ui_values(), action=st.sampled_from(["refresh", "resize", "init_linear", "init_rand"]))
 def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[str, Any], action: str) -> None:
     if action == "refresh":
-        got = pg.compute_views(pg.DEFAULT_PRESET, v)
+        got = pipeline.compute_views(values.DEFAULT_PRESET, v)
     else:
-        _, _, got = pg.restructure_values(action, pg.DEFAULT_PRESET, BASE_SHAPE, v)
-    assert set(got) - {"refused"} == set(pg.VIEW_KEYS)
+        _, _, got = pipeline.restructure_values(action, values.DEFAULT_PRESET, BASE_SHAPE, v)
+    assert set(got) - {"refused"} == set(pipeline.VIEW_KEYS)
     assert got.get("refused", False) == ("msg-error" in got["message"])  # a refused state is never stored
     assert "Something went wrong" not in got["message"], got["message"]  # no unexpected exception path
     if "msg-error" in got["message"]:
@@ -220,7 +225,7 @@ def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[st
 
         text = html.unescape(got["message"]).split("⛔ ")[1]
         assert names_a_field(text), text
-    for k in pg.VIEW_KEYS:
+    for k in pipeline.VIEW_KEYS:
         if isinstance(got[k], str):
             assert "Traceback" not in got[k]
             if k.startswith("html_"):  # no NaN in any table cell or tensor print
@@ -229,7 +234,7 @@ def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[st
 
 pick = st.one_of(
     st.none(),
-    st.fixed_dictionaries({"name": st.sampled_from([*pg.EXPLAINABLE, "W_q", "x"]), "row": st.integers(-2, 70),
+    st.fixed_dictionaries({"name": st.sampled_from([*EXPLAINABLE, "W_q", "x"]), "row": st.integers(-2, 70),
                            "col": st.one_of(st.integers(-2, 70), st.text(max_size=2), st.none())}),
     st.dictionaries(st.text(max_size=4), st.integers(), max_size=3),
     st.text(max_size=5),
@@ -239,8 +244,8 @@ pick = st.one_of(
 @UI
 @given(v=ui_values(), click=pick)
 def test_explain_any_click_on_any_state_answers_or_says_why(v: dict[str, Any], click: Any) -> None:
-    chosen = pg.parse_pick(click)
-    got = pg.compute_views(pg.DEFAULT_PRESET, {**v, "pick": chosen})
+    chosen = pipeline.parse_pick(click)
+    got = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "pick": chosen})
     assert "Something went wrong" not in got["message"], got["message"]
     if isinstance(got["explain"], str):
         assert "Traceback" not in got["explain"] and not re.search(r"\bnan\b", got["explain"]), got["explain"]
@@ -264,10 +269,10 @@ def assert_named(message: str) -> None:
     action=st.sampled_from(["text", "edit", "draw", "printed"]),
 )
 def test_sentence_mode_answers_or_names_the_field(text: Any, d: Any, seed: Any, table: Any, action: str) -> None:
-    got = pg.sentence_views(action, text, d, seed, table)
+    got = sentence.sentence_views(action, text, d, seed, table)
     assert_named(got["message"])
     try:
-        sc = pg.sentence_scenario(text, d, 2, seed, table)
+        sc = sentence.sentence_scenario(text, d, 2, seed, table)
     except ac.ScenarioError as e:
         assert names_a_field(str(e)), str(e)
         return
@@ -283,9 +288,9 @@ def test_sentence_mode_answers_or_names_the_field(text: Any, d: Any, seed: Any, 
 def test_labs_answer_or_name_the_field(
     v: dict[str, Any], causal: bool, pad: Any, rows: Any, d_k: Any, seed: Any
 ) -> None:
-    page = pg.mask_lab_views(v, causal, pad, rows)
+    page = labs.mask_lab_views(v, causal, pad, rows)
     assert_named(page)
-    _, words = pg.scaling_views(d_k, seed)
+    _, words = labs.scaling_views(d_k, seed)
     assert_named(words)
 
 
@@ -300,22 +305,20 @@ def test_scenario_files_load_or_name_the_problem(content: bytes) -> None:
         f.write(content)
         f.flush()
         try:
-            sc = pg.read_scenario_file(f.name)
-            _, _, values, views = pg.scenario_values(sc)
+            sc = share.read_scenario_file(f.name)
+            _, _, values, views = pipeline.scenario_values(sc)
         except ac.ScenarioError as e:
             assert names_a_field(str(e)), str(e)
             return
-    assert set(views) == set(pg.VIEW_KEYS) and "msg-error" not in views["message"]
+    assert set(views) == set(pipeline.VIEW_KEYS) and "msg-error" not in views["message"]
     assert values["T"] == len(ac.parse(sc).tokens)  # the loaded file is what is shown
 
 
 @FUZZ
-@given(
-    text=st.one_of(st.text(max_size=50), st.binary(max_size=50).map(lambda b: pg.base64.urlsafe_b64encode(b).decode()))
-)
+@given(text=st.one_of(st.text(max_size=50), st.binary(max_size=50).map(lambda b: base64.urlsafe_b64encode(b).decode())))
 def test_links_never_crash(text: str) -> None:
-    preset_id, _, _, got = pg.link_values({"scenario": text})
-    assert preset_id is not None and set(got) == set(pg.VIEW_KEYS)
+    preset_id, _, _, got = share.link_values({"scenario": text})
+    assert preset_id is not None and set(got) == set(pipeline.VIEW_KEYS)
 
 
 def test_oversize_is_refused_before_any_tensor_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -356,8 +359,8 @@ MODEL_REQUESTS = st.one_of(
 @given(request=MODEL_REQUESTS)
 def test_model_attention_answers_or_names_the_field(request: Any) -> None:
     try:
-        r = pg.model_attention_api(request)
-    except pg.gr.Error as e:
+        r = api_app.model_attention_api(request)
+    except gr.Error as e:
         assert names_a_field(e.message), e.message
         return
     assert_clean_result(r)
@@ -373,9 +376,9 @@ def test_model_attention_answers_or_names_the_field(request: Any) -> None:
     hide=st.one_of(st.none(), st.lists(st.one_of(st.integers(-2, 40), st.text(max_size=2), st.booleans()), max_size=5)),
 )
 def test_real_model_tab_answers_or_names_the_field(sentence: Any, layer: Any, head: Any, hide: Any) -> None:
-    import real_model_ui
+    from ui import real_model as real_model_ui
 
-    got = real_model_ui.views(pg.render, sentence, layer, head, hide)
+    got = real_model_ui.views(pipeline.render, sentence, layer, head, hide)
     assert_named(got["message"])
     assert ("msg-error" in got["message"]) != ("tokens" in got and "L" in got["title"]), got["message"]
 
@@ -453,7 +456,7 @@ def test_http_model_attention_answers_or_names_the_field(app_url: str) -> None:
                                                         "head": 9})  # fmt: skip
     assert event == "complete", data
     got = json.loads(data)[0]
-    want = pg.real_model.attention_json({"sentence": "Attention is all you need!", "layer": 4, "head": 9})
+    want = real_model.attention_json({"sentence": "Attention is all you need!", "layer": 4, "head": 9})
     assert got == json.loads(json.dumps(want)) and got["label"] == "L4H9"
 
 

@@ -6,8 +6,10 @@ import asyncio
 import base64
 import copy
 import html
+import inspect
 import re
 import uuid
+import zlib
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,12 +21,14 @@ from seed_reference import run_001
 import attention_core as ac
 import playground as pg
 from attention_core.presets import SEED_OF_001, STATQUEST_OUT2
+from serving import api as api_app
+from ui import pipeline, share, values, wiring
 
-SKIP = type(pg.gr.skip())
+SKIP = type(gr.skip())
 
 
 def loaded(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    return pg.load_values(preset_id)
+    return pipeline.load_values(preset_id)
 
 
 def browserish(v: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +71,7 @@ def test_every_preset_loads_and_matches_its_notebook(preset: str) -> None:
         torch.testing.assert_close(table_floats(tab(views, step)), want.double(), atol=5e-5, rtol=0)
     else:
         assert f"{len(ac.get_preset(preset).printed)} printed tensor" in views["badge"]
-    again = pg.compute_views(preset, browserish(v))  # the same state as the browser returns it
+    again = pipeline.compute_views(preset, browserish(v))  # the same state as the browser returns it
     assert again["badge"] == views["badge"]
 
 
@@ -81,19 +85,19 @@ def test_edit_a_cell_as_a_string_changes_views_and_badge_then_back() -> None:
     _, v, before = loaded("statquest-self")
     b = browserish(v)
     b["x"][0][1] = "2.5"
-    after = pg.compute_views("statquest-self", b)
+    after = pipeline.compute_views("statquest-self", b)
     assert tab(after, "q") != tab(before, "q") and tab(after, "weights") != tab(before, "weights")
     assert "left the preset" in after["badge"] and "changed: x" in after["badge"]
     b["x"][0][1] = "1.16"
-    assert "✓ matches" in pg.compute_views("statquest-self", b)["badge"]
+    assert "✓ matches" in pipeline.compute_views("statquest-self", b)["badge"]
 
 
 def test_handlers_are_idempotent_for_enters_double_event() -> None:
     _, v, _ = loaded("numpy-masked")
     b = browserish(v)
     b["x"][2][3] = "0.5"
-    first, second = pg.compute_views("numpy-masked", b), pg.compute_views("numpy-masked", b)
-    for k in pg.VIEW_KEYS:
+    first, second = pipeline.compute_views("numpy-masked", b), pipeline.compute_views("numpy-masked", b)
+    for k in pipeline.VIEW_KEYS:
         if k != "fig":
             assert first[k] == second[k], k
 
@@ -115,15 +119,15 @@ def test_bad_cell_names_the_field_keeps_last_good_views(
     b = browserish(v)
     b[field][row][col] = typed
     sent = copy.deepcopy(b)
-    got = pg.compute_views("statquest-self", b)
+    got = pipeline.compute_views("statquest-self", b)
     assert message in msg(got)
-    assert all(isinstance(got[k], SKIP) for k in pg.VIEW_KEYS if k != "message")
+    assert all(isinstance(got[k], SKIP) for k in pipeline.VIEW_KEYS if k != "message")
     assert b == sent  # the handler changed nothing it was given: the typo stays as typed, for the user to fix
 
 
 def test_adding_a_head_reproduces_000s_two_head_print() -> None:
     shape, v, _ = loaded("statquest-self")
-    new_shape, nv, views = pg.restructure_values("resize", "statquest-self", shape, {**browserish(v), "heads": 2})
+    new_shape, nv, views = pipeline.restructure_values("resize", "statquest-self", shape, {**browserish(v), "heads": 2})
     assert nv is not None and new_shape["heads"] == 2
     torch.testing.assert_close(table_floats(tab(views, "combine")), torch.tensor(STATQUEST_OUT2, dtype=torch.float64),
                                atol=5e-5, rtol=0)  # fmt: skip
@@ -134,8 +138,8 @@ def test_resize_keeps_what_fits_including_a_typo_and_draws_new_cells_from_the_se
     shape, v, _ = loaded("statquest-self")
     b = browserish(v)
     b["x"][0][1] = "abc"
-    _, nv, views = pg.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
-    _, nv2, _ = pg.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
+    _, nv, views = pipeline.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
+    _, nv2, _ = pipeline.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
     rows = nv["x"]["data"]
     assert len(rows) == 4 and rows[0][1] == "abc" and rows[1][1:] == ["0.57", "1.36"]
     assert rows[3] == nv2["x"]["data"][3] and all(isinstance(c, float) for c in rows[3][1:])
@@ -145,7 +149,7 @@ def test_resize_keeps_what_fits_including_a_typo_and_draws_new_cells_from_the_se
 
 def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
     shape, v, before = loaded("llm-linear")
-    _, nv, after = pg.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
+    _, nv, after = pipeline.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
     assert len(nv["W_k"]["data"]) == 3 and len(nv["W_k"]["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
     assert tab(after, "combine") == tab(before, "combine")
     assert "changed: layout" in after["badge"]
@@ -153,7 +157,9 @@ def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
 
 def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
     shape, v, _ = loaded("statquest-self")
-    _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), "head_mode": "split", "heads": 3})
+    _, nv, views = pipeline.restructure_values(
+        "resize", None, shape, {**browserish(v), "head_mode": "split", "heads": 3}
+    )
     assert nv is None
     assert "heads=3 does not divide d_model=2" in msg(views)
 
@@ -162,13 +168,13 @@ def test_oversize_and_junk_sizes_are_refused_before_building() -> None:
     shape, v, _ = loaded("statquest-self")
     for field, value, text in (("T", 10**6, "T: 1000000 is out of range 1..64"), ("d_in", "abc", "d_model"),
                                ("heads", 9, "heads: 9 is out of range")):  # fmt: skip
-        _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), field: value})
+        _, nv, views = pipeline.restructure_values("resize", None, shape, {**browserish(v), field: value})
         assert nv is None and text in msg(views)
 
 
 def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text() -> None:
     _, v, _ = loaded("statquest-self")
-    got = pg.compute_views("statquest-self", {**browserish(v), "mask_kind": "causal"})
+    got = pipeline.compute_views("statquest-self", {**browserish(v), "mask_kind": "causal"})
     w = table_floats(tab(got, "weights"))
     below = torch.ones(3, 3, dtype=torch.bool).tril()
     assert torch.all(w[~below] == 0) and torch.all(w[below] > 0)
@@ -178,31 +184,31 @@ def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text(
 
 def test_custom_mask_clicks_and_a_fully_masked_row_is_explained_not_nan() -> None:
     shape, v, _ = loaded("statquest-self")
-    _, nv, _ = pg.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
+    _, nv, _ = pipeline.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
     keep = nv["keep"]
     for j in (1, 2, 3):
-        keep = pg.toggled(keep, [0, j], ["t1", "t2", "t3"])
+        keep = values.toggled(keep, [0, j], ["t1", "t2", "t3"])
     assert [r[1:] for r in keep["data"]] == [[0, 0, 0], [1, 1, 1], [1, 1, 1]]
-    assert pg.toggled(keep, [0, 0], ["t1", "t2", "t3"]) == keep  # the label column is not a cell
-    got = pg.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom"})
+    assert values.toggled(keep, [0, 0], ["t1", "t2", "t3"]) == keep  # the label column is not a cell
+    got = pipeline.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom"})
     assert "every key is masked" in msg(got) and "NaN" in msg(got)
     assert tab(got, "weights")[0] == ["0.0", "0.0", "0.0"]
     flat = str(tab(got, "weights")) + str(tab(got, "output")) + str(tab(got, "combine"))
     assert "nan" not in flat.lower()
-    got9 = pg.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom", "fill": "-1e9"})
+    got9 = pipeline.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom", "fill": "-1e9"})
     torch.testing.assert_close(table_floats(tab(got9, "weights"))[0], torch.full((3,), 1 / 3, dtype=torch.float64))
 
 
 def test_switching_to_custom_starts_from_the_previous_mask() -> None:
     shape, v, _ = loaded("statquest-masked")
-    _, nv, _ = pg.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
+    _, nv, _ = pipeline.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
     assert [r[1:] for r in nv["keep"]["data"]] == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
 
 
 def test_init_buttons_use_a_private_generator() -> None:
     shape, v, _ = loaded("statquest-self")
     before = torch.random.get_rng_state()
-    _, nv, _ = pg.restructure_values("init_rand", None, shape, {**browserish(v), "seed": 69, "d_out": 2})
+    _, nv, _ = pipeline.restructure_values("init_rand", None, shape, {**browserish(v), "seed": 69, "d_out": 2})
     assert torch.equal(before, torch.random.get_rng_state())
     expected = ac.init_weights("rand", 69, 2, 2, 1, "concat", "linear").W_q[0]
     got = torch.tensor([r[1:] for r in nv["W_q"]["data"]])
@@ -211,46 +217,46 @@ def test_init_buttons_use_a_private_generator() -> None:
 
 def test_padding_text_is_validated_by_name() -> None:
     _, v, _ = loaded("statquest-self")
-    got = pg.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "2, x"})
+    got = pipeline.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "2, x"})
     assert "padding: 'x' is not a key position 1..3" in msg(got)
-    ok = pg.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "3"})
+    ok = pipeline.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "3"})
     assert all(r[2] == "0.0" for r in tab(ok, "weights"))
 
 
 def test_cross_attention_with_different_lengths() -> None:
     shape, v, _ = loaded("statquest-qkv")
-    _, nv, views = pg.restructure_values("resize", None, shape, {**browserish(v), "S": 5})
+    _, nv, views = pipeline.restructure_values("resize", None, shape, {**browserish(v), "S": 5})
     assert nv is not None and len(nv["x_k"]["data"]) == 5
     assert len(tab(views, "weights")) == 3 and len(tab(views, "weights")[0]) == 5
 
 
 def test_compute_api_wraps_errors_for_clients() -> None:
-    assert pg.compute_api(ac.scenario_of("statquest-self"))["output"][0][0] == pytest.approx(1.0100, abs=5e-5)
-    with pytest.raises(pg.gr.Error, match="x row 1, column 1"):
-        pg.compute_api({"x": [["abc"]]})
+    assert api_app.compute_api(ac.scenario_of("statquest-self"))["output"][0][0] == pytest.approx(1.0100, abs=5e-5)
+    with pytest.raises(gr.Error, match="x row 1, column 1"):
+        api_app.compute_api({"x": [["abc"]]})
 
 
 def test_links_open_a_preset_or_an_encoded_scenario_and_bad_links_fall_back() -> None:
-    assert pg.link_values({"preset": "numpy-masked"})[0] == "numpy-masked"
-    link = pg.encode_link(ac.scenario_of("llm-parameter"))
-    preset_id, _, nv, views = pg.link_values({"scenario": link})
+    assert share.link_values({"preset": "numpy-masked"})[0] == "numpy-masked"
+    link = share.encode_link(ac.scenario_of("llm-parameter"))
+    preset_id, _, nv, views = share.link_values({"scenario": link})
     assert preset_id == "llm-parameter" and "✓ matches" in views["badge"] and nv["layout"] == "matmul"
     for query, text in (({"scenario": "%%%"}, "link: the scenario in this link is not a valid"),
                         ({"scenario": "A" * 20_000}, "at most 16000"),
-                        ({"scenario": pg.base64.urlsafe_b64encode(pg.zlib.compress(b" " * 5_000_000)).decode()},
+                        ({"scenario": base64.urlsafe_b64encode(zlib.compress(b" " * 5_000_000)).decode()},
                          "larger than 1000000 bytes"),
-                        ({"scenario": pg.encode_link({"x": [["abc"]]})}, "x row 1, column 1"),
+                        ({"scenario": share.encode_link({"x": [["abc"]]})}, "x row 1, column 1"),
                         ({"preset": "nope"}, "preset: 'nope' is not a preset id")):  # fmt: skip
-        preset_id, _, _, views = pg.link_values(query)
-        assert preset_id == pg.DEFAULT_PRESET and text in msg(views)
+        preset_id, _, _, views = share.link_values(query)
+        assert preset_id == values.DEFAULT_PRESET and text in msg(views)
 
 
 def test_big_tables_are_windowed_and_wide_outputs_start_at_the_shown_head() -> None:
     g = torch.Generator().manual_seed(0)
     sc = {"x": torch.randn(64, 64, generator=g).round(decimals=2).tolist(), "heads": 8, "d_out": 64,
           "weights": {"init": "linear", "seed": 1}, "mask": {"kind": "causal"}}  # fmt: skip
-    nv = pg.values_from_scenario(ac.parse(sc))
-    views = pg.compute_views(None, {**nv, "seed": 1, "view_head": 3})
+    nv = values.values_from_scenario(ac.parse(sc))
+    views = pipeline.compute_views(None, {**nv, "seed": 1, "view_head": 3})
     assert "<th scope='col'>o129</th>" in views["html_combine"] and "columns 129–152 of 512" in views["html_combine"]
     assert tab(views, "masked")[0][1] == "-inf" and len(tab(views, "weights")) == 24 and len(tab(views, "q")[0]) == 24
     assert "showing rows 1–24 of 64" in views["html_weights"]
@@ -263,10 +269,10 @@ def test_a_page_the_server_holds_no_state_for_gets_a_message_and_nothing_is_stor
     for f in reads_state:
         request = SimpleNamespace(session_hash=uuid.uuid4().hex, headers={}, query_params={})
         args = [getattr(b, "value", None) for b in f.inputs]
-        n_params = len(pg.inspect.signature(f.fn).parameters)
+        n_params = len(inspect.signature(f.fn).parameters)
         args += [None] * (n_params - len(args) - 1) + [request]  # gr.EventData, then the session's request
         out = f.fn(*args)
-        assert pg.STORE.get(request.session_hash) is None, f.name  # nothing stored for it
+        assert wiring.STORE.get(request.session_hash) is None, f.name  # nothing stored for it
         if isinstance(out, dict) and "__type__" not in out:  # handlers that answer {component: value}
             assert set(out) <= set(f.outputs), f.name
             out = list(out.values())
@@ -302,7 +308,7 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     assert "split heads (H, L, D/H) = (2, 3, 2) → transpose(1, 2)" in html.unescape(views["html_combine"])
     v = loaded("statquest-self")[1]
     v.update(heads=2, head_mode="split", use_wo=True, d_in=4, T=3)
-    _, _, views = pg.restructure_values("resize", None, pg.shape_of(loaded("statquest-self")[1], "linear"), v)
+    _, _, views = pipeline.restructure_values("resize", None, values.shape_of(loaded("statquest-self")[1], "linear"), v)
     assert "→ @ W_o.T (W_o stored 4×4) → (3, 4)" in html.unescape(views["html_combine"])
 
 
@@ -315,7 +321,7 @@ def test_a_handler_that_shows_nothing_leaves_one_or_several_outputs_as_they_are(
         btn.click(lambda: None, [], [h])
         btn.click(lambda: None, [], [h, h2])
     for fn, shown in zip(list(b.fns.values())[:2], ([h], [h, h2]), strict=True):
-        writes, rest = pg.split_slots({pg.Slot("s"): 1}, [pg.Slot("s"), *shown])
+        writes, rest = wiring.split_slots({wiring.Slot("s"): 1}, [wiring.Slot("s"), *shown])
         assert writes == {"s": 1}
         out = asyncio.run(b.postprocess_data(fn, rest, None))
         assert len(out) == len(shown) and all(o.get("__type__") == "update" and "value" not in o for o in out), out

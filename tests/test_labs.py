@@ -6,17 +6,18 @@ import html
 import json
 import math
 
+import gradio as gr
 import pytest
 import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
 import attention_core as ac
-import playground as pg
 from attention_core.presets import EMBEDDINGS_003, K_004, Q_004, SENTENCE
 from attention_core.scaling import SWEEP, point, scaling_lab, softmax_jacobian_norm, variance_cell
 from attention_core.sdpa import FILLS, compare_fills, compose_keep
 from attention_core.tokenizer import embedding_table
+from ui import labs, pipeline, sentence
 
 # ---- mask lab ----------------------------------------------------------------------------------
 
@@ -48,22 +49,22 @@ def test_three_fills_agree_on_visible_rows_and_differ_exactly_on_a_dead_row() ->
 
 
 def test_mask_lab_view_labels_masks_and_shows_nan_then_the_apps_answer() -> None:
-    _, v, _ = pg.load_values("statquest-self")
-    page = html.unescape(pg.mask_lab_views(v, True, "", "1"))
+    _, v, _ = pipeline.load_values("statquest-self")
+    page = html.unescape(labs.mask_lab_views(v, True, "", "1"))
     expected = ["padding mask", "causal (look-ahead) mask", "combined = causal ∧ padding ∧ rows", "-inf (000",
                 "-1e9 (002", "additive M (004", "softmax gives NaN (0/0); the app shows 0", "uniform 1/3"]  # fmt: skip
     for words in expected:
         assert words in page, words
     raw_inf = page.split("data-name='lab-raw-inf'")[1].split("</table>")[0]
     assert raw_inf.count(">nan<") == 3  # query row 1 is fully masked
-    clean = html.unescape(pg.mask_lab_views(v, False, "", ""))
+    clean = html.unescape(labs.mask_lab_views(v, False, "", ""))
     assert "the three fills give exactly the same weights" in clean and ">nan<" not in clean
 
 
 @pytest.mark.parametrize(("pad", "rows", "field"), [("x", "", "mask lab padding"), ("", "9", "mask lab rows")])
 def test_mask_lab_bad_text_names_its_field(pad: str, rows: str, field: str) -> None:
-    _, v, _ = pg.load_values("statquest-self")
-    assert f"{field}: " in html.unescape(pg.mask_lab_views(v, True, pad, rows))
+    _, v, _ = pipeline.load_values("statquest-self")
+    assert f"{field}: " in html.unescape(labs.mask_lab_views(v, True, pad, rows))
 
 
 # ---- scaling lab -------------------------------------------------------------------------------
@@ -106,11 +107,11 @@ def test_scaling_lab_is_seeded_privately() -> None:
 
 
 def test_scaling_view_words_and_bad_d_k() -> None:
-    fig, words = pg.scaling_views(512, 0)
+    fig, words = labs.scaling_views(512, 0)
     assert "saturated" in html.unescape(words) and "4.09 → 0.68" in html.unescape(words)
     layout = json.loads(fig.plot)["layout"]
     assert layout["xaxis"]["type"] == "log" and layout["yaxis3"]["type"] == "log"  # d_k on a log axis
-    _, msg = pg.scaling_views("lots", 0)
+    _, msg = labs.scaling_views("lots", 0)
     assert "d_k: 'lots' is not a whole number" in html.unescape(msg)
 
 
@@ -131,7 +132,7 @@ def sentence_cells(views: dict) -> list[list[str]]:
 
 
 def test_printed_embeddings_give_003s_token_rows_and_both_normalisations() -> None:
-    views = pg.sentence_views("printed", SENTENCE, 3, 69, None)
+    views = sentence.sentence_views("printed", SENTENCE, 3, 69, None)
     tok = ac.SimpleTokenizer(SENTENCE)
     table = torch.tensor([[float(c) for c in r[1:]] for r in views["table"]["data"]])
     assert_close(table[tok.encode(SENTENCE)], torch.tensor(EMBEDDINGS_003), atol=0, rtol=0)
@@ -144,11 +145,11 @@ def test_printed_embeddings_give_003s_token_rows_and_both_normalisations() -> No
 
 
 def test_new_sentence_keeps_edited_rows_by_token_and_draws_new_tokens() -> None:
-    views = pg.sentence_views("draw", SENTENCE, 3, 69, None)
+    views = sentence.sentence_views("draw", SENTENCE, 3, 69, None)
     rows = views["table"]["data"]
     cat = next(r for r in rows if r[0] == "cat")
     cat[1] = "5.5"  # an edit in the browser
-    again = pg.sentence_views("text", "The cat sat", 3, 69, {"data": rows})
+    again = sentence.sentence_views("text", "The cat sat", 3, 69, {"data": rows})
     kept = {r[0]: r for r in again["table"]["data"]}
     assert float(kept["cat"][1]) == 5.5 and "sat" in kept
     assert kept["The"][1:] == next(r for r in rows if r[0] == "The")[1:]
@@ -160,24 +161,24 @@ def test_new_sentence_keeps_edited_rows_by_token_and_draws_new_tokens() -> None:
      (SENTENCE, 40, "embedding width d")],
 )  # fmt: skip
 def test_sentence_errors_name_the_field(text: str, d: int, problem: str) -> None:
-    views = pg.sentence_views("text", text, d, 69, None)
-    assert problem in html.unescape(views["message"]) and isinstance(views["table"], type(pg.gr.skip()))
+    views = sentence.sentence_views("text", text, d, 69, None)
+    assert problem in html.unescape(views["message"]) and isinstance(views["table"], type(gr.skip()))
 
 
 def test_a_typo_in_an_embedding_cell_is_named() -> None:
-    rows = pg.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
     rows[2][2] = "abc"
-    views = pg.sentence_views("edit", SENTENCE, 3, 69, {"data": rows})
+    views = sentence.sentence_views("edit", SENTENCE, 3, 69, {"data": rows})
     assert "embeddings row 3, column 2: 'abc' is not a number" in html.unescape(views["message"])
 
 
 def test_trainable_attention_on_003s_sentence_is_003s_parameter_example() -> None:
     """Printed embeddings, torch.rand seed 69, d_out 2, matmul layout: exactly the llm-parameter preset's numbers."""
-    table = pg.sentence_views("printed", SENTENCE, 3, 69, None)["table"]
-    sc = pg.sentence_scenario(SENTENCE, 3, 2, 69, table)
+    table = sentence.sentence_views("printed", SENTENCE, 3, 69, None)["table"]
+    sc = sentence.sentence_scenario(SENTENCE, 3, 2, 69, table)
     assert sc["tokens"][:3] == ["The", "␣", "dog"]
     ours = ac.compute(sc)
     preset = ac.compute(ac.get_preset("llm-parameter").scenario)
     assert ours["output"] == preset["output"]
-    views = pg.compute_views("llm-parameter", pg.scenario_values(sc)[2])
+    views = pipeline.compute_views("llm-parameter", pipeline.scenario_values(sc)[2])
     assert "✓" in views["badge"] and "✗" not in views["badge"]  # 003's printed tensors, matched

@@ -1,4 +1,4 @@
-"""Handlers of "Quiz me", "Pin and compare" and the Train tab (learn_ui.py, train_ui.py), without a browser."""
+"""Handlers of "Quiz me", "Pin and compare" and the Train tab (ui/learn.py, ui/train.py), without a browser."""
 
 from __future__ import annotations
 
@@ -8,33 +8,35 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import gradio as gr
 import pytest
 import torch
 
 import attention_core as ac
-import playground as pg
 from attention_core import quiz, train
+from serving import api as api_app
 from ui import learn as lu
+from ui import pipeline, values, wiring
 from ui import train as tu
 from ui.render import grids
 
-V = lu.QuizView(pg.Slot("quiz"), "question", "feedback")
-TV = tu.TrainView(pg.Slot("train"), "status", "heat", "plot")
+V = lu.QuizView(wiring.Slot("quiz"), "question", "feedback")
+TV = tu.TrainView(wiring.Slot("train"), "status", "heat", "plot")
 SEED = 1234
 
 
 def vals_of(preset: str) -> dict[str, Any]:
-    return pg.load_values(preset)[1]
+    return pipeline.load_values(preset)[1]
 
 
 def trace_of(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace]:
-    s = ac.parse(pg.scenario_from(vals))
+    s = ac.parse(values.scenario_from(vals))
     return s, ac.evaluate(s)
 
 
 def asked(vals: dict[str, Any], choice: str = "any") -> tuple[dict[str, Any], quiz.Question]:
     """Ask a question through the handler; the question it asked, recomputed from its stored draw."""
-    out = lu.on_quiz_new(pg, V, choice, vals, lu.new_quiz(SEED))
+    out = lu.on_quiz_new(V, choice, vals, lu.new_quiz(SEED))
     qz = out[V.slot]
     s, tr = trace_of(vals)
     kind, step = lu.kind_step(choice)
@@ -63,20 +65,20 @@ def test_a_right_answer_counts_and_moves_on_a_wrong_one_shows_the_arithmetic(pre
     vals = vals_of(preset)
     qz, q = asked(vals, step)
     right = exact(vals, q)
-    out = lu.on_quiz_check(pg, V, f"{right * 1.004 + 0.001:.6f}", vals, qz)  # inside max(1%, 0.005)
+    out = lu.on_quiz_check(V, f"{right * 1.004 + 0.001:.6f}", vals, qz)  # inside max(1%, 0.005)
     assert "data-correct='true'" in out[V.feedback] and "1 of 1 this session" in out[V.feedback]
     assert out[V.slot]["index"] > qz["index"] and not out[V.slot]["answered"]  # the next question is open
     qz2 = out[V.slot]
     s, tr = trace_of(vals)
     q2 = quiz.ask(s, tr, SEED, qz2["index"], "number", step)
     wrong = exact(vals, q2) + max(0.02 * abs(exact(vals, q2)), 0.01)  # outside the band
-    out = lu.on_quiz_check(pg, V, str(wrong), vals, qz2)
+    out = lu.on_quiz_check(V, str(wrong), vals, qz2)
     fb = html.unescape(out[V.feedback])
     assert "data-correct='false'" in fb and "1 of 2 this session" in fb
     assert f"your answer: <b data-given>{wrong:.4f}</b>" in fb
     assert f"right answer: <b data-right>{exact(vals, q2):.4f}</b>" in fb
     assert "class='ex-title'" in fb  # the explain panel's arithmetic for that cell
-    again = lu.on_quiz_check(pg, V, str(exact(vals, q2)), vals, out[V.slot])
+    again = lu.on_quiz_check(V, str(exact(vals, q2)), vals, out[V.slot])
     assert V.slot not in again and "press New question" in html.unescape(again[V.feedback])  # counted once
 
 
@@ -84,7 +86,7 @@ def test_a_right_answer_counts_and_moves_on_a_wrong_one_shows_the_arithmetic(pre
 def test_bad_answers_name_the_field_and_are_not_counted(text: Any) -> None:
     vals = vals_of("statquest-self")
     qz, _ = asked(vals, "weights")
-    out = lu.on_quiz_check(pg, V, text, vals, qz)
+    out = lu.on_quiz_check(V, text, vals, qz)
     assert V.slot not in out  # nothing stored: the tally and the open question stay
     assert "msg-error" in out[V.feedback] and "answer:" in html.unescape(out[V.feedback])
 
@@ -95,42 +97,42 @@ def test_mask_and_argmax_questions_are_graded_by_key_names() -> None:
     s, _ = trace_of(vals)
     seen = [quiz.labels(s.tokens_k)[j] for j in range(len(s.tokens_k)) if bool(s.keep[q.row, j])]  # causal: j ≤ row
     assert len(seen) == q.row + 1
-    out = lu.on_quiz_check(pg, V, ", ".join(seen) if seen else "none", vals, qz)
+    out = lu.on_quiz_check(V, ", ".join(seen) if seen else "none", vals, qz)
     assert "data-correct='true'" in out[V.feedback]
     qz, q = asked(vals, "argmax")
     _, tr = trace_of(vals)
     w = tr.head(q.head)["weights"][q.row]
     top = quiz.labels(s.tokens_k)[int(w.argmax())]
-    assert "data-correct='true'" in lu.on_quiz_check(pg, V, top, vals, qz)[V.feedback]
+    assert "data-correct='true'" in lu.on_quiz_check(V, top, vals, qz)[V.feedback]
 
 
 def test_the_draw_is_per_session_seed_and_leaves_the_global_rng_alone() -> None:
     vals = vals_of("statquest-mha2")
     torch.manual_seed(7)
     before = torch.get_rng_state()
-    a = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
-    b = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
-    c = [lu.on_quiz_new(pg, V, "any", vals, {**lu.new_quiz(100), "index": i})[V.question] for i in range(6)]
+    a = [lu.on_quiz_new(V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
+    b = [lu.on_quiz_new(V, "any", vals, {**lu.new_quiz(99), "index": i})[V.question] for i in range(6)]
+    c = [lu.on_quiz_new(V, "any", vals, {**lu.new_quiz(100), "index": i})[V.question] for i in range(6)]
     assert a == b and a != c
     assert torch.equal(torch.get_rng_state(), before)
 
 
 def test_a_question_the_state_cannot_ask_or_an_expired_page_get_a_message() -> None:
     vals = vals_of("statquest-self")  # no mask
-    out = lu.on_quiz_new(pg, V, "mask", vals, None)
+    out = lu.on_quiz_new(V, "mask", vals, None)
     assert V.slot not in out and "no mask" in html.unescape(out[V.feedback])
-    out = lu.on_quiz_new(pg, V, "combine", vals, None)  # one head, no W_o
+    out = lu.on_quiz_new(V, "combine", vals, None)  # one head, no W_o
     assert V.slot not in out and "'combine' is not one of" in html.unescape(out[V.feedback])
-    assert "session" in html.unescape(lu.on_quiz_new(pg, V, "any", None, None)[V.feedback])
-    out = lu.on_quiz_check(pg, V, "0.5", vals, lu.new_quiz(1))
+    assert "session" in html.unescape(lu.on_quiz_new(V, "any", None, None)[V.feedback])
+    out = lu.on_quiz_check(V, "0.5", vals, lu.new_quiz(1))
     assert "no question yet" in html.unescape(out[V.feedback])
 
 
 def test_a_resize_under_an_open_question_asks_it_again_uncounted() -> None:
     vals = vals_of("statquest-self")
     qz, _ = asked(vals, "scores")
-    bigger = pg.restructure_values("resize", None, pg.shape_of(vals, "linear"), {**vals, "T": 5})[1]
-    out = lu.on_quiz_check(pg, V, "0.1", bigger, qz)
+    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    out = lu.on_quiz_check(V, "0.1", bigger, qz)
     assert "changed since" in out[V.question] and out[V.slot]["asked"] == 0 and not out[V.slot]["answered"]
 
 
@@ -144,12 +146,12 @@ def cells(view: str, name: str) -> dict[tuple[int, int], str]:
 
 def test_pin_then_edit_shows_the_traces_subtracted_and_the_summary() -> None:
     vals = vals_of("statquest-masked")
-    pinned = lu.on_pin(pg, "view", None, vals)
-    sc = pinned[pg.Slot("pin")]
+    pinned = lu.on_pin("view", None, vals)
+    sc = pinned[wiring.Slot("pin")]
     assert "nothing moved" in html.unescape(pinned["view"])
     s0, tr0 = trace_of(vals)
     edited = {**vals, "x": grids.with_cell(vals["x"], 1, 0, float(s0.x_q[1, 0]) + 0.5)}
-    view = html.unescape(lu.on_compare(pg, edited, sc))
+    view = html.unescape(lu.on_compare(edited, sc))
     _, tr1 = trace_of(edited)
     assert "x[" in view and "+0.50 →" in view  # the cause is named
     moved_w = int((~torch.isclose(tr1.head(0)["weights"], tr0.head(0)["weights"], atol=1e-6, rtol=1e-5)).sum())
@@ -167,12 +169,12 @@ def test_pin_then_edit_shows_the_traces_subtracted_and_the_summary() -> None:
 
 def test_a_shape_change_is_refused_by_name_and_nothing_pinned_does_nothing() -> None:
     vals = vals_of("statquest-self")
-    sc = lu.on_pin(pg, "view", None, vals)[pg.Slot("pin")]
-    bigger = pg.restructure_values("resize", None, pg.shape_of(vals, "linear"), {**vals, "T": 5})[1]
-    view = html.unescape(lu.on_compare(pg, bigger, sc))
+    sc = lu.on_pin("view", None, vals)[wiring.Slot("pin")]
+    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    view = html.unescape(lu.on_compare(bigger, sc))
     assert "cannot compare cell by cell: T changed 3 → 5" in view
-    assert isinstance(lu.on_compare(pg, vals, None), type(pg.gr.skip()))
-    assert lu.on_unpin(pg, "view")[pg.Slot("pin")] is None
+    assert isinstance(lu.on_compare(vals, None), type(gr.skip()))
+    assert lu.on_unpin("view")[wiring.Slot("pin")] is None
 
 
 # ---- train -----------------------------------------------------------------------------------
@@ -202,7 +204,7 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     assert set(paused) == {TV.slot}  # Pause itself shows nothing (on() hands gradio skip() for the status)
     saved["train"] = paused[TV.slot]
     last = [next(run)]
-    saved["train"] = last[0][TV.slot]  # as learn_ui.stream stores it
+    saved["train"] = last[0][TV.slot]  # as wiring.stream stores it
     assert list(run) == [] and "paused" in last[0][TV.status]  # one last update, then nothing
     st = tu.unpack(last[0][TV.slot])
     assert before < st.step < 50 and f"data-step='{st.step}'" in last[0][TV.heat]  # the steps it finished
@@ -224,34 +226,34 @@ def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
 
 
 def test_train_api_is_bounded_and_equals_the_core() -> None:
-    got = tu.train_api({"task": "previous", "seed": 2, "steps": 15})
+    got = api_app.train_api({"task": "previous", "seed": 2, "steps": 15})
     want = train.train_steps(train.start("previous", 2), 15)
     assert got["losses"] == list(want.losses) and got["weights"] == train.weights_matrix(want).tolist()
-    with pytest.raises(pg.gr.Error, match="steps"):
-        tu.train_api({"task": "previous", "seed": 0, "steps": train.MAX_STEPS_PER_CALL + 1})
-    with pytest.raises(pg.gr.Error, match="request"):
-        tu.train_api("previous")  # type: ignore[arg-type]
+    with pytest.raises(gr.Error, match="steps"):
+        api_app.train_api({"task": "previous", "seed": 0, "steps": train.MAX_STEPS_PER_CALL + 1})
+    with pytest.raises(gr.Error, match="request"):
+        api_app.train_api("previous")  # type: ignore[arg-type]
 
 
 def pause_in_store(key: str) -> None:
     """A Pause of the session ``key``, as the page's on() wrapper stores it."""
-    pg.STORE.put(key, {"train": tu.on_train_pause(TV, pg.STORE.get(key)["train"])[TV.slot]}, used=True)
+    wiring.STORE.put(key, {"train": tu.on_train_pause(TV, wiring.STORE.get(key)["train"])[TV.slot]}, used=True)
 
 
 def streamed(run: Callable[..., Any], key: str) -> Iterator[Any]:
-    """``run`` wired through learn_ui.stream (as Run is) and started for session ``key``: 50 steps of "match"."""
+    """``run`` wired through wiring.stream (as Run is) and started for session ``key``: 50 steps of "match"."""
     wired = {}
 
     def trigger(fn: Any, *_: Any, **__: Any) -> str:
         wired["handler"] = fn
         return "event"
 
-    lu.stream(pg, trigger, run, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
+    wiring.stream(trigger, run, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
     return wired["handler"]("match", 0, 50, type("Request", (), {"session_hash": key})())
 
 
 def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
-    """A run checks its counter, builds an update, and only then does the stream wrapper (learn_ui.stream) write it:
+    """A run checks its counter, builds an update, and only then does the stream wrapper (wiring.stream) write it:
     a pause stored in between must not be written over (the run would go on and the pause be lost); the run's
     next look then sends its last, "paused" update."""
     key = "pause-race"
@@ -267,15 +269,15 @@ def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
     try:
         sent = streamed(run_paused_midway, key)
         next(sent)
-        first = pg.STORE.get(key)["train"]
+        first = wiring.STORE.get(key)["train"]
         rest = list(sent)
         assert len(rest) == 1 and "paused" in rest[0][TV.status]  # the update built before the pause is not sent
-        kept = pg.STORE.get(key)["train"]
+        kept = wiring.STORE.get(key)["train"]
         assert tu.run_of(kept) == tu.run_of(first) + 1 and "paused" not in kept  # the pause's counter, the run's state
         step = tu.unpack(kept).step
         assert step > tu.unpack(first).step and f"data-step='{step}'" in rest[0][TV.heat]
     finally:
-        pg.STORE.drop(key)
+        wiring.STORE.drop(key)
 
 
 @pytest.mark.parametrize("second_pause", [False, True])
@@ -295,8 +297,8 @@ def test_a_pause_after_the_runs_last_check_or_a_second_pause_still_ends_on_pause
 
     try:
         sent = list(streamed(run_paused_late, key))
-        kept = pg.STORE.get(key)["train"]
+        kept = wiring.STORE.get(key)["train"]
         assert "paused" in sent[-1][TV.status] and "paused" not in kept, sent[-1][TV.status]
         assert tu.run_of(kept) == 1 + (2 if second_pause else 1) and tu.unpack(kept).step == 50
     finally:
-        pg.STORE.drop(key)
+        wiring.STORE.drop(key)

@@ -22,7 +22,9 @@ from browser import ROOT, serve
 
 import attention_core as ac
 import playground as pg
+from serving import api as api_app
 from serving import limits
+from ui import values
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -243,7 +245,7 @@ def test_a_ui_event_with_a_hostile_payload_gets_a_named_error_and_stores_nothing
     assert "session:" in text, text[:500]  # still nothing stored for this session: no hostile value, no state
     assert "AAAA" not in text and "nested" not in text
     fresh = queue_call(url, uuid.uuid4().hex, fn_index("on_open"), [])
-    assert pg.DEFAULT_PRESET in fresh and "session:" not in fresh and "AAAA" not in fresh
+    assert values.DEFAULT_PRESET in fresh and "session:" not in fresh and "AAAA" not in fresh
     with httpx.Client(base_url=url, timeout=30) as client:
         assert client.get("/").status_code == 200
 
@@ -270,4 +272,4 @@ def test_the_floor_app_has_the_apis_queue_and_session_settings() -> None:
     freq, size, limit, sessions = json.loads(out.stdout.strip().splitlines()[-1])
     api = pg.api._queue
     assert freq == api.ANAYLTICS_CACHE_FREQUENCY >= 100_000
-    assert (size, limit, sessions) == (api.max_size, api.default_concurrency_limit, pg.API_SESSIONS)
+    assert (size, limit, sessions) == (api.max_size, api.default_concurrency_limit, api_app.API_SESSIONS)

@@ -1,4 +1,4 @@
-"""Live edits: the page's grid edits go straight to ``playground.live_edit`` (gradio's component_server route).
+"""Live edits: the page's grid edits go straight to ``ui.live.live_edit`` (gradio's component_server route).
 
 In process: what ``live_answer`` stores and answers for good, bad and hostile edits, against plain torch; over
 HTTP: the route with no session, another function's name, and an oversize body.
@@ -18,17 +18,17 @@ import torch
 from browser import serve
 
 import attention_core as ac
-import playground as pg
+from ui import live, pipeline, values, wiring
 
 
 @pytest.fixture
 def session() -> Iterator[str]:
     """A page that loaded the default preset (its values in the server's store, as its load event leaves them)."""
     key = uuid.uuid4().hex
-    shape, nv, _ = pg.load_values(pg.DEFAULT_PRESET)
-    pg.STORE.put(key, {"preset": pg.DEFAULT_PRESET, "shape": shape, "vals": nv}, used=False)
+    shape, nv, _ = pipeline.load_values(values.DEFAULT_PRESET)
+    wiring.STORE.put(key, {"preset": values.DEFAULT_PRESET, "shape": shape, "vals": nv}, used=False)
     yield key
-    pg.STORE.drop(key)
+    wiring.STORE.drop(key)
 
 
 def cell(table: str, row: int, col: int, value: Any) -> dict[str, Any]:
@@ -36,19 +36,19 @@ def cell(table: str, row: int, col: int, value: Any) -> dict[str, Any]:
 
 
 def stored_x(key: str) -> list[list[Any]]:
-    return [r[1:] for r in pg.STORE.get(key)["vals"]["x"]["data"]]
+    return [r[1:] for r in wiring.STORE.get(key)["vals"]["x"]["data"]]
 
 
 def reference_output(x: torch.Tensor) -> torch.Tensor:
     """The default preset (StatQuest self-attention, 000) by plain torch ops: nn.Linear layout, scale √d_k."""
-    w = ac.parse(ac.get_preset(pg.DEFAULT_PRESET).scenario).weights
+    w = ac.parse(ac.get_preset(values.DEFAULT_PRESET).scenario).weights
     q, k, v = (x @ m[0].T for m in (w.W_q, w.W_k, w.W_v))
     return torch.softmax(q @ k.T / k.shape[-1] ** 0.5, dim=-1) @ v
 
 
 def test_an_edit_is_stored_and_answered_with_every_view(session: str) -> None:
-    ans = pg.live_answer(session, cell("x", 0, 0, "2"))
-    assert set(ans["views"]) == set(pg.VIEW_IDS.values())  # every view, by the id of its component
+    ans = live.live_answer(session, cell("x", 0, 0, "2"))
+    assert set(ans["views"]) == set(live.VIEW_IDS.values())  # every view, by the id of its component
     assert ans["grid"] is None  # the grid already shows what was typed
     assert stored_x(session)[0][0] == 2.0
     x = torch.tensor(stored_x(session), dtype=torch.float32)
@@ -59,11 +59,11 @@ def test_an_edit_is_stored_and_answered_with_every_view(session: str) -> None:
 
 
 def test_a_refused_value_names_the_cell_and_stores_nothing(session: str) -> None:
-    before = pg.STORE.get(session)["vals"]
-    ans = pg.live_answer(session, cell("x", 1, 0, "1,5x"))
+    before = wiring.STORE.get(session)["vals"]
+    ans = live.live_answer(session, cell("x", 1, 0, "1,5x"))
     assert list(ans["views"]) == ["message"]
     assert "x" in html.unescape(ans["views"]["message"]["value"]) and "row 2" in ans["views"]["message"]["value"]
-    assert pg.STORE.get(session)["vals"] is before
+    assert wiring.STORE.get(session)["vals"] is before
 
 
 @pytest.mark.parametrize(
@@ -73,21 +73,21 @@ def test_a_refused_value_names_the_cell_and_stores_nothing(session: str) -> None
      {"kind": "paste", "table": "x", "row": 0, "col": 0, "text": "1\tabc\n2\t3"}],
 )  # fmt: skip
 def test_hostile_edits_get_a_message_and_store_nothing(session: str, data: Any) -> None:
-    before = pg.STORE.get(session)["vals"]
-    ans = pg.live_answer(session, data)
+    before = wiring.STORE.get(session)["vals"]
+    ans = live.live_answer(session, data)
     assert list(ans["views"]) == ["message"] and "msg-error" in ans["views"]["message"]["value"]
-    assert pg.STORE.get(session)["vals"] is before
+    assert wiring.STORE.get(session)["vals"] is before
 
 
 def test_a_page_the_server_holds_nothing_for_is_told_so_and_nothing_is_made() -> None:
     key = uuid.uuid4().hex
-    ans = pg.live_answer(key, cell("x", 0, 0, 1))
+    ans = live.live_answer(key, cell("x", 0, 0, 1))
     assert "holds no state" in ans["views"]["message"]["value"]
-    assert pg.STORE.get(key) is None
+    assert wiring.STORE.get(key) is None
 
 
 def test_a_paste_answers_with_the_new_grid(session: str) -> None:
-    ans = pg.live_answer(session, {"kind": "paste", "table": "x", "row": 1, "col": 0, "text": "tensor([[7., 8.]])"})
+    ans = live.live_answer(session, {"kind": "paste", "table": "x", "row": 1, "col": 0, "text": "tensor([[7., 8.]])"})
     assert stored_x(session)[1] == [7.0, 8.0]
     assert "data-r='1' data-c='0' tabindex='-1'>7.0</td>" in ans["grid"]
 
@@ -98,7 +98,7 @@ def test_edits_of_one_page_at_once_are_all_kept(session: str) -> None:
     x = stored_x(session)
     jobs = [cell("x", r, c, 10 * r + c + 0.5) for r in range(len(x)) for c in range(len(x[0]))]
     with ThreadPoolExecutor(6) as pool:
-        list(pool.map(lambda d: pg.live_answer(session, d), jobs))
+        list(pool.map(lambda d: live.live_answer(session, d), jobs))
     assert stored_x(session) == [[10 * r + c + 0.5 for c in range(len(x[0]))] for r in range(len(x))]
 
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import playground as pg
 from serving.sessions import SessionStore, estimate_bytes
+from ui import values, wiring
 
 
 class Clock:
@@ -102,13 +103,13 @@ def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_store
     key = uuid.uuid4().hex
     request = SimpleNamespace(session_hash=key, headers={}, query_params={})
     fns["on_open"].fn(request, request)
-    before = pg.STORE.get(key)
-    assert before is not None and before["preset"] == pg.DEFAULT_PRESET
+    before = wiring.STORE.get(key)
+    assert before is not None and before["preset"] == values.DEFAULT_PRESET
     control = next(
         f for f in pg.demo.fns.values() if f.name == "on_control" and str(f.inputs[0].label).startswith("temperature")
     )
     out = control.fn("abc", request)
-    assert "temperature" in str(out) and pg.STORE.get(key)["vals"]["temperature"] == before["vals"]["temperature"]
+    assert "temperature" in str(out) and wiring.STORE.get(key)["vals"]["temperature"] == before["vals"]["temperature"]
     control.fn(2.5, request)
-    assert pg.STORE.get(key)["vals"]["temperature"] == 2.5
-    pg.STORE.drop(key)
+    assert wiring.STORE.get(key)["vals"]["temperature"] == 2.5
+    wiring.STORE.drop(key)

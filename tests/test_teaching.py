@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page
 
 import attention_core as ac
 from ui import present
+from ui.render import overview as ov
 
 TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
@@ -289,5 +290,5 @@ def test_the_stage_and_step_texts_are_complete() -> None:
     assert 8 <= len(steps) <= 12 and sum(bool(s["act"]) for s in steps) >= 4
     assert all(bool(s["act"]) == bool(s["check"]) for s in steps)
     scores = torch.zeros(2, 3)
-    html = present.present_cards(scores, scores, ["a", "b"], ["x", "y", "z"], lambda t, r, c, n: f"<table {n}>")
+    html = ov.present_cards(scores, scores, ["a", "b"], ["x", "y", "z"], lambda t, r, c, n: f"<table {n}>")
     assert "data-card='scaled'" in html and "data-card='masked'" in html and "2×3" in html

@@ -12,7 +12,7 @@ import torch
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
-import playground
+from ui import share
 
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
@@ -226,7 +226,7 @@ def test_a_large_overview_keeps_the_keyboard_focus_when_it_re_renders(browser: B
     """At T=16 the overview's tables are swapped whole on each update (cheaper than gradio's node-by-node
     morph); the number that had the keyboard focus still has it afterwards, so Enter-to-explain keeps its place."""
     g = torch.Generator().manual_seed(3)
-    link = playground.encode_link({"x": torch.randn(16, 8, generator=g).round(decimals=2).tolist(), "heads": 1})
+    link = share.encode_link({"x": torch.randn(16, 8, generator=g).round(decimals=2).tolist(), "heads": 1})
     pg = open_page(browser, f"{app_url}?scenario={link}")
     try:
         assert pg.locator("#overview td[data-r]").count() > 300  # big enough to be swapped whole

@@ -12,12 +12,9 @@ never imports playground, which runs as ``__main__``). Each page keeps only comp
 from __future__ import annotations
 
 import html
-import inspect
 import re
 import secrets
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import gradio as gr
@@ -28,8 +25,11 @@ import attention_core as ac
 from attention_core import quiz
 from attention_core.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
 from attention_core.quiz import Grade, Question, QuizError, Tally
+from ui.pipeline import current_scenario, expired_message, explain_pick
 from ui.render import heat
 from ui.render import tables as vw
+from ui.values import scenario_from, shown_head
+from ui.wiring import COMMON, Slot, bind, on
 
 CHOICES = [
     ("any question", "any"),
@@ -66,10 +66,10 @@ table.nt td.q0 {color: #bbb; background: #fff}
 # ---- the live state --------------------------------------------------------------------------
 
 
-def live_state(pg: ModuleType, vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace, int]:
+def live_state(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace, int]:
     """The workbench's on-screen values -> (scenario, trace, 0-based head shown). Raises ScenarioError."""
-    s = ac.parse(pg.scenario_from(vals))
-    return s, ac.evaluate(s), pg.shown_head(vals["view_head"], s.heads)
+    s = ac.parse(scenario_from(vals))
+    return s, ac.evaluate(s), shown_head(vals["view_head"], s.heads)
 
 
 # ---- quiz: predict, then check ----------------------------------------------------------------
@@ -154,12 +154,12 @@ def feedback_html(g: Grade, qz: dict[str, Any], explained: str = "") -> str:
     )
 
 
-def explanation(pg: ModuleType, s: ac.Scenario, tr: ac.MultiHeadTrace, q: Question) -> str:
+def explanation(s: ac.Scenario, tr: ac.MultiHeadTrace, q: Question) -> str:
     """The explain panel's arithmetic for the question's cell (nothing for a mask question)."""
     if q.explain is None:
         return ""
     name, head, i, j = q.explain
-    text, _ = pg.explain_pick(s, tr, head, {"name": name, "row": i, "col": j})
+    text, _ = explain_pick(s, tr, head, {"name": name, "row": i, "col": j})
     return re.sub(r"<button class='ex-close'.*?</button>", "", text)  # the quiz panel has no close button
 
 
@@ -172,29 +172,29 @@ class QuizView:
     feedback: Any
 
 
-def on_quiz_new(pg: ModuleType, v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
+def on_quiz_new(v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
     """The New question button: draw the next question of this session's sequence on the live state."""
     if vals is None:
-        return {v.feedback: pg.expired_message()}
+        return {v.feedback: expired_message()}
     qz = qz if isinstance(qz, dict) else new_quiz()
     try:
-        s, tr, _ = live_state(pg, vals)
+        s, tr, _ = live_state(vals)
         q, qz = draw(s, tr, qz, str(choice or "any"))
     except (ac.ScenarioError, QuizError) as e:
         return {v.feedback: vw.message_html([], error=str(e))}
     return {v.slot: qz, v.question: question_html(q, qz), v.feedback: ""}
 
 
-def on_quiz_check(pg: ModuleType, v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
+def on_quiz_check(v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
     """The Check button: grade the typed answer on the live state. Unreadable answers are named and not counted."""
     if vals is None:
-        return {v.feedback: pg.expired_message()}
+        return {v.feedback: expired_message()}
     if not isinstance(qz, dict) or qz["index"] < 0:
         return {v.feedback: vw.message_html([], error="answer: there is no question yet; press New question")}
     if qz["answered"]:
         return {v.feedback: vw.message_html([], error="answer: this question is answered; press New question")}
     try:
-        s, tr, _ = live_state(pg, vals)
+        s, tr, _ = live_state(vals)
         q = current_question(s, tr, qz)
     except (ac.ScenarioError, QuizError) as e:
         return {v.feedback: vw.message_html([], error=f"{e}; press New question")}
@@ -209,7 +209,7 @@ def on_quiz_check(pg: ModuleType, v: QuizView, text: Any, vals: dict[str, Any] |
     qz = {**qz, "right": t.right, "asked": t.asked, "answered": True}
     if not g.correct:  # reveal: the question without its hiding style, the arithmetic for that cell
         shown = f"<div class='quiz-q'>{html.escape(q.prompt)}</div>"
-        return {v.slot: qz, v.question: shown, v.feedback: feedback_html(g, qz, explanation(pg, s, tr, q))}
+        return {v.slot: qz, v.question: shown, v.feedback: feedback_html(g, qz, explanation(s, tr, q))}
     try:
         nxt, qz = draw(s, tr, qz, qz["choice"])
     except QuizError as e:
@@ -232,12 +232,12 @@ def build_quiz() -> dict[str, Any]:
             "feedback": feedback}  # fmt: skip
 
 
-def wire_quiz(pg: ModuleType, page: Any, c: dict[str, Any]) -> None:
-    v = QuizView(pg.Slot("quiz"), c["question"], c["feedback"])
+def wire_quiz(page: Any, c: dict[str, Any]) -> None:
+    v = QuizView(Slot("quiz"), c["question"], c["feedback"])
     outs = [v.slot, v.question, v.feedback]
-    pg.on(c["new"].click, pg.bind(on_quiz_new, pg, v), [c["choice"], page.vals_state, v.slot], outs, **pg.COMMON)
+    on(c["new"].click, bind(on_quiz_new, v), [c["choice"], page.vals_state, v.slot], outs, **COMMON)
     for trigger in (c["check"].click, c["answer"].submit):
-        pg.on(trigger, pg.bind(on_quiz_check, pg, v), [c["answer"], page.vals_state, v.slot], outs, **pg.COMMON)
+        on(trigger, bind(on_quiz_check, v), [c["answer"], page.vals_state, v.slot], outs, **COMMON)
 
 
 # ---- pin and compare -------------------------------------------------------------------------
@@ -295,32 +295,32 @@ def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace, 
             f"<div class='cmp-tables'>{''.join(tables)}{fig}</div>")  # fmt: skip
 
 
-def on_pin(pg: ModuleType, view: Any, preset_id: str | None, vals: dict[str, Any] | None) -> dict[Any, Any]:
+def on_pin(view: Any, preset_id: str | None, vals: dict[str, Any] | None) -> dict[Any, Any]:
     """The Pin this state button: keep the on-screen state as explicit scenario values."""
     if vals is None:
-        return {view: pg.expired_message()}
+        return {view: expired_message()}
     try:
-        s, sc = pg.current_scenario(preset_id, vals)
+        s, sc = current_scenario(preset_id, vals)
         sc.pop("preset", None)
-        h = pg.shown_head(vals["view_head"], s.heads)
+        h = shown_head(vals["view_head"], s.heads)
         shown = compare_html(sc, s, ac.evaluate(s), h)
     except ac.ScenarioError as e:
         return {view: vw.message_html([], error=f"pin: {e}")}
-    return {pg.Slot("pin"): sc, view: shown}
+    return {Slot("pin"): sc, view: shown}
 
 
-def on_unpin(pg: ModuleType, view: Any) -> dict[Any, Any]:
-    return {pg.Slot("pin"): None, view: NOTHING_PINNED}
+def on_unpin(view: Any) -> dict[Any, Any]:
+    return {Slot("pin"): None, view: NOTHING_PINNED}
 
 
-def on_compare(pg: ModuleType, vals: dict[str, Any] | None, pinned: Any) -> Any:
+def on_compare(vals: dict[str, Any] | None, pinned: Any) -> Any:
     """After any workbench update: the change from the pinned state (nothing to do when nothing is pinned)."""
     if vals is None:
-        return pg.expired_message()
+        return expired_message()
     if not isinstance(pinned, dict):
         return gr.skip()
     try:
-        s, tr, h = live_state(pg, vals)
+        s, tr, h = live_state(vals)
     except ac.ScenarioError:
         return gr.skip()  # the workbench's message names the field; the comparison keeps the last valid state
     return compare_html(pinned, s, tr, h)
@@ -338,13 +338,13 @@ def build_compare(heat_js: str) -> dict[str, Any]:
     return {"pin": pin, "unpin": unpin, "view": view}
 
 
-def wire_compare(pg: ModuleType, page: Any, c: dict[str, Any]) -> None:
+def wire_compare(page: Any, c: dict[str, Any]) -> None:
     """Pin and unpin; after every workbench update the comparison follows (FOLLOW_JS asks, only while pinned)."""
-    slot, view = pg.Slot("pin"), c["view"]
+    slot, view = Slot("pin"), c["view"]
     st = [page.preset_state, page.vals_state]
-    pg.on(c["pin"].click, pg.bind(on_pin, pg, view), st, [slot, view], **pg.COMMON)
-    pg.on(c["unpin"].click, pg.bind(on_unpin, pg, view), [], [slot, view], **pg.COMMON)
-    pg.on(view.click, pg.bind(on_compare, pg), [page.vals_state, slot], [view], **pg.COMMON)
+    on(c["pin"].click, bind(on_pin, view), st, [slot, view], **COMMON)
+    on(c["unpin"].click, bind(on_unpin, view), [], [slot, view], **COMMON)
+    on(view.click, on_compare, [page.vals_state, slot], [view], **COMMON)
 
 
 def build_learn(heat_js: str) -> dict[str, Any]:
@@ -352,66 +352,9 @@ def build_learn(heat_js: str) -> dict[str, Any]:
     return {"quiz": build_quiz(), "compare": build_compare(heat_js)}
 
 
-def wire_learn(pg: ModuleType, page: Any, parts: dict[str, Any]) -> None:
-    wire_quiz(pg, page, parts["quiz"])
-    wire_compare(pg, page, parts["compare"])
+def wire_learn(page: Any, parts: dict[str, Any]) -> None:
+    wire_quiz(page, parts["quiz"])
+    wire_compare(page, parts["compare"])
 
 
 # ---- a generator handler whose Slots live in the session's STORE entry ------------------------
-
-
-def superseded(stored: dict[str, Any], writes: dict[str, Any]) -> bool:
-    """Whether a stream's ``writes`` are older than what is stored: a Slot value that is a dict with a ``"run"``
-    counter is a run's own; another event (pause, reset, a step) stores it with a higher counter, and a run must
-    not write its lower one back over it (the run would go on and the pause be lost)."""
-    for name, new in writes.items():
-        old = stored.get(name)
-        if isinstance(new, dict) and isinstance(old, dict) and "run" in new and "run" in old:
-            if int(old["run"]) > int(new["run"]):
-                return True
-    return False
-
-
-def stream(
-    pg: ModuleType, trigger: Callable[..., Any], fn: Callable[..., Iterator[Any]], inputs: list[Any],
-    outputs: list[Any], **kw: Any,
-) -> Any:  # fmt: skip
-    """Like ``playground.on`` for a generator: each yield's Slot values are stored before it is sent.
-
-    ``fn`` gets ``inputs`` in order, then ``live(name)``: that Slot's value now (another event may change it
-    while this one runs, e.g. pause). Each yield's Slot values are written only if no other event has moved
-    their run counter on meanwhile (``superseded``); if one has, that update is neither stored nor sent, and
-    ``fn`` sees the moved counter at its next look (a pause then gets its last "paused" update, see train_ui).
-    Returns the event, for ``cancels=``.
-    """
-    shown_in = [c for c in inputs if not isinstance(c, pg.Slot)]
-    shown_out = [c for c in outputs if not isinstance(c, pg.Slot)]
-
-    def handler(*args: Any) -> Iterator[Any]:
-        *given, request = args
-        key = getattr(request, "session_hash", None)
-        entry = pg.STORE.get(key) or {}
-        it = iter(given)
-        full = [entry.get(c.name) if isinstance(c, pg.Slot) else next(it) for c in inputs]
-
-        def live(name: str) -> Any:
-            return (pg.STORE.get(key) or {}).get(name)
-
-        for out in fn(*full, live):
-            writes, rest = pg.split_slots(out, outputs)
-            with pg.STORE.lock(key):  # the check and the write as one step against pause, reset, step
-                if superseded(pg.STORE.get(key) or {}, writes):
-                    continue  # another event moved the run on after fn's own check: this update is not sent
-                if writes:
-                    pg.STORE.put(key, writes, used=True)
-            yield rest
-
-    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    sig = inspect.Signature(
-        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
-        + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
-    )
-    handler.__signature__ = sig  # type: ignore[attr-defined]
-    handler.__annotations__ = {"session_request": gr.Request}
-    handler.__name__ = getattr(fn, "__name__", "stream")
-    return trigger(handler, shown_in, shown_out, **kw)

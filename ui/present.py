@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import gradio as gr
-from torch import Tensor
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "present.css").read_text()
@@ -176,16 +174,3 @@ def teach_html() -> str:
 def build_teach() -> gr.HTML:
     """The Present and Tour buttons (in the top bar); their scripts add the panel and the tour card to the page."""
     return gr.HTML(teach_html(), elem_id="teach", js_on_load=JS, min_width=0, scale=0, apply_default_css=False)
-
-
-def present_cards(scaled: Tensor, masked: Tensor, rows: list[str], cols: list[str], table: Callable[..., str]) -> str:
-    """The scaled and masked scores (T×S each) as overview cards, hidden until present mode reaches them.
-
-    ``table(t, rows, cols, name)`` draws a table the way the overview draws its others.
-    """
-    shape = "×".join(str(n) for n in scaled.shape)
-    return "".join(
-        f"<div class='card p-extra' data-card='{name}'><div class='card-title'>{title} "
-        f"<span class='shape'>{shape}</span></div>{table(t, rows, cols, name)}</div>"
-        for name, title, t in (("scaled", "scaled", scaled), ("masked", "masked", masked))
-    )

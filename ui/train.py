@@ -16,7 +16,6 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import gradio as gr
@@ -25,11 +24,13 @@ from gradio.components.plot import PlotData
 
 import attention_core as ac
 from attention_core import train
-from attention_core.scenario import MAX_SEED, parse_int
+from attention_core.scenario import parse_int
 from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
-from ui import learn as learn_ui
+from ui.assets import HEAT_JS
+from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
+from ui.wiring import COMMON, STORE, Slot, bind, on, stream
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
@@ -61,16 +62,9 @@ def unpack(d: dict[str, Any]) -> TrainState:
                       t(d["W_k"]), t(d["W_v"]), (t(m[0]), t(m[1]), t(m[2]), t(m[3])), tuple(d["losses"]))  # fmt: skip
 
 
-def chosen(task: Any, seed: Any) -> tuple[str, int]:
-    """The task and seed boxes, checked; errors name the field."""
-    if task not in train.TASKS:
-        raise train.TrainError("task", f"{str(task)[:30]!r} is not one of {', '.join(train.TASKS)}")
-    return task, parse_int(seed if seed not in (None, "") else 0, "train seed", 0, MAX_SEED)
-
-
 def current(task: Any, seed: Any, saved: Any) -> TrainState:
     """The session's training when it is of this task and seed, else step 0 of them."""
-    t, s = chosen(task, seed)
+    t, s = train.choose(task, seed)
     if isinstance(saved, dict) and saved.get("task") == t and saved.get("seed") == s:
         return unpack(saved)
     return train.start(t, s)
@@ -151,7 +145,7 @@ def on_train_show(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, A
 def on_train_reset(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
     """Back to step 0 of the chosen task and seed (a run still going stops)."""
     try:
-        st = train.start(*chosen(task, seed))
+        st = train.start(*train.choose(task, seed))
     except ac.ScenarioError as e:
         return v.problem(e)
     return v.show(st, run_of(saved) + 1, "reset")
@@ -215,43 +209,29 @@ def on_train_run(
         yield v.show(st, run_of(now), "paused", done, total)
 
 
-def on_train_open(pg: ModuleType, page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:
+def on_train_open(page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:
     """The Open in the workbench button: the trained head as explicit weights, every step inspectable."""
     if not isinstance(saved, dict):
         return {v.status: vw.message_html([], error="train: nothing trained yet; press Step or Run first")}
     try:
-        preset_id, shape, nv, got = pg.scenario_values(train.handoff(unpack(saved)))
+        preset_id, shape, nv, got = scenario_values(train.handoff(unpack(saved)))
     except ac.ScenarioError as e:
         return v.problem(e)
     return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, shape, nv, got)}
 
 
-def on_unload(pg: ModuleType, request: gr.Request) -> None:
+def on_unload(request: gr.Request) -> None:
     """The page closed: a run still going stops at its next update (gradio also cancels its event)."""
     key = getattr(request, "session_hash", None)
-    saved = (pg.STORE.get(key) or {}).get("train")
+    saved = (STORE.get(key) or {}).get("train")
     if isinstance(saved, dict):
-        pg.STORE.put(key, {"train": {**saved, "run": run_of(saved) + 1}}, used=True)
-
-
-def train_api(request: dict) -> dict:
-    """Training over HTTP, bounded: {"task", "seed", "steps" (≤ MAX_STEPS_PER_CALL)} -> the run's losses and the
-    head's final weights matrix. Pure: the same request gives the same answer, bit for bit."""
-    try:
-        if not isinstance(request, dict):
-            raise train.TrainError("request", "expected a JSON object {task, seed, steps}")
-        st = train.start(*chosen(request.get("task"), request.get("seed", 0)))
-        st = train.train_steps(st, parse_int(request.get("steps", 1), "steps", 0, train.MAX_STEPS_PER_CALL))
-    except ac.ScenarioError as e:
-        raise gr.Error(str(e)) from None
-    return {"task": st.task.id, "seed": st.seed, "step": st.step, "losses": list(st.losses),
-            "weights": train.weights_matrix(st).tolist()}  # fmt: skip
+        STORE.put(key, {"train": {**saved, "run": run_of(saved) + 1}}, used=True)
 
 
 # ---- the tab ---------------------------------------------------------------------------------
 
 
-def build_train(pg: ModuleType, page: Any, tabs: Any) -> Any:
+def build_train(page: Any, tabs: Any) -> Any:
     """The Train tab: controls, the loss formula, the weights heatmap beside the target, the loss curve."""
     with gr.Tab("Train", id="train") as tab:
         gr.Markdown(
@@ -273,24 +253,24 @@ def build_train(pg: ModuleType, page: Any, tabs: Any) -> Any:
                                                     ("pause", "Pause", "secondary"), ("reset", "Reset", "secondary"),
                                                     ("open", "Open in the workbench →", "secondary"))}  # fmt: skip
         status = gr.HTML(elem_id="train-status")
-        maps = gr.HTML(elem_id="train-heat", js_on_load=pg.HEAT_JS, apply_default_css=False)
+        maps = gr.HTML(elem_id="train-heat", js_on_load=HEAT_JS, apply_default_css=False)
         plot = gr.Plot(elem_id="train-loss", label="loss curve")
-    wire_train(pg, page, tabs, TrainView(pg.Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
+    wire_train(page, tabs, TrainView(Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
     return tab
 
 
 def wire_train(
-    pg: ModuleType, page: Any, tabs: Any, v: TrainView, tab: Any, task: Any, seed: Any, steps: Any,
+    page: Any, tabs: Any, v: TrainView, tab: Any, task: Any, seed: Any, steps: Any,
     b: dict[str, Any],
 ) -> None:  # fmt: skip
     outs = [v.slot, v.status, v.heat, v.plot]
     two = [task, seed, v.slot]
-    run = learn_ui.stream(pg, b["run"].click, pg.bind(on_train_run, v), [task, seed, steps, v.slot], outs,
-                          concurrency_limit=16, concurrency_id="train", **pg.COMMON)  # fmt: skip
+    run = stream(b["run"].click, bind(on_train_run, v), [task, seed, steps, v.slot], outs,
+                          concurrency_limit=16, concurrency_id="train", **COMMON)  # fmt: skip
     for trigger in (tab.select, task.input, seed.input):
-        pg.on(trigger, pg.bind(on_train_show, v), two, outs, **pg.COMMON)
-    pg.on(b["step"].click, pg.bind(on_train_step, v), two, outs, cancels=[run], **pg.COMMON)
-    pg.on(b["reset"].click, pg.bind(on_train_reset, v), two, outs, cancels=[run], **pg.COMMON)
-    pg.on(b["pause"].click, pg.bind(on_train_pause, v), [v.slot], [v.slot, v.status], **pg.COMMON)  # no cancels=
+        on(trigger, bind(on_train_show, v), two, outs, **COMMON)
+    on(b["step"].click, bind(on_train_step, v), two, outs, cancels=[run], **COMMON)
+    on(b["reset"].click, bind(on_train_reset, v), two, outs, cancels=[run], **COMMON)
+    on(b["pause"].click, bind(on_train_pause, v), [v.slot], [v.slot, v.status], **COMMON)  # no cancels=
     every = [tabs, v.status, *page.everything()]
-    pg.on(b["open"].click, pg.bind(on_train_open, pg, page, tabs, v), [v.slot], every, cancels=[run], **pg.COMMON)
+    on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], **COMMON)

@@ -7,12 +7,12 @@ X → W → Q, K, V → QKᵀ → ÷√d_k → mask → softmax → ·V → head
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from torch import Tensor
 
 import attention_core as ac
-from ui import present as pr
 from ui.render import tables as vw
 
 WINDOW = 12  # rows and columns per overview card; the notebook cells below show up to views.WINDOW
@@ -71,7 +71,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             table(part["scores"], s.tokens, s.tokens_k, "scores"),
             "scores",
         ),
-        pr.present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
+        present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
         f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{html.escape(scale)}"
         f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
         card(
@@ -90,3 +90,16 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
         how = "concat" if tr.weights.W_o is None else "concat · W_o"
         parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
+
+
+def present_cards(scaled: Tensor, masked: Tensor, rows: list[str], cols: list[str], table: Callable[..., str]) -> str:
+    """The scaled and masked scores (T×S each) as overview cards, hidden until present mode reaches them.
+
+    ``table(t, rows, cols, name)`` draws a table the way the overview draws its others.
+    """
+    shape = "×".join(str(n) for n in scaled.shape)
+    return "".join(
+        f"<div class='card p-extra' data-card='{name}'><div class='card-title'>{title} "
+        f"<span class='shape'>{shape}</span></div>{table(t, rows, cols, name)}</div>"
+        for name, title, t in (("scaled", "scaled", scaled), ("masked", "masked", masked))
+    )

@@ -1,0 +1,32 @@
+"""The page's static CSS and JS (``ui/static/``), read once at import: one string per component role."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+APP_CSS = (STATIC / "app.css").read_text()  # present.CSS and learn.CSS are added to it where the page is assembled
+GRID_JS = (STATIC / "grid.js").read_text()
+
+
+LIVE_JS = (STATIC / "live.js").read_text()  # views a live edit updates (see live_edit)
+
+
+WATCH_JS = LIVE_JS + (STATIC / "watch.js").read_text()
+
+
+HEAT_JS = LIVE_JS + (STATIC / "heat.js").read_text()
+
+
+PLAIN_JS = LIVE_JS + "liveView();"  # the badge and the message
+
+
+EXPLAIN_JS = (
+    LIVE_JS
+    + """liveView();
+element.addEventListener('click', (e) => {
+  if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
+});"""
+)

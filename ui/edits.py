@@ -1,0 +1,47 @@
+"""One grid edit (a cell, or a pasted block) applied to a page's values: the one implementation that the
+live path (ui/live.py) and the queued fallback (ui/workbench.py) share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attention_core as ac
+from ui.pipeline import compute_views, expired_got
+from ui.render import grids
+from ui.render import tables as vw
+from ui.values import TABLE_FIELDS, shown_head
+
+
+def edit_result(
+    kind: str, preset_id: str | None, vals: dict[str, Any] | None, data: Any
+) -> tuple[dict[str, Any] | None, dict[str, Any], str | None]:
+    """A cell ("cell": ``{table, row, col, value}``) or a pasted block ("paste": ``{table, row, col, text}``)
+    applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste)."""
+    if vals is None:
+        return None, expired_got(), None
+    try:
+        table, rows, n_mats = grid_of(vals, data)
+        r, c = data.get("row"), data.get("col")
+        if kind == "cell":
+            x = grids.checked_cell(table, rows, r, c, data.get("value"), n_mats)
+            nv = {**vals, table: grids.with_cell(vals[table], r, c, x)}
+        else:
+            grids.checked_cell(table, rows, r, c, 0, n_mats)  # the anchor cell exists
+            block = grids.pasted_block(table, rows, r, c, data.get("text"), n_mats)
+            nv = {**vals, table: grids.with_block(vals[table], r, c, block)}
+    except ac.ScenarioError as e:
+        return None, {"message": vw.message_html([], error=str(e))}, None
+    got = compute_views(preset_id, nv)
+    if got.get("refused"):
+        return None, got, None
+    grid = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"]))) if kind == "paste" else None
+    return nv, got, grid
+
+
+def grid_of(vals: dict[str, Any], data: Any) -> tuple[str, list[list[Any]], int]:
+    """The grid an edit names: (table, its stored rows, weight matrices stacked in it)."""
+    table = data.get("table") if isinstance(data, dict) else None
+    if table not in TABLE_FIELDS:
+        raise ac.ScenarioError("edit", f"{str(table)[:20]!r} is not an input table")
+    n_mats = int(vals["heads"]) if vals["head_mode"] == "concat" and table in ("W_q", "W_k", "W_v") else 1
+    return table, grids.table_rows(vals[table]), n_mats

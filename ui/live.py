@@ -1,0 +1,76 @@
+"""Live edits: a grid edit as one direct call of the grid's server function, not a queued event.
+
+Why this exists: for a queued event gradio's frontend updates the loading status of every output component
+several times, copying each one's value (8.6 MB of strings per edit at T=64); a direct call of ``live_edit``
+(gradio's ``component_server`` route) answers with the views, which ``static/live.js`` sets as each view's
+``props.value``. Without it an edit at T=64 takes about a third longer, and every edit pays the queue's SSE round.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import anyio
+import gradio as gr
+
+from ui.edits import edit_result
+from ui.pipeline import expired_got
+from ui.render import tables as vw
+from ui.wiring import STORE
+
+# the views a live edit answers with, by the elem_id of the component that shows each (static/live.js finds them)
+VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
+            **{f"html_{s}": f"html-{s}" for s in vw.STEPS}, "fig": "weights-fig", "heads_fig": "heads-fig",
+            "explain": "explain"}  # fmt: skip
+
+
+# live edits computing at once (two cores); the others wait without holding a thread, at most LIVE_WAITING of
+# them: past that the page is told to send its edit through the bounded queue instead
+LIVE_SLOTS = anyio.CapacityLimiter(2)
+
+
+LIVE_WAITING = 64
+
+
+async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
+    """A grid edit sent straight from the page (``server.live_edit`` in grid.js; gradio's component_server route).
+
+    Not a queued event: gradio's frontend then copies every output component's value several times per event
+    (its loading-status bookkeeping), about a third of an edit at T=64. ``data``: ``{"kind": "cell", table, row,
+    col, value}`` or ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id: {"value"?,
+    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
+    """
+    try:
+        body = await request.json()  # (already read and kept by the route) the page's session hash
+    except Exception:
+        body = None
+    key = body.get("session_hash") if isinstance(body, dict) else None
+    if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
+        return {"views": live_views(expired_got())}
+    if LIVE_SLOTS.statistics().tasks_waiting >= LIVE_WAITING:
+        return {"busy": True}  # grid.js sends this edit, and the next ones, as queued events
+    return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
+
+
+def live_answer(key: str | None, data: Any) -> dict[str, Any]:
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in ("cell", "paste"):
+        return {"views": live_views({"message": vw.message_html([], error="edit: not a cell edit or a paste")})}
+    with STORE.lock(key):
+        entry = STORE.get(key) or {}
+        nv, got, grid = edit_result(kind, entry.get("preset"), entry.get("vals"), data)
+        if nv is not None:
+            STORE.put(key, {"vals": nv}, used=True)
+    return {"views": live_views(got), "grid": grid}
+
+
+def live_views(got: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change."""
+    out, skip = {}, gr.skip()
+    for k, v in got.items():
+        if k not in VIEW_IDS or v == skip:
+            continue
+        upd = {n: v[n] for n in ("value", "visible") if n in v} if isinstance(v, dict) else {"value": v}
+        out[VIEW_IDS[k]] = upd
+    return out

@@ -1,0 +1,214 @@
+"""From values to views: every view of the workbench for one state, and whole new states (a preset, a
+structural change, a scenario from a file or a link). A refused state changes only the message.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import gradio as gr
+
+import attention_core as ac
+from attention_core.explain import NAMES as EXPLAINABLE
+from attention_core.explain import explain, sources
+from attention_core.export import scenario_json
+from attention_core.scenario import MAX_HEADS, MAX_T
+from ui.render import heat
+from ui.render import overview as ov
+from ui.render import tables as vw
+from ui.values import current_keep, reshape_values, scenario_from, shape_of, shown_head, values_from_scenario
+
+log = logging.getLogger("playground")
+
+
+def render(
+    preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int, pick: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Every view for one parsed scenario and its trace (one head shown in detail, ``pick`` explained)."""
+    h = shown_head(view_head, s.heads)
+    part = tr.head(h)
+    explained, valid = explain_pick(s, tr, h, pick)
+    out: dict[str, Any] = {"explain": explained}
+    used = sources(pick["name"], pick["row"], pick["col"]) if pick and valid else {}
+
+    def marks(name: str) -> dict[str, list[tuple[int | None, int | None]]]:
+        picked = [(pick["row"], pick["col"])] if pick and valid and pick["name"] == name else []
+        return {"pick": picked, "used": used.get(name, [])}
+
+    fam = vw.family(preset_id)
+    dt = s.dtype
+    d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
+    tables = {
+        "qkv": vw.html_table(part["q"], dt, s.tokens, d_cols, "q", marks=marks("q"))
+        + vw.html_table(part["k"], dt, s.tokens_k, d_cols, "k", marks=marks("k"))
+        + vw.html_table(part["v"], dt, s.tokens_k, v_cols, "v", marks=marks("v")),
+        "output": vw.html_table(part["output"], dt, s.tokens, v_cols, "output", marks=marks("output")),
+        "combine": combine_table(tr, h, dt, s.tokens, marks("combine")),
+        "weights": vw.html_table(part["weights"], dt, s.tokens, s.tokens_k, "weights", "prob", marks=marks("weights")),
+    }
+    for name in ("scores", "scaled", "masked"):
+        tables[name] = vw.html_table(part[name], dt, s.tokens, s.tokens_k, name, marks=marks(name))
+    head_note = f"head {h + 1} of {s.heads}" if s.heads > 1 else ""
+    prints = {
+        "qkv": "\n".join(f"{n} = {vw.torch_print(part[n])}" for n in ("q", "k", "v")),
+        **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
+        "combine": vw.torch_print(tr.output),
+    }
+    w_o = tr.weights.W_o
+    combine_shapes = vw.combine_note(
+        s.heads,
+        s.head_mode,
+        tuple(tr.attention.output.shape),
+        None if w_o is None else tuple(w_o.shape),
+        s.weights.layout,
+    )
+    for step in vw.STEPS:
+        note = head_note if step != "combine" else combine_shapes
+        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
+    compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.WINDOW, short=True)
+    out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
+    # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
+    heads_fig = heat.every_head(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
+    out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
+    out["fig"] = heat.pair(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
+    return out
+
+
+def combine_table(
+    tr: ac.MultiHeadTrace,
+    h: int,
+    dtype: str,
+    tokens: list[str],
+    marks: dict[str, Any] | None = None,
+    window: int = vw.WINDOW,
+    short: bool = False,
+) -> str:
+    """The combined output; when wider than the table window, starting at the shown head's block."""
+    width = tr.output.shape[-1]
+    lo = h * (width // tr.heads) if width > window and tr.weights.W_o is None else 0
+    cols = [f"o{j + 1}" for j in range(lo, width)]
+    return vw.html_table(
+        tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks, window=window, short=short,
+        title="" if short else None,
+    )  # fmt: skip
+
+
+def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> tuple[str, bool]:
+    """The explain panel for the picked cell of head ``h`` (0-based), recomputed from the live trace,
+    and whether the pick is a cell of this state (so it can be outlined)."""
+    if not pick:
+        return vw.explain_html("", ()), False
+    try:
+        e = explain(tr, h, pick["name"], pick["row"], pick["col"], {"q": s.x_q, "k": s.x_k, "v": s.x_v})
+    except (IndexError, KeyError):  # the picked cell left the tensor (a resize): say so, do not guess
+        where = f"{pick.get('name')}[{pick.get('row', 0) + 1}, {pick.get('col', 0) + 1}]"
+        return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number."), False
+    i, j, name = pick["row"], pick["col"], pick["name"]
+    rows = s.tokens_k if name in ("k", "v") else s.tokens
+    who = f"row {i + 1} is token '{rows[i]}'"
+    if name in ("scores", "scaled", "masked", "weights"):
+        who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
+    return vw.explain_html(e.title, (who, *e.lines)), True
+
+
+def parse_pick(data: Any) -> dict[str, Any] | None:
+    """A click from a table (``{name, row, col}`` as the browser sent it) -> a pick, or None when malformed."""
+    if not isinstance(data, dict) or data.get("name") not in EXPLAINABLE:
+        return None
+    r, c = data.get("row"), data.get("col")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < MAX_T * MAX_HEADS * 8 for n in (r, c)):
+        return None
+    return {"name": data["name"], "row": r, "col": c}
+
+
+VIEW_KEYS = ("badge", "message", "overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
+
+
+def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
+    """All views for the on-screen values, or the message plus gr.skip() for everything else."""
+    try:
+        s = ac.parse(scenario_from(v))
+        tr = ac.evaluate(s)
+        out = render(preset_id, s, tr, v["view_head"], v.get("pick"))
+        result = ac.result_json(s, tr) if preset_id else {}
+        out["badge"] = vw.badge(preset_id, s, result)
+        out["message"] = vw.message_html(list(tr.attention.warnings))
+        return out
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return refused(str(e))
+    except Exception:  # never a traceback in the browser; the server log keeps it
+        log.exception("render failed")
+        return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
+
+
+def refused(problem: str) -> dict[str, Any]:
+    """Views for a state that was refused: only the message changes; ``"refused"`` tells handlers not to store it."""
+    return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem), "refused": True}
+
+
+def expired_views() -> list[Any]:
+    """Views for an edit whose session the server no longer holds: say so, keep everything on screen."""
+    problem = (
+        "session: the server holds no state for this page (it was never loaded here, or the server restarted or "
+        "dropped it). Reload the page, or open your copy link, to go on; nothing was changed."
+    )
+    gr.Warning(problem)
+    return [vw.message_html([], error=problem) if k == "message" else gr.skip() for k in VIEW_KEYS]
+
+
+def expired_message() -> str:
+    """Just the message of :func:`expired_views`, for handlers that answer in one panel."""
+    return expired_views()[VIEW_KEYS.index("message")]
+
+
+def expired_got() -> dict[str, Any]:
+    """:func:`expired_views` by view key, as :func:`compute_views` answers."""
+    return dict(zip(VIEW_KEYS, expired_views(), strict=True))
+
+
+def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
+    """The on-screen state as a parsed scenario and its explicit JSON (raises ScenarioError naming the field)."""
+    s = ac.parse(scenario_from(v))
+    return s, scenario_json(s, preset_id)
+
+
+def restructure_values(
+    action: str, preset_id: str | None, shape: dict[str, Any], v: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
+    """A structural edit (sizes, heads, mode, layout, cross, W_o, mask kind, or an init button).
+
+    Returns (new shape, new editable values or None when refused, views).
+    """
+    try:
+        recipe = {"init_linear": "linear", "init_rand": "rand"}.get(action)
+        if v["mask_kind"] == "custom" and shape.get("mask_kind", "custom") != "custom":
+            v = {**v, "keep": current_keep(v, shape["mask_kind"])}
+        nv = reshape_values(v, shape, recipe)
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return shape, None, refused(str(e))
+    return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
+
+
+def load_values(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Everything on screen for one preset: its exact tensors in its own layout and names."""
+    p = ac.get_preset(preset_id)
+    nv = values_from_scenario(ac.parse(p.scenario))
+    init = p.scenario.get("weights", {})
+    nv["seed"] = init.get("seed", 42)
+    recipe = init.get("init", "linear") if init.get("init") in ("linear", "rand") else "linear"
+    return shape_of(nv, recipe), nv, compute_views(preset_id, nv)
+
+
+def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A scenario dict (file or link) -> (preset id it names, shape, editable values, views)."""
+    s = ac.parse(sc)
+    preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
+    nv = values_from_scenario(s)
+    w = sc.get("weights") if isinstance(sc.get("weights"), dict) else {}
+    nv["seed"] = w.get("seed", 42)
+    recipe = w.get("init") if w.get("init") in ("linear", "rand") else "linear"  # what a resize draws new cells from
+    return preset_id, shape_of(nv, recipe), nv, compute_views(preset_id, nv)

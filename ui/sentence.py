@@ -1,0 +1,180 @@
+"""Sentence mode (seed 003): SimpleTokenizer's tokens and ids, embeddings, weightless attention, then the
+sentence's trainable attention in the workbench."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import gradio as gr
+import torch
+
+import attention_core as ac
+from attention_core.presets import EMBEDDINGS_003, SENTENCE
+from attention_core.scenario import MAX_D, MAX_SEED, MAX_T, parse_int
+from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
+from ui.pipeline import scenario_values
+from ui.render import tables as vw
+from ui.wiring import COMMON, Page, bind, on
+
+SENTENCE_NOTE = (
+    "Seeded rows are drawn exactly as nn.Embedding(vocab, d) draws them after torch.manual_seed(seed), on this "
+    "machine. That normal_ fill is platform-dependent: with seed 69, only 9 of the 21 values 003 printed come back "
+    "here, which is why the 003 presets carry the printed numbers (button: 003's printed embeddings)."
+)
+
+
+def sentence_tokens(sentence: Any) -> tuple[ac.SimpleTokenizer, list[str]]:
+    """A sentence -> its tokenizer and tokens; errors name 'sentence'."""
+    text = sentence if isinstance(sentence, str) else ""
+    if len(text) > MAX_SENTENCE:
+        raise ac.ScenarioError("sentence", f"{len(text)} characters; at most {MAX_SENTENCE}")
+    toks = ac.SimpleTokenizer.tokenize(text)
+    if not toks:
+        raise ac.ScenarioError("sentence", "is empty; type a few words")
+    if len(toks) > MAX_T:
+        raise ac.ScenarioError("sentence", f"{len(toks)} tokens (spaces count); at most {MAX_T}")
+    return ac.SimpleTokenizer(text), toks
+
+
+def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, table: Any) -> list[list[Any]]:
+    """The vocabulary's embedding rows: kept by token from the table on screen, new tokens drawn from the seed."""
+    drawn = embedding_table(tok.vocab_size, d, seed).tolist()
+    if action == "printed":
+        if tok.vocab != ac.SimpleTokenizer(SENTENCE).vocab or d != 3:
+            raise ac.ScenarioError("embeddings", f"003 printed rows for its own sentence ({SENTENCE!r}) and d = 3")
+        ids = ac.SimpleTokenizer(SENTENCE).encode(SENTENCE)
+        return [EMBEDDINGS_003[ids.index(i)] for i in range(tok.vocab_size)]
+    if action == "draw":
+        return drawn
+    data = table.get("data") if isinstance(table, dict) else table
+    data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
+    old = {str(r[0]): list(r[1:]) for r in data if isinstance(r, (list, tuple)) and r} if isinstance(data, list) else {}
+    return [old[shown_token(t)] if len(old.get(shown_token(t), [])) == d else drawn[i] for i, t in enumerate(tok.vocab)]
+
+
+def sentence_input(
+    action: str, sentence: Any, d: Any, seed: Any, table: Any
+) -> tuple[ac.SimpleTokenizer, list[str], list[list[Any]], list[list[float]], int]:
+    """Sentence mode's inputs, checked: (tokenizer, tokens, raw rows as shown, rows as floats, seed).
+
+    Errors name the field: sentence, embedding width d, seed, or embeddings row r, column c.
+    """
+    tok, toks = sentence_tokens(sentence)
+    d_i = parse_int(d, "embedding width d", 1, 16)
+    seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
+    rows = embedding_rows(action, tok, d_i, seed_i, table)
+    return tok, toks, rows, ac.scenario.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
+
+
+def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
+    """Sentence mode: tokens and ids, the embedding table, weightless attention with both normalisations.
+
+    ``action``: "text" (keep rows by token), "edit", "draw" (seeded nn.Embedding), "printed" (003's numbers).
+    Returns {"table", "tokens", "simplified", "message"}; on bad input the message and gr.skip() elsewhere.
+    """
+    try:
+        tok, toks, rows, vocab, _ = sentence_input(action, sentence, d, seed, table)
+        labels = [shown_token(t) for t in tok.vocab]
+        cols = [f"d{j + 1}" for j in range(len(rows[0]))]
+        ids = tok.encode(sentence)
+        x = torch.tensor(vocab, dtype=torch.float32)[ids]  # (T, d): one row per token, spaces included (003 In [4])
+        tr = ac.simplified_attention(x)
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return {"table": gr.skip(), "tokens": gr.skip(), "simplified": gr.skip(),
+                "message": vw.message_html([], error=str(e))}  # fmt: skip
+    shown_toks = [f"{i + 1}:{shown_token(t)}" for i, t in enumerate(toks)]
+    token_table = "".join(f"<tr><th>{i + 1}</th><td>{html.escape(shown_token(t))}</td><td>{n}</td></tr>"
+                          for i, (t, n) in enumerate(zip(toks, ids, strict=True)))  # fmt: skip
+    tokens_html = (f"<p>{len(toks)} tokens, vocabulary of {tok.vocab_size} (sorted): "
+                   f"{html.escape(', '.join(f'{shown_token(t)}={i}' for i, t in enumerate(tok.vocab)))}</p>"
+                   f"<table class='nt'><tr><th>#</th><th>token</th><th>id</th></tr>{token_table}</table>")  # fmt: skip
+    warn = []
+    if not bool(torch.isfinite(tr.weights_sum).all()) or bool((tr.weights_sum < 0).any()):
+        warn.append("divide-by-sum gives negative (or undefined) weights here: dot products can be negative, "
+                    "which is why 003 moves on to softmax")  # fmt: skip
+
+    def box(title: str, t: torch.Tensor, cols_: list[str], name: str, kind: str = "signed") -> str:
+        return vw.html_table(t, "float32", shown_toks, cols_, name, kind, title=title)
+
+    simplified = (
+        "<div class='lab-cols'>"
+        f"<div class='lab-col'>{box('scores = X Xᵀ', tr.scores, shown_toks, 'sent-scores')}</div>"
+        f"<div class='lab-col'>{box('÷ row sum (003 cell 9)', tr.weights_sum, shown_toks, 'sent-sum', 'prob')}"
+        f"{box('context = weights @ X', tr.context_sum, cols, 'sent-ctx-sum')}</div>"
+        f"<div class='lab-col'>{box('softmax (003 cell 12)', tr.weights_softmax, shown_toks, 'sent-softmax', 'prob')}"
+        f"{box('context = weights @ X', tr.context_softmax, cols, 'sent-ctx-softmax')}</div></div>"
+    )
+    return {"table": vw.raw_table(rows, labels, cols, "float32"), "tokens": tokens_html, "simplified": simplified,
+            "message": vw.message_html(warn)}  # fmt: skip
+
+
+def sentence_scenario(sentence: Any, d: Any, d_out: Any, seed: Any, table: Any) -> dict[str, Any]:
+    """Trainable attention on the sentence: its embeddings as x, 003's torch.rand(d_in, d_out) weights (seed),
+    matmul layout (003's Parameter class)."""
+    tok, toks, _, vocab, seed_i = sentence_input("text", sentence, d, seed, table)
+    d_o = parse_int(d_out, "d_out", 1, MAX_D)
+    x = [vocab[i] for i in tok.encode(sentence)]
+    labels = [shown_token(t).replace(",", "‚") for t in toks]  # the token box is comma-separated
+    return {"x": x, "tokens": labels, "layout": "matmul", "d_out": d_o,
+            "weights": {"init": "rand", "seed": seed_i}}  # fmt: skip
+
+
+def build_sentence(page: Page, tabs: Any) -> None:
+    with gr.Tab("Sentence mode", id="sentence") as tab:
+        gr.Markdown(
+            "Seed 003's path: a sentence, SimpleTokenizer's tokens and ids (every space is a token), an embedding "
+            "per vocabulary entry, then attention with no weights (both normalisations), then trainable attention "
+            f"in the workbench. {SENTENCE_NOTE}"
+        )
+        with gr.Row():
+            text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
+            d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
+            seed = gr.Number(69, precision=0, minimum=0, label="seed")
+            d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
+        with gr.Row():
+            draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
+            printed = gr.Button("003's printed embeddings")
+            go = gr.Button("Trainable attention on this sentence →", variant="primary", elem_id="sent-go")
+        msg = gr.HTML(elem_id="sentence-message")
+        with gr.Row():
+            tokens = gr.HTML(elem_id="sentence-tokens")
+            table = gr.Dataframe(
+                value={"data": [["", 0.0]], "headers": ["", "d1"]},
+                interactive=True,
+                type="array",
+                label="embeddings (one row per vocabulary entry; edit any cell)",
+                static_columns=[0],
+                max_height=300,
+                wrap=False,
+                elem_id="sentence-emb",
+            )
+        out = gr.HTML(elem_id="sentence-out")
+    ins, outs = [text, d, seed, table, d_out], [table, tokens, out, msg]
+    for trigger, action in (
+        (tab.select, "text"),
+        (text.change, "text"),
+        (d.input, "text"),
+        (table.input, "edit"),
+        (draw.click, "draw"),
+        (printed.click, "printed"),
+    ):
+        trigger(bind(sentence, action), ins, outs, **COMMON)
+    on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
+
+
+def sentence(action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
+    got = sentence_views(action, text, d, seed, tbl)
+    return [got["table"], got["tokens"], got["simplified"], got["message"]]
+
+
+def on_sentence_go(
+    page: Page, tabs: Any, msg: Any, text: Any, d: Any, seed: Any, tbl: Any, d_out: Any
+) -> dict[Any, Any]:
+    try:
+        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl))
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return {msg: vw.message_html([], error=str(e))}
+    return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, new_shape, nv, got)}

@@ -1,0 +1,176 @@
+"""Share · export: links to the exact state, scenario.json, attention.py and attention.ipynb, loading a file."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+import attention_core as ac
+from attention_core.export import to_notebook, to_script
+from serving.export_folders import ExportFolders
+from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
+from ui.render import tables as vw
+from ui.values import DEFAULT_PRESET
+from ui.wiring import COMMON, Page, bind, on
+
+MAX_LINK = 16_000  # characters of an encoded scenario in a link (uvicorn refuses request lines past ~16 KB)
+
+
+MAX_LINK_JSON = 1_000_000  # bytes of JSON after decompression
+
+
+def encode_link(scenario: dict[str, Any]) -> str:
+    """A scenario as the ``?scenario=`` value of a shareable link: URL-safe base64 of its zlib-compressed JSON."""
+    raw = zlib.compress(json.dumps(scenario, separators=(",", ":")).encode(), 9)
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_link(text: str) -> dict[str, Any]:
+    """The inverse of encode_link; JSON only, size-capped before and after decompression, errors name 'link'."""
+    if len(text) > MAX_LINK:
+        raise ac.ScenarioError("link", f"the encoded scenario has {len(text)} characters; at most {MAX_LINK}")
+    try:
+        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        unpacker = zlib.decompressobj()
+        raw = unpacker.decompress(packed, MAX_LINK_JSON)
+        too_big = bool(unpacker.unconsumed_tail)
+        sc = None if too_big else json.loads(raw)
+    except (ValueError, UnicodeDecodeError, zlib.error):
+        raise ac.ScenarioError("link", "the scenario in this link is not a valid encoded JSON scenario") from None
+    if too_big:
+        raise ac.ScenarioError("link", f"the scenario in this link is larger than {MAX_LINK_JSON} bytes")
+    if not isinstance(sc, dict):
+        raise ac.ScenarioError("link", "the scenario in this link is not a JSON object")
+    return sc
+
+
+def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Open ``?preset=<id>`` or ``?scenario=<encoded>``; a bad link falls back to the default preset, with a message."""
+    error = None
+    try:
+        if "scenario" in query:
+            return scenario_values(decode_link(query["scenario"]))
+        if "preset" in query:
+            if query["preset"] not in ac.preset_ids():
+                raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
+            return (query["preset"], *load_values(query["preset"]))
+    except ac.ScenarioError as e:
+        error = str(e)
+    new_shape, nv, got = load_values(DEFAULT_PRESET)
+    if error:
+        got["message"] = vw.message_html([], error=f"{error}; showing the default preset instead")
+    return DEFAULT_PRESET, new_shape, nv, got
+
+
+EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
+
+
+def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -> str:
+    """A link that opens exactly this state: ``?preset=<id>`` while the preset is untouched, else the scenario."""
+    base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
+    s, sc = current_scenario(preset_id, v)
+    if preset_id and not vw.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
+        return f"{base}?preset={preset_id}"
+    code = encode_link(sc)
+    if len(code) > MAX_LINK:
+        problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
+        raise ac.ScenarioError("link", problem)
+    return f"{base}?scenario={code}"
+
+
+def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
+    """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
+    s, sc = current_scenario(preset_id, v)
+    title = ac.get_preset(preset_id).title if preset_id else "Attention Playground: custom state"
+    folder = EXPORTS.new()
+    files = {
+        "scenario.json": json.dumps(sc, indent=1),
+        "attention.py": to_script(s, title),
+        "attention.ipynb": to_notebook(s, title),
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return [str(folder / name) for name in files]
+
+
+def read_scenario_file(path: str | None) -> dict[str, Any]:
+    """An uploaded scenario file (the path gradio gave its upload): JSON only, size-capped, errors name the file."""
+    if not path:
+        raise ac.ScenarioError("scenario file", "no file was uploaded")
+    size = Path(path).stat().st_size
+    if size > MAX_LINK_JSON:
+        raise ac.ScenarioError("scenario file", f"{size} bytes; at most {MAX_LINK_JSON}")
+    try:
+        sc = json.loads(Path(path).read_bytes())
+    except UnicodeDecodeError:
+        raise ac.ScenarioError("scenario file", "is not text (a JSON scenario is expected)") from None
+    except ValueError as e:
+        raise ac.ScenarioError("scenario file", f"is not valid JSON ({str(e)[:80]})") from None
+    if not isinstance(sc, dict):
+        raise ac.ScenarioError("scenario file", "is JSON but not an object ({...}) as compute() takes")
+    return sc
+
+
+def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
+    preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
+    return page.answer(preset_id, new_shape, nv, got) | {page.preset: preset_id or DEFAULT_PRESET}
+
+
+def on_file(page: Page, path: str | None) -> dict[Any, Any]:
+    try:
+        preset_id, new_shape, nv, got = scenario_values(read_scenario_file(path))
+    except ac.ScenarioError as e:
+        problem = str(e) if e.field == "scenario file" else f"scenario file: {e}"
+        gr.Warning(problem)
+        return {page.views["message"]: vw.message_html([], error=problem)}
+    return page.answer(preset_id, new_shape, nv, got)
+
+
+def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
+    if vals is None:
+        return [gr.skip(), expired_message()]
+    try:
+        return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return ["", vw.message_html([], error=str(e))]
+
+
+def on_export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+    if vals is None:
+        return [gr.skip(), expired_message()]
+    try:
+        return [export_files(preset_id, vals), gr.skip()]
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return [gr.skip(), vw.message_html([], error=str(e))]
+
+
+def build_share() -> dict[str, Any]:
+    with gr.Accordion("Share · export", open=False, elem_id="share"):
+        with gr.Row():
+            link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
+            export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
+            upload_btn = gr.UploadButton(
+                "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
+            )
+        link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
+        downloads = gr.File(
+            label="downloads (run attention.py with torch alone)",
+            file_count="multiple",
+            interactive=False,
+            elem_id="downloads",
+        )
+    return {"link": link_btn, "export": export_btn, "upload": upload_btn, "link_box": link_box, "files": downloads}
+
+
+def wire_share(page: Page, share: dict[str, Any]) -> None:
+    st = [page.preset_state, page.vals_state]
+    on(share["link"].click, on_link, st, [share["link_box"], page.views["message"]], **COMMON)
+    on(share["export"].click, on_export, st, [share["files"], page.views["message"]], **COMMON)
+    on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)

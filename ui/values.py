@@ -1,0 +1,262 @@
+"""The page's editable values and the scenario they stand for, both ways.
+
+``FIELDS`` are the values a workbench holds (the grids as raw cells, typos included, and every control);
+``scenario_from`` turns them into a scenario for ``attention_core``, ``values_from_scenario`` goes the other way,
+and ``reshape_values`` applies a structural change, keeping every raw cell that still fits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import gradio as gr
+import torch
+
+import attention_core as ac
+from attention_core.multihead import LAYOUTS, MODES
+from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
+from ui.render import tables as vw
+
+DEFAULT_PRESET = "statquest-self"
+
+
+SCALE_MODES = ("√d_k", "off", "temperature")
+
+
+# the editable values, in the order the handlers receive them
+FIELDS = (
+    "tokens",
+    "tokens_k",
+    "cross",
+    "x",
+    "x_k",
+    "x_v",
+    "T",
+    "S",
+    "d_in",
+    "d_out",
+    "heads",
+    "head_mode",
+    "layout",
+    "W_q",
+    "W_k",
+    "W_v",
+    "use_wo",
+    "W_o",
+    "mask_kind",
+    "fill",
+    "padding",
+    "keep",
+    "scale_mode",
+    "temperature",
+    "dtype",
+    "normalize",
+    "seed",
+    "view_head",
+)
+
+
+TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
+
+
+CONTROLS = tuple(f for f in FIELDS if f not in TABLE_FIELDS)
+
+
+def split_tokens(text: str | None) -> list[str]:
+    return [t.strip() for t in str(text or "").split(",") if t.strip()]
+
+
+def padding_flags(text: str | None, n_keys: int) -> list[bool]:
+    """'2, 3' (1-based key positions) -> flags per key; bad text raises ScenarioError('padding')."""
+    flags = [False] * n_keys
+    for part in str(text or "").replace(" ", ",").split(","):
+        if not part:
+            continue
+        if not re.fullmatch(r"[0-9]{1,3}", part) or not 1 <= int(part) <= n_keys:
+            raise ac.ScenarioError("padding", f"{part!r} is not a key position 1..{n_keys}")
+        flags[int(part) - 1] = True
+    return flags
+
+
+def in_layout(mats: list[list[list[Any]]], layout: str) -> list[list[list[Any]]]:
+    """Raw per-head matrices between linear (out×in) and ``layout``: the same transpose both ways."""
+    return mats if layout == "linear" else vw.flip(mats)
+
+
+def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
+    """Everything on screen -> a scenario for attention_core (cells passed raw: the core names bad ones)."""
+    heads, mode = parse_int(v["heads"], "heads", 1, MAX_HEADS), v["head_mode"]
+    n_mats = heads if mode == "concat" else 1
+    sc: dict[str, Any] = {
+        "heads": heads,
+        "head_mode": mode,
+        "layout": v["layout"],
+        "dtype": v["dtype"],
+        "normalize": v["normalize"],
+        "weights": {name: vw.table_to_heads(v[name], n_mats) for name in ("W_q", "W_k", "W_v")},
+    }
+    sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
+    for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
+        if name != "b_o" or v["use_wo"]:
+            sc["weights"][name] = b
+    tokens = split_tokens(v["tokens"])
+    if v["cross"]:
+        sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_k"]), x_v=vw.cells(v["x_v"]), tokens=tokens,
+                  tokens_k=split_tokens(v["tokens_k"]))  # fmt: skip
+    else:
+        sc.update(x=vw.cells(v["x"]), tokens=tokens)
+    n_k = len(vw.grid(v["x_k"] if v["cross"] else v["x"]))
+    kind = v["mask_kind"]
+    mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
+    if "padding" in kind:
+        mask["padding"] = padding_flags(v["padding"], n_k)
+    if kind == "custom":
+        mask["keep"] = vw.cells(v["keep"])
+    sc["mask"] = mask
+    sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
+    return sc
+
+
+def shown_head(view_head: Any, heads: int) -> int:
+    """The 0-based head shown in detail: the "head shown" box, clipped to the heads there are."""
+    return min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), heads) - 1
+
+
+def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
+    """Editable values that show a parsed scenario (weights always explicit, exact in its dtype)."""
+    w, dt = s.weights, s.dtype
+    d_in = s.x_q.shape[-1]
+    n_mats = w.W_q.shape[0]
+    d_out = (w.W_q.shape[1] if w.layout == "linear" else w.W_q.shape[2]) if s.head_mode == "concat" else d_in
+    keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
+    pad = ", ".join(str(j + 1) for j, padded in enumerate(s.padding or ()) if padded)
+    x_cols = [f"d{j + 1}" for j in range(d_in)]
+    wo = w.W_o if w.W_o is not None else torch.eye(d_in, n_mats * d_out).to(w.W_q.dtype)
+    if w.W_o is None and w.layout == "matmul":
+        wo = wo.T
+    return {
+        "tokens": ", ".join(s.tokens),
+        "tokens_k": ", ".join(s.tokens_k),
+        "cross": not s.self_attention,
+        "x": vw.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
+        "x_k": vw.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        "x_v": vw.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
+        "T": len(s.tokens),
+        "S": len(s.tokens_k),
+        "d_in": d_in,
+        "d_out": d_out,
+        "heads": s.heads,
+        "head_mode": s.head_mode,
+        "layout": w.layout,
+        "W_q": vw.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
+        "W_k": vw.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
+        "W_v": vw.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
+        "use_wo": w.W_o is not None,
+        "W_o": vw.stacked_table([wo.tolist()], "o", w.layout, dt),
+        "mask_kind": s.mask_kind,
+        "fill": s.fill,
+        "padding": pad,
+        "keep": vw.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
+        "scale_mode": "√d_k" if s.scale is True else "off" if s.scale is False else "temperature",
+        "temperature": s.scale if not isinstance(s.scale, bool) else 1.0,
+        "dtype": s.dtype,
+        "normalize": s.normalize,
+        "view_head": min(view_head, s.heads),
+        "biases": {n: getattr(w, n).tolist() for n in ac.scenario.BIASES if getattr(w, n) is not None} or None,
+    }
+
+
+def resized(raw: list[list[Any]], rows: int, cols: int, fresh: list[list[float]]) -> list[list[Any]]:
+    """Keep every raw cell that still fits (typos included); new cells come from ``fresh``."""
+    return [[raw[i][j] if i < len(raw) and j < len(raw[i]) else fresh[i][j] for j in range(cols)] for i in range(rows)]
+
+
+def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None) -> dict[str, Any]:
+    """Apply new sizes/heads/mode/layout (or a fresh ``recipe`` draw) to the on-screen values.
+
+    ``shape`` describes the tables as they are now on screen; raw cells are kept where they fit.
+    """
+    # sizes are checked before any tensor is built
+    seed = parse_int(v["seed"] or 0, "seed", 0, MAX_SEED)
+    T, d_in = parse_int(v["T"], "T", 1, MAX_T), parse_int(v["d_in"], "d_model", 1, MAX_D)
+    S = parse_int(v["S"], "S", 1, MAX_T) if v["cross"] else T
+    heads = parse_int(v["heads"], "heads", 1, MAX_HEADS)
+    mode = parse_choice(v["head_mode"], "head_mode", MODES)
+    layout = parse_choice(v["layout"], "layout", LAYOUTS)
+    if mode == "split" and d_in % heads:
+        raise ac.ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
+    d_out = parse_int(v["d_out"], "d_out", 1, MAX_D) if mode == "concat" else d_in
+    n_mats = heads if mode == "concat" else 1
+    g = torch.Generator().manual_seed(seed)
+    fresh_x = (torch.randn(T, d_in, generator=g) * 2).round(decimals=2).tolist()
+    fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
+    new_w = ac.init_weights(recipe or shape.get("recipe", "linear"), seed, d_in, d_out, heads, mode, "linear", True)
+    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.grid(v["keep"])]
+    tokens = split_tokens(v["tokens"])
+    tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
+    tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
+    tokens_k = (tokens_k + [f"s{i + 1}" for i in range(len(tokens_k), S)])[:S]
+    old_n = shape["heads"] if shape["head_mode"] == "concat" else 1
+    mats: dict[str, list[list[list[Any]]]] = {}
+    for name in ("W_q", "W_k", "W_v"):
+        fresh = getattr(new_w, name).tolist()
+        old = [] if recipe else in_layout([vw.rows_of(m) for m in vw.table_to_heads(v[name], old_n)], shape["layout"])
+        same_mode = shape["head_mode"] == mode
+        mats[name] = [
+            resized(old[h] if same_mode and h < len(old) else [], d_out, d_in, fresh[h]) for h in range(n_mats)
+        ]
+    wo_old = [] if recipe else in_layout([vw.grid(v["W_o"])], shape["layout"])[0]
+    wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
+    x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
+    out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
+    out["biases"] = None  # a new structure: the loaded biases no longer fit it
+    x_cols = [f"d{j + 1}" for j in range(d_in)]
+    out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
+    was_cross = shape.get("cross", v["cross"])
+    for name in ("x_k", "x_v"):  # turning cross on starts both sources from x
+        src = vw.grid(v[name]) if v["cross"] and was_cross else x
+        out[name] = vw.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
+
+    for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):
+        out[name] = vw.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
+    out["W_o"] = vw.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
+    default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
+    out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
+    out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
+    return out
+
+
+def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
+    """The custom mask grid with one cell flipped 0 <-> 1 (clicks on the label column do nothing)."""
+    rows = [list(r) for r in (keep.get("data", []) if isinstance(keep, dict) else keep or [])]
+    i, j = (index if isinstance(index, (list, tuple)) else (-1, -1))[:2]
+    if 1 <= j and 0 <= i < len(rows) and j < len(rows[i]):
+        rows[i][j] = 0 if str(rows[i][j]).strip() in ("1", "1.0") else 1
+    return {"data": rows, "headers": ["", *key_tokens][: max((len(r) for r in rows), default=1)]}
+
+
+def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
+    """What the weight tables on screen look like, so the next structural change can read them."""
+    return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
+            "mask_kind": v["mask_kind"], "cross": bool(v["cross"])}  # fmt: skip
+
+
+def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
+    """The grid of the mask that was on before switching to 'custom', so the user edits from there."""
+    try:
+        s = ac.parse(scenario_from({**v, "mask_kind": kind}))
+    except ac.ScenarioError:
+        return vw.cells(v["keep"])
+    keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
+    return [["", *r] for r in keep.int().tolist()]
+
+
+def shown(nv: dict[str, Any]) -> list[Any]:
+    """Editable values as updates, hiding the controls that do not apply (cross, W_o, mask grid)."""
+    visible = {
+        "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
+        "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
+        "d_out": nv["head_mode"] == "concat",
+    }  # fmt: skip
+    return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]

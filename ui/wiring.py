@@ -1,0 +1,227 @@
+"""How handlers meet gradio: per-page Slots in the session store, ``on()``, ``stream()`` and ``Page``.
+
+Why this exists: each page's state (preset, shape, values, quiz, pin, training) lives in ``STORE``
+(serving/sessions.py), keyed by the page's session hash, not in ``gr.State``: gradio's own session table is small
+and least-recently-used, and any script can make session hashes, so a learner's state would be evicted. ``on``
+rewrites a handler's signature with ``inspect`` so that gradio passes only real components and the request,
+fills the handler's Slots from the page's entry, and stores what it answers for them under the page's lock.
+Without it every handler would take and return ``gr.State`` values that gradio keeps (and drops) itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from serving.sessions import SessionStore
+from ui.pipeline import VIEW_KEYS, expired_got
+from ui.render import grids
+from ui.values import FIELDS, shown, shown_head
+
+COMMON = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
+
+
+def bind(fn: Callable[..., Any], *bound: Any) -> Callable[..., Any]:
+    """``functools.partial`` that Gradio can read: the remaining parameters keep their names and annotations,
+    so ``gr.Request`` and ``gr.EventData`` are still recognised."""
+
+    @functools.wraps(fn)
+    def handler(*args: Any) -> Any:
+        return fn(*bound, *args)
+
+    params = list(inspect.signature(fn).parameters.values())[len(bound) :]
+    handler.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return handler
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A per-session value held in ``STORE`` (not a gradio component): "preset", "shape" or "vals".
+
+    Handlers read and write Slots as if they were components; ``on`` fills them from this session's entry and
+    stores what the handler returns for them, so gradio neither sees nor keeps them.
+    """
+
+    name: str
+
+
+STORE = SessionStore()  # the server's table of pages' state: one entry per session hash (see sessions.py)
+
+
+# before a queued event leaves the page: the grid's live edits still on their way go first (grid.js), so a control
+# changed right after an edit applies to the edited values, as the edit was made first
+AFTER_LIVE_EDITS = "(...args) => (window.apLiveIdle ? window.apLiveIdle().then(() => args) : args)"
+
+
+def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:
+    """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
+
+    ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
+    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py) and gradio's own
+    event options.
+    """
+    loads = kw.pop("loads", False)
+    shown_in = [c for c in inputs if not isinstance(c, Slot)]
+    shown_out = [c for c in outputs if not isinstance(c, Slot)]
+    params = list(inspect.signature(fn).parameters.values())
+    extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
+
+    def handler(*args: Any) -> Any:
+        *given, request = args
+        key = getattr(request, "session_hash", None)
+        with STORE.lock(key):  # (live edits of the same page wait, see live_edit)
+            entry = STORE.get(key) or {}
+            it = iter(given[: len(shown_in)])
+            full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+            out = fn(*full, *given[len(shown_in) :])
+            writes, rest = split_slots(out, outputs)
+            if writes:
+                STORE.put(key, writes, used=not loads)
+        return rest
+
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    sig = inspect.Signature(
+        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
+        + [p.replace(annotation=gr.EventData if "EventData" in str(p.annotation) else gr.Request) for p in extra]
+        + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
+    )
+    handler.__signature__ = sig  # type: ignore[attr-defined]
+    handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
+    handler.__name__ = getattr(fn, "__name__", "handler")
+    handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
+    trigger(handler, shown_in, shown_out, js=AFTER_LIVE_EDITS, **kw)
+
+
+def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
+    """A handler's answer split into (Slot name -> value to store, what gradio gets for the real outputs)."""
+    skip = gr.skip()
+    if isinstance(out, dict) and "__type__" not in out:  # {component: value}
+        writes = {c.name: v for c, v in out.items() if isinstance(c, Slot) and v != skip}
+        rest = {c: v for c, v in out.items() if not isinstance(c, Slot)}
+        if not rest and any(not isinstance(c, Slot) for c in outputs):
+            # gradio takes an empty dict as the value of a lone output (and refuses it for several): show nothing
+            return writes, skip
+        return writes, rest
+    values = list(out) if len(outputs) > 1 else [out]
+    writes = {c.name: v for c, v in zip(outputs, values, strict=True) if isinstance(c, Slot) and v != skip}
+    rest = [v for c, v in zip(outputs, values, strict=True) if not isinstance(c, Slot)]
+    return writes, (rest[0] if len(rest) == 1 else rest or None)
+
+
+@dataclass
+class Page:
+    """Every component a handler reads or writes, so handlers can answer with {component: value}."""
+
+    preset: Any
+    preset_state: Slot
+    shape_state: Slot
+    vals_state: Slot
+    controls: dict[str, Any]
+    inputs: Any
+    views: dict[str, Any]  # VIEW_KEYS -> component
+
+    def view_updates(self, got: dict[str, Any]) -> dict[Any, Any]:
+        return {self.views[k]: got[k] for k in VIEW_KEYS if k in got}
+
+    def edited(self, nv: dict[str, Any] | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
+        """:func:`edit_result` as component updates (the values stored only when the edit was taken)."""
+        out = self.view_updates(got)
+        if nv is not None:
+            out[self.vals_state] = nv
+        if grid is not None:
+            out[self.inputs] = grid
+        return out
+
+    def value_updates(self, nv: dict[str, Any]) -> dict[Any, Any]:
+        """The controls and the input grids showing ``nv`` (controls that do not apply hidden)."""
+        out = {self.controls[f]: u for f, u in zip(FIELDS, shown(nv), strict=True) if f in self.controls}
+        out[self.inputs] = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"])))
+        return out
+
+    def everything(self) -> list[Any]:
+        return [
+            self.preset,
+            self.preset_state,
+            self.shape_state,
+            self.vals_state,
+            *self.controls.values(),
+            self.inputs,
+            *self.views.values(),
+        ]
+
+    def answer(self, preset_id: str | None, shape: Any, nv: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
+        """A whole new state: preset, states, controls, grids and views."""
+        return {
+            self.preset: preset_id or gr.skip(),
+            self.preset_state: preset_id,
+            self.shape_state: shape,
+            self.vals_state: nv,
+            **self.value_updates(nv),
+            **self.view_updates(got),
+        }
+
+
+def expired(page: Page) -> dict[Any, Any]:
+    return page.view_updates(expired_got())
+
+
+def superseded(stored: dict[str, Any], writes: dict[str, Any]) -> bool:
+    """Whether a stream's ``writes`` are older than what is stored: a Slot value that is a dict with a ``"run"``
+    counter is a run's own; another event (pause, reset, a step) stores it with a higher counter, and a run must
+    not write its lower one back over it (the run would go on and the pause be lost)."""
+    for name, new in writes.items():
+        old = stored.get(name)
+        if isinstance(new, dict) and isinstance(old, dict) and "run" in new and "run" in old:
+            if int(old["run"]) > int(new["run"]):
+                return True
+    return False
+
+
+def stream(
+    trigger: Callable[..., Any], fn: Callable[..., Iterator[Any]], inputs: list[Any],
+    outputs: list[Any], **kw: Any,
+) -> Any:  # fmt: skip
+    """Like ``playground.on`` for a generator: each yield's Slot values are stored before it is sent.
+
+    ``fn`` gets ``inputs`` in order, then ``live(name)``: that Slot's value now (another event may change it
+    while this one runs, e.g. pause). Each yield's Slot values are written only if no other event has moved
+    their run counter on meanwhile (``superseded``); if one has, that update is neither stored nor sent, and
+    ``fn`` sees the moved counter at its next look (a pause then gets its last "paused" update, see ui/train.py).
+    Returns the event, for ``cancels=``.
+    """
+    shown_in = [c for c in inputs if not isinstance(c, Slot)]
+    shown_out = [c for c in outputs if not isinstance(c, Slot)]
+
+    def handler(*args: Any) -> Iterator[Any]:
+        *given, request = args
+        key = getattr(request, "session_hash", None)
+        entry = STORE.get(key) or {}
+        it = iter(given)
+        full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+
+        def live(name: str) -> Any:
+            return (STORE.get(key) or {}).get(name)
+
+        for out in fn(*full, live):
+            writes, rest = split_slots(out, outputs)
+            with STORE.lock(key):  # the check and the write as one step against pause, reset, step
+                if superseded(STORE.get(key) or {}, writes):
+                    continue  # another event moved the run on after fn's own check: this update is not sent
+                if writes:
+                    STORE.put(key, writes, used=True)
+            yield rest
+
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    sig = inspect.Signature(
+        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
+        + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
+    )
+    handler.__signature__ = sig  # type: ignore[attr-defined]
+    handler.__annotations__ = {"session_request": gr.Request}
+    handler.__name__ = getattr(fn, "__name__", "stream")
+    return trigger(handler, shown_in, shown_out, **kw)

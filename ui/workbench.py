@@ -1,0 +1,253 @@
+"""The workbench: topbar, toolbar and drawer, the editable grids beside the one-screen pipeline, the notebook
+below, and their handlers (controls, structural changes, presets, explain clicks, the queued edit fallback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+import attention_core as ac
+from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
+from ui import present
+from ui.assets import EXPLAIN_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS
+from ui.edits import edit_result
+from ui.live import live_edit
+from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
+from ui.render import grids
+from ui.render import tables as vw
+from ui.share import build_share
+from ui.values import DEFAULT_PRESET, SCALE_MODES, shown_head
+from ui.wiring import COMMON, Page, bind, expired, on
+
+# controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
+REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
+
+
+LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "dtype", "normalize", "view_head")
+
+
+STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
+
+
+def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    """One grid cell committed: ``{table, row, col, value}``. A refused value changes nothing and is named.
+
+    (The page sends its edits by :func:`live_edit`; this queued event is its fallback and the handlers' tests.)
+    """
+    return page.edited(*edit_result("cell", preset_id, vals, getattr(evt, "_data", None)))
+
+
+def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    """A block pasted into a grid (spreadsheet cells, a nested list, or torch's print), checked whole."""
+    return page.edited(*edit_result("paste", preset_id, vals, getattr(evt, "_data", None)))
+
+
+def on_control(
+    page: Page, field: str, value: Any, preset_id: str | None, vals: dict[str, Any] | None
+) -> dict[Any, Any]:
+    """A live control (fill, scale, dtype, tokens, head shown…): recompute every view."""
+    if vals is None:
+        return expired(page)
+    vals = {**vals, field: value}
+    problem = control_problem(field, value)
+    got = refused(problem) if problem else compute_views(preset_id, vals)
+    if got.get("refused"):  # the server keeps what it had; the control keeps the text so it can be fixed
+        return page.view_updates(got)
+    out = {page.vals_state: vals, **page.view_updates(got)}
+    if field in REDRAW:
+        try:
+            h = shown_head(vals["view_head"], int(vals["heads"]))
+            out[page.inputs] = grids.inputs_html(vals, h)
+        except ac.ScenarioError:
+            pass  # the message already names the field; the grids stay as they are
+    return out
+
+
+MAX_TEXT = 2_000  # characters in a token-label or padding box
+
+
+def control_problem(field: str, value: Any) -> str | None:
+    """A live control's own value checked even while it does not apply, so a bad one is never stored."""
+    try:
+        if field == "temperature":
+            if ac.scenario.parse_number(value, "temperature") <= 0:
+                raise ac.ScenarioError("temperature", f"{value}: a temperature must be positive")
+        elif field == "view_head":
+            parse_int(value, "head shown", 1, MAX_HEADS)
+        elif not isinstance(value, str) or len(value) > MAX_TEXT:
+            raise ac.ScenarioError(field, f"expected text of at most {MAX_TEXT} characters")
+    except ac.ScenarioError as e:
+        return str(e)
+    return None
+
+
+def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict[Any, Any]:
+    """Sizes, heads, mode, layout, cross, W_o, mask kind, or an init button: new grids and views."""
+    value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
+    if vals is None or shape is None:
+        return expired(page)
+    vals = {**vals, field: value} if field else vals
+    new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
+    if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
+        return page.view_updates(got)
+    return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()}
+
+
+def on_load_preset(page: Page, preset_id: str) -> dict[Any, Any]:
+    new_shape, nv, got = load_values(preset_id)
+    return page.answer(preset_id, new_shape, nv, got)
+
+
+def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+    if vals is None:
+        return expired(page)
+    chosen = parse_pick(getattr(evt, "_data", None))
+    if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
+        return {}
+    vals = {**vals, "pick": chosen}
+    got = compute_views(preset_id, vals)
+    return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
+
+
+def on_store(field: str, value: Any, vals: dict[str, Any] | None) -> Any:
+    """The seed box: stored once it is a seed (the init buttons name a bad one when they use it)."""
+    try:
+        ok = vals is not None and parse_int(value, "seed", 0, MAX_SEED) is not None
+    except ac.ScenarioError:
+        ok = False
+    return {**vals, field: value} if ok and vals is not None else gr.skip()
+
+
+def build_topbar() -> tuple[Any, Any, Any]:
+    """Title, preset picker (and its reload button) and the one-line match badge."""
+    with gr.Row(elem_id="topbar"):
+        gr.HTML("<h1>Attention Playground</h1>", elem_id="title", min_width=200, scale=0, apply_default_css=False)
+        preset = gr.Dropdown(
+            [(p.title, p.id) for p in ac.all_presets()],
+            value=DEFAULT_PRESET,
+            label="Preset (notebook example)",
+            elem_id="preset",
+            scale=1,
+            min_width=280,
+        )
+        load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
+        badge = gr.HTML(elem_id="badge", js_on_load=PLAIN_JS, apply_default_css=False, scale=2, min_width=300)
+        present.build_teach()
+    return preset, badge, load_btn
+
+
+def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The controls used most in one compact row, the rest in drawers: (controls, init buttons, share)."""
+    c: dict[str, Any] = {}
+    drop = {"container": True, "min_width": 96}
+    with gr.Row(elem_id="toolbar"):
+        c["mask_kind"] = gr.Dropdown(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", **drop)
+        c["fill"] = gr.Dropdown(
+            [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+            value=first["fill"],
+            label="fill",
+            **drop,
+        )
+        c["heads"] = gr.Number(first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", **drop)
+        c["view_head"] = gr.Number(1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", **drop)
+        c["scale_mode"] = gr.Dropdown(list(SCALE_MODES), value=first["scale_mode"], label="scale", **drop)
+        c["normalize"] = gr.Dropdown(["softmax", "sum"], value=first["normalize"], label="normalise", **drop)
+        c["dtype"] = gr.Dropdown(["float32", "float64"], value=first["dtype"], label="dtype", **drop)
+        with gr.Accordion("More settings", open=False, elem_id="more"):
+            buttons = build_drawer(c, first)
+        share = build_share()
+    return c, buttons, share
+
+
+def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+    """The settings used less often (inside the toolbar's drawer)."""
+    with gr.Row():
+        c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
+        c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
+        c["S"] = gr.Number(
+            first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)", visible=first["cross"]
+        )
+        c["d_out"] = gr.Number(first["d_out"], precision=0, minimum=1, maximum=MAX_D, label="d_out per head")
+        c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
+        c["layout"] = gr.Radio(
+            [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
+            value=first["layout"],
+            label="weight layout",
+        )
+        c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
+    with gr.Row():
+        c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
+        c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
+        c["padding"] = gr.Textbox(first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False)
+        c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
+        init_linear = gr.Button("Init weights: nn.Linear (seed)")
+        init_rand = gr.Button("Init weights: torch.rand (seed)")
+    with gr.Row():
+        c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
+        c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
+    return {"init_linear": init_linear, "init_rand": init_rand}
+
+
+def build_pipeline(first_inputs: str) -> tuple[Any, Any, Any, Any]:
+    """The message line, the grids beside the overview, and the explain card: (message, inputs, overview, explain)."""
+    message = gr.HTML(elem_id="message", js_on_load=PLAIN_JS)
+    inputs, overview = build_bench(first_inputs)
+    explain_panel = gr.HTML(vw.explain_html("", ()), elem_id="explain", js_on_load=EXPLAIN_JS, apply_default_css=False)
+    return message, inputs, overview, explain_panel
+
+
+def build_bench(first_inputs: str) -> tuple[Any, Any]:
+    """The pipeline on one screen: editable X and W grids, then Q, K, V → scores → weights → output."""
+    with gr.Row(elem_id="bench", equal_height=False):
+        inputs = gr.HTML(
+            first_inputs, elem_id="inputs", js_on_load=GRID_JS, min_width=0, apply_default_css=False,
+            server_functions=[live_edit],
+        )  # fmt: skip
+        overview = gr.HTML(elem_id="overview", js_on_load=WATCH_JS, min_width=0, apply_default_css=False)
+    return inputs, overview
+
+
+def build_notebook() -> dict[str, Any]:
+    """Below the overview, each step keeps its notebook cell: formula, words, code, torch's print, tables."""
+    o: dict[str, Any] = {}
+    gr.Markdown("## The notebook, step by step\nEvery step of the overview above, as the notebooks write it.")
+    for step in vw.STEPS:
+        formula, words = vw.FORMULAS[step]
+        gr.Markdown(
+            f"### {vw.TITLES[step]}\n$${formula}$$\n{words}",
+            elem_id=f"step-{step}",
+            latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
+        )
+        o[f"html_{step}"] = gr.HTML(
+            elem_id=f"html-{step}", elem_classes=["nb-view"], js_on_load=WATCH_JS, apply_default_css=False
+        )
+        if step == "combine":
+            o["heads_fig"] = gr.HTML(elem_id="heads-fig", visible=False, js_on_load=HEAT_JS, apply_default_css=False)
+        if step == "weights":
+            o["fig"] = gr.HTML(elem_id="weights-fig", js_on_load=HEAT_JS, apply_default_css=False)
+    return o
+
+
+def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
+    """Every workbench event. Edits send only what changed; every other value lives in the session's state."""
+    c, st = page.controls, [page.preset_state, page.vals_state]
+    outs = page.everything()
+    # an edit lists only what it can change: Gradio's frontend snapshots every listed output per status update
+    views = [page.vals_state, *page.views.values()]
+    for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
+        trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
+        on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs], **COMMON)
+    for f in STRUCTURAL:
+        three = [c[f], page.preset_state, page.shape_state, page.vals_state]
+        on(c[f].input, bind(on_structure, page, "resize", f), three, outs, **COMMON)
+    on(c["seed"].input, bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
+    for action, btn in buttons.items():
+        three = [page.preset_state, page.shape_state, page.vals_state]
+        on(btn.click, bind(on_structure, page, action, None), three, outs, **COMMON)
+    on(page.preset.input, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
+    on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)
+    for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
+        on(page.views[k].click, bind(on_pick, page), st, views, **COMMON)
