@@ -116,3 +116,36 @@ def test_the_route_answers_bad_calls_without_a_traceback() -> None:
         r = client.post("gradio_api/component_server", json=big)
         assert r.status_code == 413
         assert client.get("monitoring/summary").status_code == 403  # monitoring is off
+
+
+def test_the_page_has_one_server_function_the_live_route_answers() -> None:
+    """The live route answers the page's component_server path for ``live_edit`` of the grid alone (ui/live.py), so
+    no other component of the page may have a server function: it would be answered 404 instead of by gradio."""
+    import playground
+
+    blocks = playground.demo.blocks.values()
+    fns = {b.elem_id: [f.__name__ for f in b.server_fns] for b in blocks if getattr(b, "server_fns", None)}
+    assert fns == {"inputs": ["live_edit"]}
+
+
+def test_a_live_edit_never_touches_gradios_session_table(session: str) -> None:
+    """gradio's own component_server route looks the session up in its table (8 sessions) and rebuilds an evicted
+    one on the event loop (~15 ms and a full GC's worth of objects per edit past 8 learners: issue 25). The app's
+    route answers from STORE alone: many edits of pages gradio never saw leave its table empty."""
+    from fastapi.testclient import TestClient
+
+    import playground
+
+    client = TestClient(playground.make_app())
+    inputs = next(b._id for b in playground.demo.blocks.values() if b.elem_id == "inputs")
+    before = set(playground.demo.state_holder.session_data)
+    body = {"data": cell("x", 0, 0, 2.5), "component_id": inputs, "fn_name": "live_edit", "session_hash": session}
+    for value in (2.5, 3.5, 4.5):
+        r = client.post("/gradio_api/component_server/", json={**body, "data": cell("x", 0, 0, value)})
+        assert r.status_code == 200 and "html-output" in r.json()["views"]
+        assert stored_x(session)[0][0] == value
+    assert set(playground.demo.state_holder.session_data) == before  # no session made, none evicted
+    r = client.post("/gradio_api/component_server", json={**body, "component_id": inputs + 1})
+    assert r.status_code == 404 and r.json() == {"detail": "Function not found."}
+    r = client.post("/gradio_api/component_server", content=b"{not json")
+    assert r.status_code == 400 and "JSON" in r.json()["detail"]
