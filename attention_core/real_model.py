@@ -164,6 +164,13 @@ def head_scenario(sentence: Any, layer: Any, head: Any, hidden: Any = None) -> S
     return scenario_of(forward(sentence, hidden), ly, hd)
 
 
+def forward_and_head(sentence: Any, hidden: Any, layer: int, head: int) -> tuple[Forward, Scenario]:
+    """One forward pass and one head of it as a core scenario: what the Real model tab shows, in one call (so it
+    can run where the model is loaded, serving/workers.py)."""
+    fw = forward(sentence, hidden)
+    return fw, scenario_of(fw, layer, head)
+
+
 def head_label(layer: int, head: int) -> str:
     return f"L{layer}H{head}"
 

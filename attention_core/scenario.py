@@ -43,6 +43,10 @@ class ScenarioError(ValueError):
         self.problem = problem
         super().__init__(f"{field}: {problem}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        """Pickled with its field and problem (a worker process raises it back to the server whole)."""
+        return type(self), (self.field, self.problem)
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -67,6 +67,15 @@ def run_load(_: Path) -> None:
     assert len(out["ratio_rounds"]) == len(out["anonymous_ratio_rounds"]) == 1 and out["ratio_to_floor"] > 0, out
 
 
+def run_classroom(tmp: Path) -> None:
+    out = tmp / "classroom.md"
+    r = run([sys.executable, "benchmarks/classroom.py", "--sizes", "3", "--seconds", "2", "--extras", "1",
+             "--out", str(out)], 300)  # fmt: skip
+    rounds = json.loads(r.stdout.strip().splitlines()[-1])["rounds"]
+    assert rounds[0]["learners"] == 3 and rounds[0]["edits"] > 0 and rounds[0]["wrong"] == 0, rounds
+    assert "| 3 |" in out.read_text() and "p95 ÷ idle p95" in out.read_text()
+
+
 def run_hostile(_: Path) -> None:
     args = ["benchmarks/hostile.py", "--anonymous", "8", "--largest", "0", "--over", "2"]  # test_hostile: all three
     r = run([sys.executable, *args], 300)
@@ -92,6 +101,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/bench.py": run_bench,  # the full run's smallest form is --quick
     "python3 benchmarks/bench.py --quick": run_bench,
     "python3 benchmarks/load.py": run_load,
+    "python3 benchmarks/classroom.py": run_classroom,
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
     "FUZZ_EXAMPLES=2500 python3 -m pytest tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,

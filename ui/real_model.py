@@ -21,6 +21,7 @@ from torch import Tensor
 import attention_core as ac
 from attention_core import real_model as rm
 from attention_core.explain import NAMES as EXPLAINABLE
+from serving import workers
 from ui.render import heat
 from ui.render import tables as vw
 
@@ -139,9 +140,8 @@ def views(render: Renderer, sentence: Any, layer: Any, head: Any, hide: Any, pic
     """Everything the tab shows for what is on screen; a bad value -> just the message naming it."""
     try:
         ly, hd = rm.check_position(layer, head)
-        tokens, _ = rm.tokenize(sentence)
-        fw = rm.forward(sentence, flags(hide, len(tokens)))
-        s = rm.scenario_of(fw, ly, hd)
+        tokens, _ = workers.call(rm.tokenize, sentence)
+        fw, s = workers.call(rm.forward_and_head, sentence, flags(hide, len(tokens)), ly, hd)
         out = detail(render, s, ly, hd, pick)
     except ac.ScenarioError as e:
         return {"message": vw.message_html([], error=str(e))}
@@ -163,7 +163,7 @@ def on_show(render: Renderer, parts: Parts, sentence: Any, layer: Any, head: Any
     """A new sentence: tokens, no token hidden, every head, the chosen head in detail."""
     got = views(render, sentence, layer, head, None)
     if "tokens" in got:
-        labels = token_labels(rm.tokenize(sentence)[0])
+        labels = token_labels(workers.call(rm.tokenize, sentence)[0])
         got["hide"] = gr.update(choices=[(t, i) for i, t in enumerate(labels)], value=[])
     return parts.of(got)
 
@@ -219,8 +219,7 @@ def build(render: Renderer, bind: Callable[..., Any], js: dict[str, str], common
         c["title"] = gr.HTML(elem_id="rm-title")
         c["inputs"] = gr.HTML(elem_id="rm-inputs", apply_default_css=False)
         c["overview"] = gr.HTML(elem_id="rm-overview", js_on_load=js["watch"], apply_default_css=False)
-        for step in vw.STEPS:
-            gr.Markdown(f"#### {vw.TITLES[step]}")
+        for step in vw.STEPS:  # each step's view starts with its own heading (tables.step_heading)
             c[f"html_{step}"] = gr.HTML(elem_id=f"rm-{step}", js_on_load=js["watch"], apply_default_css=False)
             if step == "weights":
                 c["fig"] = gr.HTML(elem_id="rm-fig", js_on_load=js["heat"], apply_default_css=False)

@@ -26,6 +26,7 @@ import attention_core as ac
 from attention_core import train
 from attention_core.scenario import parse_int
 from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
+from serving import workers
 from ui.assets import HEAT_JS
 from ui.pipeline import scenario_values
 from ui.render import heat
@@ -154,7 +155,7 @@ def on_train_reset(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, 
 def on_train_step(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
     """One Adam update."""
     try:
-        st = train.train_steps(current(task, seed, saved), 1)
+        st = workers.call(train.train_steps, current(task, seed, saved), 1)
     except ac.ScenarioError as e:
         return v.problem(e)
     return v.show(st, run_of(saved) + 1)
@@ -193,7 +194,7 @@ def on_train_run(
     while done < total:
         t0 = time.monotonic()
         k = min(chunk, total - done)
-        st, done = train.train_steps(st, k), done + k
+        st, done = workers.call(train.train_steps, st, k), done + k  # off the server's interpreter (workers.py)
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
         if run_of(live("train")) != run:  # paused, reset, stepped or closed meanwhile: nothing more ...
             break
