@@ -3,17 +3,16 @@
     python3 benchmarks/classroom.py                       # 6, 20, 60 and 200 learners; writes artifacts/classroom.md
     python3 benchmarks/classroom.py --sizes 20 --seconds 5  # the CI test's form (tests/test_classroom.py)
 
-Each learner is a page: its own session hash, opened through the page's own load event (queue/join, then the
-event stream until it completes, as the browser does), then one live cell edit every ``--period`` seconds with
-±50% jitter, through the path the grid uses (``component_server`` → ``live_edit``). Beside them ``--extras``
-learners call ``/model_attention`` and as many call ``/train`` (a few steps), each about every 3 s. The idle p95 is
-measured in the same run: one learner alone, editing every 0.2 s. Each size reports edit latency p50/p95/p99 and
-p95 ÷ idle p95, the server's CPU per edit (all its work, the model and training included, divided by the edits),
-the cores it used, its RSS, and the wrong answers: every answer is read as bytes while the clock runs and checked
-after it stops against a single-user replay of that learner's own edits (``ui.edits.edit_result``, the state its
-page loaded with); a failed edit (an HTTP error, a busy answer) counts as wrong. It is a benchmark, not a test:
-it asserts nothing about time.
-"""
+Each learner is a page: its own session hash, opened through the page's own load event (queue/join, then the event
+stream until it completes, as the browser does), then one live cell edit every ``--period`` seconds with ±50%
+jitter, through the path the grid uses (``component_server`` → ``live_edit``). Beside them ``--extras`` learners
+call ``/model_attention`` and as many call ``/train`` (a few steps), each about every 3 s. The idle p95 is measured
+in the same run: one learner alone, editing every 0.2 s. Each size reports edit latency p50/p95/p99 and p95 ÷ idle
+p95, the server's CPU per edit (all its work, the model and training included, divided by the edits), the cores it
+used and its RSS (the server and its worker process together), and the wrong answers: every answer is read as bytes
+while the clock runs and checked after it stops against a single-user replay of that learner's own edits
+(``ui.edits.edit_result``, the state its page loaded with); a failed edit (an HTTP error, a busy answer) counts as
+wrong. It is a benchmark, not a test: it asserts nothing about time."""
 
 from __future__ import annotations
 
@@ -153,9 +152,33 @@ def train_wrong(payload: dict[str, Any], text: bytes) -> bool:
     return got["losses"] != list(st.losses) or got["weights"] != train.weights_matrix(st).tolist()
 
 
+def family(pid: int) -> list[int]:
+    """The server and its worker processes (serving/workers.py runs the model and training in one)."""
+    kids = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and int((p / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(p.name))
+        except (OSError, ValueError):
+            continue
+    return [pid, *kids]
+
+
 def cpu_s(pid: int) -> float:
-    f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    """CPU seconds (user + system) of the server and its workers."""
+    total = 0.0
+    for p in family(pid):
+        try:
+            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    return total
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server and its workers, MB."""
+    return sum(rss_kb(p) for p in family(pid)) / 1024
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -172,17 +195,17 @@ async def class_round(url: str, pid: int, n: int, seconds: float, period: float,
         for k in range(0, n, 10):  # pages open a few at a time, as a class arrives
             await asyncio.gather(*(open_page(client, load_fn, w.key) for w in learners[k : k + 10]))
         extras: dict[str, list[tuple[Any, bytes]]] = {"model_attention": [], "train": []}
-        c0, t0 = cpu_s(pid), time.monotonic()
+        c0, t0, own0 = cpu_s(pid), time.monotonic(), time.process_time()
         until = t0 + seconds
         jobs = [learner(client, comp, w, i, period, until) for i, w in enumerate(learners)]
         jobs += [api_user(client, api, i, until, extras[api]) for api in extras for i in range(n_extras)]
         await asyncio.gather(*jobs)
-        wall, cpu = time.monotonic() - t0, cpu_s(pid) - c0
+        wall, cpu, own = time.monotonic() - t0, cpu_s(pid) - c0, time.process_time() - own0
     ms = [m for w in learners for m in w.ms]
     flat = [(api, p, t) for api, got in extras.items() for p, t in got]
     return {"learners": n, "edits": len(ms), "edits_per_s": len(ms) / wall, "p50": pct(ms, 0.5),
             "p95": pct(ms, 0.95), "p99": pct(ms, 0.99), "cpu_ms_per_edit": cpu * 1e3 / max(1, len(ms)),
-            "cores": cpu / wall, "rss_mb": rss_kb(pid) / 1024, "extra_calls": len(flat),
+            "cores": cpu / wall, "client_cores": own / wall, "rss_mb": rss_mb(pid), "extra_calls": len(flat),
             "wrong": wrong_answers(learners, flat)}  # fmt: skip
 
 
@@ -215,11 +238,12 @@ def run(sizes: tuple[int, ...], seconds: float, period: float, n_extras: int) ->
 
 
 def table(idle: float, rounds: list[dict[str, Any]]) -> str:
-    head = ("| learners | edits/s | p50 | p95 | p99 | p95 ÷ idle p95 | server CPU per edit | cores | RSS | "
-            "model + train calls | wrong |\n|---|---|---|---|---|---|---|---|---|---|---|\n")  # fmt: skip
+    head = ("| learners | edits/s | p50 | p95 | p99 | p95 ÷ idle p95 | server CPU per edit | server cores | "
+            "client cores | RSS | model + train calls | wrong |\n" + "|---" * 12 + "|\n")  # fmt: skip
     rows = "".join(
         f"| {r['learners']} | {r['edits_per_s']:.1f} | {r['p50']:.1f} ms | {r['p95']:.1f} ms | {r['p99']:.1f} ms | "
-        f"{r['p95'] / idle:.2f}× | {r['cpu_ms_per_edit']:.1f} ms | {r['cores']:.2f} | {r['rss_mb']:.0f} MB | "
+        f"{r['p95'] / idle:.2f}× | {r['cpu_ms_per_edit']:.1f} ms | {r['cores']:.2f} | {r['client_cores']:.2f} | "
+        f"{r['rss_mb']:.0f} MB | "
         f"{r['extra_calls']} | {r['wrong']} |\n"
         for r in rounds
     )
