@@ -113,9 +113,10 @@ def test_keyboard_editing_moves_between_cells_and_commits(page: Page) -> None:
     assert active_cell(page) == ["1", "0"]
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
     assert grid_value(page, "x", 0, 0) == "2.5"
-    page.keyboard.press("Tab")  # along the row
+    page.keyboard.press("ArrowRight")  # the arrows move (Tab, when not editing, leaves the grid)
     assert active_cell(page) == ["1", "1"]
-    page.keyboard.press("Tab")  # and on to the next row
+    page.keyboard.press("F2")  # editing, Tab commits and moves along the row, then on to the next row
+    page.keyboard.press("Tab")
     assert active_cell(page) == ["2", "0"]
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowUp")

@@ -1,14 +1,20 @@
 // Editable number grids (js_on_load of the workbench's inputs), spreadsheet style: cells are plain text and
 // one <input> editor appears in the cell being edited, so a 64×64 grid stays light.
-// Click, Enter, F2 or typing edits a cell; Enter commits and moves down, Tab/Shift+Tab move along the row,
-// the arrow keys move between cells, Escape puts the committed value back. A commit sends only
-// {table, row, col, value}; pasting several cells sends the pasted text once. A value that is not a number
-// stays as typed, marked, and the server's message names the cell; nothing else changes.
+// Each grid is one Tab stop (a roving tabindex: one cell of each grid has tabindex 0, kept across re-renders);
+// Tab and Shift+Tab from a cell leave the grid. The arrow keys move between cells; click, Enter, F2 or typing
+// edits a cell; while editing, Enter commits and moves down, Tab/Shift+Tab commit and move along the row, and
+// Escape puts the value back. A commit sends only {table, row, col, value}; pasting several cells sends the
+// pasted text once. A value the server refuses stays as typed and marked; while any cell holds one, the message
+// names it and the value the views use instead, until it is fixed or put back (Escape). The custom mask's cells
+// are checkboxes: click or Space flips one key.
 const NUM = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const isNumber = (v) => NUM.test(v) && isFinite(parseFloat(v));
 const at = (td) => ({ table: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
 const cellAt = (table, r, c) =>
-  element.querySelector(`table[data-name="${table}"] td[data-r="${r}"][data-c="${c}"][tabindex]`);
-const numberCell = (e) => e.target.closest && e.target.closest('table.grid td[tabindex]');
+  element.querySelector(`table.grid[data-name="${table}"] td[data-r="${r}"][data-c="${c}"]`);
+const cellOf = (el) => (el && el.closest ? el.closest('table.grid td[data-r]') : null);
+const stopOf = (td) => td.querySelector('input[type=checkbox]') || td;  // what takes the focus in a cell
+const EDITOR = 'table.grid td input:not([type=checkbox])';
 
 // Edits go straight to the server (live_edit), one after another in the order made, and its answer goes
 // straight to the views (live.js). Should a call fail, time out or find the server busy, that edit and every later
@@ -22,23 +28,47 @@ function apply(ans) {
   if (!ans || ans.busy) throw new Error('busy');
   for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
   if (ans.grid) props.value = ans.grid;  // a paste: the grids show the pasted block
+  return ans;
 }
-function send(kind, payload, event) {
+// ``answered(refused)`` runs once the server has answered a live edit (not for a queued one)
+function send(kind, payload, event, answered) {
   chain = chain.then(() => {
     if (!live) { trigger(event, payload); return; }
     const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
-    return Promise.race([server.live_edit({ kind, ...payload }), late]).then(apply).catch(() => {
-      live = false;
-      trigger(event, payload);
-    });
+    return Promise.race([server.live_edit({ kind, ...payload }), late]).then(apply).then(
+      (ans) => {  // (never rejects: a rejected chain would hold every later edit back)
+        try { answered?.(/msg-error/.test(ans.views?.message?.value || '')); } catch (err) { console.error(err); }
+      },
+      () => { live = false; trigger(event, payload); },
+    );
   });
 }
 
-function focusCell(td) {
-  element.querySelectorAll('table.grid td[tabindex="0"]').forEach((c) => { if (c !== td) c.tabIndex = -1; });
-  td.tabIndex = 0;
-  td.focus();
+// ---- one Tab stop per grid (a roving tabindex) ---------------------------------------------------------------
+const roving = new Map();  // grid name -> "r|c" of its Tab stop, so a re-render puts it back
+function rove(td) {
+  const t = td.closest('table');
+  const stop = stopOf(td);
+  t.querySelectorAll('[tabindex="0"]').forEach((e) => { if (e !== stop) e.tabIndex = -1; });
+  if (stop.tabIndex !== 0) stop.tabIndex = 0;
+  roving.set(t.dataset.name, `${td.dataset.r}|${td.dataset.c}`);
 }
+function focusCell(td) {
+  rove(td);
+  stopOf(td).focus();
+}
+function restore() {  // after a re-render (gradio resets every tabindex to the server's first cell)
+  element.querySelectorAll('table.grid[data-name]').forEach((t) => {
+    const [r, c] = (roving.get(t.dataset.name) || '').split('|');
+    const td = (r !== undefined && t.querySelector(`td[data-r="${r}"][data-c="${c}"]`)) || t.querySelector('td[data-r]');
+    if (!td) return;
+    const zeros = t.querySelectorAll('[tabindex="0"]');
+    if (zeros.length !== 1 || zeros[0] !== stopOf(td)) rove(td);
+  });
+}
+new MutationObserver(() => { restore(); noteStale(); })
+  .observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'class'] });
+element.addEventListener('focusin', (e) => { const td = cellOf(e.target); if (td) rove(td); });
 
 function move(td, dr, dc) {
   const { table, row, col } = at(td);
@@ -46,7 +76,70 @@ function move(td, dr, dc) {
   if (next) focusCell(next);
   return next;
 }
+function along(td, dir) {  // while editing, Tab moves along the row, then on to the next row
+  const { table, row, col } = at(td);
+  const width = td.closest('tr').querySelectorAll('td[data-r]').length;
+  return cellAt(table, row, col + dir) || cellAt(table, row + dir, dir > 0 ? 0 : width - 1);
+}
 
+// ---- refused values: marked, and named in the message until fixed or put back ---------------------------------
+function mark(td, good) {
+  if (td.dataset.good === undefined) td.dataset.good = good;
+  td.classList.add('bad');
+}
+function unmark(td) {
+  delete td.dataset.good;
+  td.classList.remove('bad');
+}
+function cellName(td) {  // as the server's messages name a cell: "x row 2, column 1", "W_q head 2 row 1, column 3"
+  const t = td.closest('table');
+  return `${t.dataset.where} row ${+td.dataset.r - +(t.dataset.r0 || 0) + 1}, column ${+td.dataset.c + 1}`;
+}
+function staleLines(said) {  // every refused value on screen that the server's own message does not name
+  return [...element.querySelectorAll('table.grid td.bad')].filter((td) => !td.querySelector('input')).map((td) => {
+    const name = cellName(td);
+    if (said.includes(`${name}:`)) return '';
+    const typed = td.textContent.length > 30 ? `${td.textContent.slice(0, 30)}…` : td.textContent;
+    const good = td.dataset.good;
+    return `${name} still holds '${typed}': the views use its last good value ${good} `
+      + `(fix it, or press Escape in the cell to put ${good} back).`;
+  }).filter(Boolean);
+}
+let watched = null;
+function noteStale() {  // the note lives in the message, which other updates redraw: kept there by an observer
+  const msg = document.getElementById('message');
+  if (msg && watched !== msg) {
+    watched = msg;
+    new MutationObserver(noteStale).observe(msg, { childList: true, subtree: true, characterData: true });
+  }
+  const host = msg?.querySelector('.html-container > div');
+  if (!host) return;
+  const old = host.querySelector(':scope > .msg-stale');
+  const said = [...host.children].filter((e) => e !== old).map((e) => e.textContent).join(' ');
+  const text = staleLines(said).join(' ');
+  if (!text) { old?.remove(); return; }
+  if (old?.dataset.text === text && old === host.lastElementChild) return;
+  const note = old || document.createElement('div');
+  note.className = 'msg-error msg-stale';
+  note.dataset.text = text;
+  note.replaceChildren(Object.assign(document.createElement('span'), { className: 'mark', textContent: '✖' }),
+    ` ${text}`);
+  note.firstChild.setAttribute('role', 'img');
+  note.firstChild.setAttribute('aria-label', 'error');
+  host.append(note);
+}
+
+function unsay(name) {  // the server's message about a value just put back is no longer true: it goes
+  const host = document.querySelector('#message .html-container > div');
+  const said = host ? [...host.querySelectorAll(':scope > .msg-error:not(.msg-stale)')] : [];
+  const gone = said.filter((e) => e.textContent.includes(`${name}:`));
+  if (!gone.length || !window.apViews?.message) return;
+  gone.forEach((e) => e.remove());
+  host.querySelector(':scope > .msg-stale')?.remove();
+  window.apViews.message({ value: host.innerHTML });  // what gradio holds stays what is shown
+}
+
+// ---- editing a cell ---------------------------------------------------------------------------------------------
 function startEdit(td, text) {
   if (td.querySelector('input')) return;
   const inp = document.createElement('input');
@@ -67,13 +160,19 @@ function finish(inp, keep) {
   const td = inp.closest('td');
   if (!td || inp.dataset.done) return td;
   inp.dataset.done = '1';
-  const value = keep ? inp.value : inp.dataset.was;
+  const was = inp.dataset.was;
+  const good = td.dataset.good ?? was;  // what the server holds for this cell
+  const value = keep ? inp.value : good;  // Escape puts back the last good value, even over a refused one
   inp.remove();
   td.textContent = value;
-  if (keep && value !== inp.dataset.was) {
-    td.classList.toggle('bad', !NUM.test(value) || !isFinite(parseFloat(value)));
-    send('cell', { ...at(td), value }, 'edit');
+  if (!keep && td.dataset.good !== undefined) { unmark(td); unsay(cellName(td)); }
+  else if (value !== was) {
+    if (isNumber(value)) unmark(td); else mark(td, good);
+    send('cell', { ...at(td), value }, 'edit', (refused) => {
+      if (td.isConnected && td.textContent === value) { if (refused) mark(td, good); else unmark(td); }
+    });
   }
+  noteStale();
   return td;
 }
 
@@ -83,50 +182,54 @@ element.addEventListener('click', (e) => {
     const card = btn.closest('.card');
     card.classList.remove('collapsed');
     btn.remove();
-    const first = card.querySelector('td[tabindex]');
+    const first = card.querySelector('td[data-r]');
     if (first) focusCell(first);
     return;
   }
-  const td = numberCell(e);
-  if (td && !td.querySelector('input')) { focusCell(td); startEdit(td); }
+  const td = cellOf(e.target);
+  if (!td) return;
+  if (td.classList.contains('chk')) { if (e.target === td) stopOf(td).click(); return; }  // the whole cell toggles
+  if (!td.querySelector('input')) { focusCell(td); startEdit(td); }
 });
 element.addEventListener('change', (e) => {
   const box = e.target;
-  if (box.type === 'checkbox') send('cell', { ...at(box.closest('td[data-r]')), value: box.checked ? 1 : 0 }, 'edit');
+  if (box.type !== 'checkbox' || !cellOf(box)) return;
+  const sent = box.checked;
+  send('cell', { ...at(cellOf(box)), value: sent ? 1 : 0 }, 'edit', (refused) => {
+    if (refused && box.checked === sent) box.checked = !sent;  // the server kept the old mask: show it
+  });
 });
 element.addEventListener('focusout', (e) => {
-  if (e.target.matches('table.grid td input:not([type=checkbox])')) finish(e.target, true);
+  if (e.target.matches(EDITOR)) finish(e.target, true);
 });
-function along(td, dir) {  // Tab order: along the row, then on to the next row
-  const { table, row, col } = at(td);
-  const width = td.closest('tr').querySelectorAll('td[tabindex]').length;
-  return cellAt(table, row, col + dir) || cellAt(table, row + dir, dir > 0 ? 0 : width - 1);
-}
 
+function editingKey(e, t) {
+  if (e.key === 'Escape') { e.preventDefault(); focusCell(finish(t, false)); return; }
+  const steps = { Enter: [e.shiftKey ? -1 : 1, 0], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  if (!(e.key in steps) && e.key !== 'Tab') return;
+  e.preventDefault();
+  const td = finish(t, true);
+  const next = e.key === 'Tab' ? along(td, e.shiftKey ? -1 : 1) : move(td, ...steps[e.key]);
+  focusCell(next || td);
+}
 element.addEventListener('keydown', (e) => {
   const t = e.target;
-  if (t.matches('table.grid td input:not([type=checkbox])')) {  // editing
-    if (e.key === 'Escape') { e.preventDefault(); focusCell(finish(t, false)); return; }
-    const steps = { Enter: [e.shiftKey ? -1 : 1, 0], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-    if (!(e.key in steps) && e.key !== 'Tab') return;
-    e.preventDefault();
-    const td = finish(t, true);
-    const next = e.key === 'Tab' ? along(td, e.shiftKey ? -1 : 1) : move(td, ...steps[e.key]);
-    focusCell(next || td);
+  if (t.matches(EDITOR)) { editingKey(e, t); return; }
+  const td = cellOf(t);
+  if (!td) return;  // Tab and Shift+Tab are the browser's: they leave the grid
+  const arrows = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  if (e.key in arrows) { e.preventDefault(); move(td, ...arrows[e.key]); return; }
+  if (td.classList.contains('chk')) {  // Space is the checkbox's own; Enter toggles too
+    if (e.key === 'Enter') { e.preventDefault(); t.click(); }
     return;
   }
-  const td = numberCell(e);
-  if (!td) return;
-  const arrows = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-  if (e.key in arrows) { e.preventDefault(); move(td, ...arrows[e.key]); }
-  else if (e.key === 'Tab') { const n = along(td, e.shiftKey ? -1 : 1); if (n) { e.preventDefault(); focusCell(n); } }
-  else if (e.key === 'Enter' || e.key === 'F2') { e.preventDefault(); startEdit(td); }
+  if (e.key === 'Enter' || e.key === 'F2') { e.preventDefault(); startEdit(td); }
   else if (e.key === 'Backspace' || e.key === 'Delete') { e.preventDefault(); startEdit(td, ''); }
   else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); startEdit(td, e.key); }
 });
 element.addEventListener('paste', (e) => {
-  const td = numberCell(e) || (e.target.closest && e.target.closest('table.grid td'));
-  if (!td || !td.dataset.r) return;
+  const td = cellOf(e.target);
+  if (!td) return;
   const text = (e.clipboardData || window.clipboardData).getData('text');
   if (!/[\t\n\[]/.test(text.trim()) && !/[ ,;]\s*\S/.test(text.trim())) return;  // one value: a normal paste
   e.preventDefault();
@@ -134,3 +237,4 @@ element.addEventListener('paste', (e) => {
   if (inp) finish(inp, false);
   send('paste', { ...at(td), text }, 'submit');
 });
+restore();

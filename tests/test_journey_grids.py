@@ -1,0 +1,261 @@
+"""Journeys through the editable grids in real Chromium, driven as a learner drives them: the custom mask's boxes,
+the keyboard (one Tab stop per grid, spreadsheet keys while editing), a refused cell that stays named, and the
+error mark drawn with a glyph the page's fonts have."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+from playwright.sync_api import Browser, Page
+
+TIMEOUT = 20_000
+OUT = "#overview table[data-name=output]"
+WEIGHTS = "#overview table[data-name=weights]"
+KEEP = "#inputs table[data-name=keep]"
+GRIDS = ("x", "W_q", "W_k", "W_v")
+
+
+def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    pg.set_default_timeout(TIMEOUT)
+    pg.goto(url)
+    pg.wait_for_selector(f"{OUT} td[data-r]")
+    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    return pg
+
+
+@pytest.fixture
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    pg = open_page(browser, app_url)
+    yield pg
+    pg.close()
+
+
+def grid_cell(table: str, r: int, c: int) -> str:
+    return f"#inputs table[data-name={table}] td[data-r='{r}'][data-c='{c}']"
+
+
+def wait_changed(pg: Page, sel: str, before: str) -> None:
+    pg.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[sel, before])
+
+
+def choose_mask(pg: Page, kind: str) -> None:
+    out = pg.inner_text("#overview")
+    pg.get_by_label("mask", exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{kind}']").click()
+    wait_changed(pg, "#overview", out)
+
+
+def boxes(pg: Page) -> list[list[bool]]:
+    """The custom mask's boxes as the learner sees them (checked = the key is kept), row by row."""
+    return pg.evaluate(
+        """(sel) => [...document.querySelectorAll(sel + ' tr')].slice(1).map((tr) =>
+            [...tr.querySelectorAll('input[type=checkbox]')].map((b) => b.checked))""",
+        KEEP,
+    )
+
+
+def weights_row(pg: Page, r: int) -> list[str]:
+    return pg.locator(f"{WEIGHTS} td[data-r='{r}']").all_inner_texts()
+
+
+def grey(pg: Page, sel: str) -> Image.Image:
+    return Image.open(io.BytesIO(pg.locator(sel).screenshot())).convert("L")
+
+
+def test_custom_mask_starts_from_causal_and_one_click_flips_one_key(page: Page) -> None:
+    choose_mask(page, "causal")
+    choose_mask(page, "custom")
+    page.wait_for_selector(f"{KEEP} input[type=checkbox]")
+    assert boxes(page) == [[True, False, False], [True, True, False], [True, True, True]]  # causal's pattern
+    # kept and hidden differ in greyscale too (a tick against a crossed box), not by colour alone
+    kept = grey(page, f"{KEEP} td[data-r='1'][data-c='0'] input")
+    hidden = grey(page, f"{KEEP} td[data-r='0'][data-c='1'] input").resize(kept.size)
+    assert ImageStat.Stat(ImageChops.difference(kept, hidden)).mean[0] > 20
+    rows = [weights_row(page, r) for r in range(3)]
+    assert rows[0][1:] == ["0.0000", "0.0000"]
+    page.locator(f"{KEEP} td[data-r='0'][data-c='1'] input").click()  # t1 may now look at t2: one click
+    page.wait_for_function(
+        "([s, b]) => [...document.querySelectorAll(s + \" td[data-r='0']\")].map((t) => t.innerText).join() !== b",
+        arg=[WEIGHTS, ",".join(rows[0])],
+    )
+    assert boxes(page) == [[True, True, False], [True, True, False], [True, True, True]]
+    now = [weights_row(page, r) for r in range(3)]
+    assert now[0][1] != "0.0000" and now[0][2] == "0.0000"  # t1's weights now share between t1 and t2
+    assert now[1:] == rows[1:]  # the other rows did not move
+    page.locator(f"{KEEP} td[data-r='0'][data-c='1'] input").click()  # and back
+    page.wait_for_function(
+        "([s, b]) => [...document.querySelectorAll(s + \" td[data-r='0']\")].map((t) => t.innerText).join() === b",
+        arg=[WEIGHTS, ",".join(rows[0])],
+    )
+
+
+def test_custom_mask_by_keyboard_and_a_fully_masked_row(page: Page) -> None:
+    choose_mask(page, "causal")
+    choose_mask(page, "custom")
+    page.wait_for_selector(f"{KEEP} input[type=checkbox]")
+    first = page.locator(f"{KEEP} input[tabindex='0']")
+    assert first.count() == 1  # the mask grid is one Tab stop too
+    first.focus()
+    before = page.inner_text(WEIGHTS)
+    page.keyboard.press("Space")  # t1 → t1: the only key t1 could see
+    wait_changed(page, WEIGHTS, before)
+    assert boxes(page)[0] == [False, False, False]
+    page.wait_for_selector("#message .msg-warn", state="visible")  # the views say what happens, on screen
+    message = page.inner_text("#message")
+    assert "query row(s) 1: every key is masked" in message, message
+    assert weights_row(page, 0) == ["0.0000"] * 3  # the row the warning names: weight 0, as it says
+    assert page.locator(f"{OUT} td[data-r='0']").all_inner_texts() == ["0.0000"] * 2
+    page.keyboard.press("ArrowDown")  # the arrow keys move between the boxes
+    page.keyboard.press("ArrowRight")
+    where = "() => { const td = document.activeElement.closest('td'); return td.dataset.r + td.dataset.c; }"
+    assert page.evaluate(where) == "11"
+    assert page.locator(f"{KEEP} input[tabindex='0']").count() == 1
+
+
+def stop(pg: Page) -> str:
+    """Where the keyboard focus is: 'grid:r,c' in an editable grid, else the element's tag."""
+    return pg.evaluate(
+        """() => { const e = document.activeElement; const td = e.closest && e.closest('#inputs table.grid td');
+        return td ? td.closest('table').dataset.name + ':' + td.dataset.r + ',' + td.dataset.c : e.tagName; }"""
+    )
+
+
+def tab_walk(pg: Page, limit: int = 150) -> list[str]:
+    """Tab from the top of the page until the focus has passed all four grids; the grid stops it met, in order."""
+    pg.evaluate("() => window.scrollTo(0, 0)")
+    pg.locator("#title").click()  # a click on the title: Tab goes on from the top of the page
+    seen: list[str] = []
+    for _ in range(limit):
+        pg.keyboard.press("Tab")
+        here = stop(pg)
+        if ":" in here:
+            seen.append(here)
+        elif any(s.startswith("W_v:") for s in seen):
+            return seen
+    raise AssertionError(f"Tab never left W_v; the grid stops met: {seen}")
+
+
+def one_each(seen: list[str]) -> dict[str, int]:
+    return {g: sum(s.startswith(g + ":") for s in seen) for g in GRIDS}
+
+
+def test_each_grid_is_one_tab_stop_before_and_after_the_arrows_and_an_edit(page: Page) -> None:
+    seen = tab_walk(page)
+    assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
+    assert seen[0] == "x:0,0"
+    page.locator(grid_cell("x", 0, 0)).focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    assert stop(page) == "x:1,1"
+    seen = tab_walk(page)
+    assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
+    assert seen[0] == "x:1,1"  # the grid keeps where the learner was
+    back = []  # the walk ended just past W_v: Shift+Tab goes back one grid at a time
+    for _ in range(4):
+        page.keyboard.press("Shift+Tab")
+        back.append(stop(page))
+    assert back == ["W_v:0,0", "W_k:0,0", "W_q:0,0", "x:1,1"], back
+    out = page.inner_text(OUT)
+    page.keyboard.type("2.5")  # typing edits; Tab commits and moves along the row, as in a spreadsheet
+    page.keyboard.press("Tab")
+    assert stop(page) == "x:2,0"  # past the row's end: the next row
+    wait_changed(page, OUT, out)
+    assert page.inner_text(grid_cell("x", 1, 1)).strip() == "2.5"
+    page.keyboard.press("Tab")  # not editing: Tab leaves the grid for W_q
+    assert stop(page).startswith("W_q:")
+    seen = tab_walk(page)
+    assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
+    assert seen[0] == "x:2,0"
+    page.evaluate(  # a pasted matrix: the server draws the grids again (every cell's tabindex as it first was)
+        """(sel) => { const td = document.querySelector(sel); const dt = new DataTransfer();
+        dt.setData('text/plain', '1\\t2\\n3\\t4\\n5\\t6');
+        td.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); }""",
+        grid_cell("x", 0, 0),
+    )
+    page.wait_for_function("(s) => document.querySelector(s).innerText.trim() === '6.0'", arg=grid_cell("x", 2, 1))
+    seen = tab_walk(page)
+    assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
+    assert seen[0] == "x:2,0"  # still where the learner left it
+
+
+def test_a_refused_cell_stays_named_after_a_good_edit_elsewhere_until_put_back(page: Page) -> None:
+    out = page.inner_text(OUT)
+    page.locator(grid_cell("x", 1, 0)).click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("abc")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes(\"'abc' is not a number\")")
+    page.locator(grid_cell("x", 0, 1)).click()  # a good edit elsewhere
+    page.keyboard.press("Control+a")
+    page.keyboard.type("0.5")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, out)
+    page.wait_for_timeout(300)  # every update of the message has landed
+    message = page.inner_text("#message")
+    assert "x row 2, column 1 still holds 'abc': the views use its last good value 0.57" in message, message
+    assert "bad" in (page.get_attribute(grid_cell("x", 1, 0), "class") or "")
+    page.locator(grid_cell("x", 1, 0)).click()  # put it back: Escape in the cell
+    page.keyboard.press("Escape")
+    assert page.inner_text(grid_cell("x", 1, 0)).strip() == "0.57"
+    page.wait_for_function("() => !document.querySelector('#message').innerText.includes('abc')")
+    assert "bad" not in (page.get_attribute(grid_cell("x", 1, 0), "class") or "")
+
+
+def test_a_refused_cell_fixed_by_typing_clears_its_message(page: Page) -> None:
+    page.locator(grid_cell("x", 2, 1)).click()
+    page.keyboard.type("2e7")  # a number, but past the largest the server takes
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('x row 3, column 2')")
+    out = page.inner_text(OUT)
+    page.locator(grid_cell("x", 0, 0)).click()
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, out)
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('still holds')")
+    assert "x row 3, column 2 still holds '2e7'" in page.inner_text("#message")
+    page.locator(grid_cell("x", 2, 1)).click()
+    page.keyboard.type("-1")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('#message').innerText.includes('2e7')")
+    assert page.inner_text(grid_cell("x", 2, 1)).strip() == "-1"
+    assert "bad" not in (page.get_attribute(grid_cell("x", 2, 1), "class") or "")
+
+
+def test_the_error_mark_is_a_glyph_the_fonts_have_with_a_name(page: Page) -> None:
+    page.locator(grid_cell("x", 0, 0)).click()
+    page.keyboard.type("abc")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#message .msg-error")
+    mark = page.locator("#message .msg-error .mark").first
+    assert mark.get_attribute("role") == "img" and mark.get_attribute("aria-label")
+    # the mark's glyph and a character no font has, drawn alike side by side: a glyph the fonts lack would be drawn
+    # as that same empty box
+    page.evaluate(
+        """() => { const m = document.querySelector('#message .msg-error .mark'); const cs = getComputedStyle(m);
+        [['g-mark', m.textContent, 10], ['g-tofu', '\\u{10FFFD}', 60]].forEach(([id, ch, x]) => {
+          const t = document.createElement('span'); t.id = id; t.textContent = ch;
+          Object.assign(t.style, { font: cs.font, color: cs.color, position: 'fixed', left: x + 'px', top: '10px',
+            width: '40px', height: '40px', lineHeight: '40px', textAlign: 'center', display: 'block',
+            background: '#fff', zIndex: 99 });
+          document.body.append(t); }); }"""
+    )
+    drawn, tofu = grey(page, "#g-mark"), grey(page, "#g-tofu")
+    assert ImageStat.Stat(ImageChops.difference(drawn, tofu)).mean[0] > 3
+
+
+def test_phone_custom_mask_and_grids_fit(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, app_url, 390, 844)
+    try:
+        choose_mask(pg, "causal")
+        choose_mask(pg, "custom")
+        pg.wait_for_selector(f"{KEEP} input[type=checkbox]")
+        assert boxes(pg) == [[True, False, False], [True, True, False], [True, True, True]]
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        box = pg.locator(f"{KEEP} input").first.bounding_box()
+        assert box and box["width"] >= 16 and box["height"] >= 16  # big enough to tap and to see
+    finally:
+        pg.close()
