@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 import attention_core as ac
 from serving import limits
-from serving.api import API_SESSIONS, build_api
+from serving.api import API_MOUNT, API_SESSIONS, answer_mcp_as_json, build_api, declare_api, root_api
 from ui import labs, learn, live, present, real_model, sentence, share, train, workbench
 from ui.assets import APP_CSS, HEAT_JS, WATCH_JS
 from ui.pipeline import VIEW_KEYS, load_values, render
@@ -70,6 +70,7 @@ def build() -> gr.Blocks:
         learn.wire_learn(page, parts)
         demo.unload(train.on_unload)
         on(demo.load, bind(share.on_open, page), [], page.everything(), loads=True, **COMMON)
+        declare_api()  # the API's endpoints, for the page's "Use via API" and MCP; calls run on the API app (api.py)
     return demo
 
 
@@ -83,15 +84,18 @@ def settle() -> None:
 
 
 def make_app() -> FastAPI:
-    """The server: the API app under /api, the page at /, every request body capped before parsing (limits.py)."""
-    app = FastAPI(**limits.app_kwargs())
+    """The server: the page at /, the API app under /api and answering API clients at the root too (RootApi), MCP
+    at /gradio_api/mcp/ (and /api/gradio_api/mcp/), every request body capped before parsing (limits.py)."""
+    app = FastAPI(middleware=[*limits.app_kwargs()["middleware"], root_api(api)])  # the body bound first
     demo.state_session_capacity, api.state_session_capacity = GRADIO_SESSIONS, API_SESSIONS  # what launch() sets
-    shared = {"enable_monitoring": False, "max_file_size": "1mb", "footer_links": []}
+    shared = {"enable_monitoring": False, "max_file_size": "1mb", "mcp_server": True}
     inputs_id = next(b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) == "inputs")
     for path in live.LIVE_PATHS:  # before the page's mount, which would take every path (ui/live.py says why)
         app.add_api_route(path, live.route(inputs_id), methods=["POST"], include_in_schema=False)
-    gr.mount_gradio_app(app, api, path="/api", mcp_server=True, **shared)  # MCP tools at /api/gradio_api/mcp/
-    gr.mount_gradio_app(app, demo, path="", css=CSS, **shared)
+    gr.mount_gradio_app(app, api, path=API_MOUNT, footer_links=[], **shared)
+    gr.mount_gradio_app(app, demo, path="", css=CSS, footer_links=["api"], **shared)  # "Use via API": the root
+    for blocks in (api, demo):
+        answer_mcp_as_json(blocks)
     return app
 
 

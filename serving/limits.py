@@ -6,6 +6,12 @@
 bound is not passed on, the app is told the client went away, and whatever it would have answered is replaced by
 the same 413. So nothing downstream ever holds more than :data:`MAX_BODY_BYTES` of one body.
 
+After a 413 the connection is not closed at once: a client such as Python's own ``urllib`` sends its whole body
+before it reads any answer, and a socket closed with its data unread resets the connection ("Connection reset by
+peer", "Broken pipe") before the client can read the 413. So, as nginx's lingering close does, the answer is sent
+whole first (at once, as before), then what the client still sends is read and dropped, a chunk at a time, up to
+:data:`DRAIN_BYTES`, :data:`DRAIN_S` seconds, or :data:`DRAIN_IDLE_S` without a byte, and only then closed.
+
 The bound is sized to the largest legitimate request (:func:`largest_compute_request`): cross-attention with
 T = S = 64, d = 64, 8 concat heads with explicit W_q, W_k, W_v (8 × 64×64 each) and W_o (512×64): 143,360 numbers.
 Written as float32's shortest round-trip text (at most 15 characters, e.g. ``-1.37983405e-27``) with
@@ -16,7 +22,9 @@ most 1 MB plus a few hundred bytes of multipart framing. :data:`MAX_BODY_BYTES` 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -31,6 +39,16 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MAX_BODY_BYTES = 3 * 1024 * 1024
 """The largest HTTP request body any route accepts (see the module docstring for its derivation)."""
 
+DRAIN_BYTES = 16 * 2**20
+"""After a 413, at most this much more of the body is read (and dropped) before the connection is closed: a
+client that writes its whole body first (urllib) can then read the answer; one that sends more gets a reset."""
+
+DRAIN_S = 10.0
+"""... and for at most this long (nginx's ``lingering_time`` is 30 s) ..."""
+
+DRAIN_IDLE_S = 2.0
+"""... and no longer than this without a byte (nginx's ``lingering_timeout`` is 5 s)."""
+
 LONGEST_FLOAT32 = -1.37983405e-27  # a float32 whose shortest round-trip text is 15 characters, the most any has
 
 
@@ -43,9 +61,10 @@ def too_large_message(limit: int) -> bytes:
 class BodyLimit:
     """ASGI middleware: refuse any HTTP request body above ``max_bytes`` (413, JSON naming the limit)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, drain_bytes: int = DRAIN_BYTES) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.drain_bytes = drain_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -53,7 +72,7 @@ class BodyLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await self.refuse(send)  # the body is never received
+            await self.refuse(receive, send)  # the app never sees it; the answer goes before a byte is read
             return
         await self._counted(scope, receive, send)
 
@@ -88,9 +107,10 @@ class BodyLimit:
             if not over:
                 raise
         if over and not started:
-            await self.refuse(send)
+            await self.refuse(receive, send)
 
-    async def refuse(self, send: Send) -> None:
+    async def refuse(self, receive: Receive, send: Send) -> None:
+        """Send the whole 413, then read and drop what the client still sends (bounded), then end (close)."""
         body = too_large_message(self.max_bytes)
         headers = [
             (b"content-type", b"application/json"),
@@ -98,7 +118,30 @@ class BodyLimit:
             (b"connection", b"close"),
         ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": body, "more_body": True})  # on the wire now, complete
+        await drain(receive, self.drain_bytes)
+        await send({"type": "http.response.body", "body": b""})  # the response ends; the server closes
+
+
+async def drain(receive: Receive, max_bytes: int, max_s: float = DRAIN_S, idle_s: float = DRAIN_IDLE_S) -> int:
+    """Read and drop the rest of a request body: until its end, a disconnect, ``max_bytes``, ``max_s`` seconds or
+    ``idle_s`` seconds without a message. Holds one chunk at a time; returns the bytes dropped."""
+    dropped = 0
+    deadline = time.monotonic() + max_s
+    while dropped <= max_bytes:
+        wait = min(idle_s, deadline - time.monotonic())
+        if wait <= 0:
+            break
+        try:
+            message = await asyncio.wait_for(receive(), wait)
+        except TimeoutError:
+            break
+        if message["type"] != "http.request":
+            break
+        dropped += len(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return dropped
 
 
 def _content_length(scope: Scope) -> int | None:

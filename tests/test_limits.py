@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -57,41 +60,56 @@ class Reader:
         await send({"type": "http.response.body", "body": str(self.got).encode()})
 
 
-def drive(headers: list[tuple[bytes, bytes]], chunks: list[bytes], limit: int = 1000) -> tuple[Reader, list, int]:
-    """Run BodyLimit(Reader) over one request; returns the app, what was sent back and how many chunks were pulled."""
-    app, sent, pulled = Reader(), [], 0
+def drive(
+    headers: list[tuple[bytes, bytes]], chunks: list[bytes], limit: int = 1000, drain: int = 10_000
+) -> tuple[Reader, list, list[str]]:
+    """Run BodyLimit(Reader) over one request; returns the app, what was sent back and the order of events
+    ("pull" for each receive, else the type of what was sent)."""
+    app, sent, log = Reader(), [], []
 
     async def receive() -> dict[str, Any]:
-        nonlocal pulled
-        pulled += 1
+        log.append("pull")
+        pulled = log.count("pull")
         if pulled > len(chunks):
             return {"type": "http.disconnect"}
         return {"type": "http.request", "body": chunks[pulled - 1], "more_body": pulled < len(chunks)}
 
     async def send(m: dict[str, Any]) -> None:
         sent.append(m)
+        log.append(m["type"])
 
     scope = {"type": "http", "method": "POST", "path": "/x", "headers": headers}
-    asyncio.run(limits.BodyLimit(app, max_bytes=limit)(scope, receive, send))
-    return app, sent, pulled
+    asyncio.run(limits.BodyLimit(app, max_bytes=limit, drain_bytes=drain)(scope, receive, send))
+    return app, sent, log
 
 
 def status_and_body(sent: list[dict[str, Any]]) -> tuple[int, bytes]:
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
-def test_a_declared_length_over_the_bound_is_refused_before_any_body_is_read() -> None:
-    app, sent, pulled = drive([(b"content-length", b"1001")], [b"x" * 1001])
+def test_a_declared_length_over_the_bound_is_answered_before_any_body_is_read_then_the_body_is_dropped() -> None:
+    app, sent, log = drive([(b"content-length", b"3000")], [b"x" * 1000] * 3)
     status, body = status_and_body(sent)
-    assert (status, pulled, app.calls) == (413, 0, 0)
+    assert (status, app.calls) == (413, 0)
     assert json.loads(body)["limit_bytes"] == 1000 and "1,000 bytes" in json.loads(body)["detail"]
+    assert log[:2] == ["http.response.start", "http.response.body"]  # the whole answer before any byte is read
+    assert log.count("pull") == 3 and log[-1] == "http.response.body"  # then the body is read to its end and
+    assert not sent[-1].get("more_body")  # dropped (a client that sends it all first can read the 413), then close
+
+
+def test_what_is_dropped_after_a_413_is_bounded() -> None:
+    app, sent, log = drive([(b"content-length", b"1000000")], [b"x" * 1000] * 1000, drain=5000)
+    assert status_and_body(sent)[0] == 413 and app.calls == 0
+    assert log.count("pull") <= 6  # 5,000 bytes dropped at most, then the connection is closed
 
 
 def test_a_streamed_body_is_cut_off_at_the_bound_and_answered_413_instead_of_the_app() -> None:
     chunks = [b"{" * 300] * 10  # 3000 bytes of junk, no length given: counted as it arrives
-    app, sent, pulled = drive([(b"transfer-encoding", b"chunked")], chunks)
-    assert status_and_body(sent)[0] == 413 and len([m for m in sent if m["type"] == "http.response.start"]) == 1
-    assert app.got <= 1000 and pulled == 4  # the chunk that crossed the bound went nowhere; nothing read after it
+    app, sent, log = drive([(b"transfer-encoding", b"chunked")], chunks)
+    assert status_and_body(sent)[0] == 413 and log.count("http.response.start") == 1
+    assert app.got <= 1000  # the chunk that crossed the bound, and all after it, never reached the app
+    assert log.index("http.response.start") == 4  # answered as soon as the bound was crossed
+    assert log.count("pull") == 10  # the rest of the body was read and dropped
 
 
 def test_a_body_within_the_bound_passes_unchanged() -> None:
@@ -102,8 +120,8 @@ def test_a_body_within_the_bound_passes_unchanged() -> None:
 
 
 def test_a_malformed_length_is_refused() -> None:
-    _, sent, pulled = drive([(b"content-length", b"12abc")], [b"x"])
-    assert status_and_body(sent)[0] == 413 and pulled == 0
+    app, sent, log = drive([(b"content-length", b"12abc")], [b"x"])
+    assert status_and_body(sent)[0] == 413 and app.calls == 0 and log[0] == "http.response.start"
 
 
 def test_the_bound_fits_the_largest_legitimate_request_and_not_much_more() -> None:
@@ -121,10 +139,11 @@ def count_floats(value: Any) -> int:
     return sum(map(count_floats, value)) if isinstance(value, list) else isinstance(value, float)
 
 
-def test_the_app_serves_no_echo_endpoint_and_the_page_app_no_public_api() -> None:
+def test_the_app_serves_no_echo_endpoint_and_the_page_app_no_public_ui_event() -> None:
     public = [fn.api_name for fn in pg.api.fns.values() if fn.api_visibility == "public"]
     assert public == ["compute", "model_attention", "train"]  # the API app (and no benchmark-only echo)
-    assert [fn.name for fn in pg.demo.fns.values() if fn.api_visibility != "private"] == []  # the page's events
+    page = [fn.api_name for fn in pg.demo.fns.values() if fn.api_visibility != "private"]
+    assert page == public  # the page declares the same three (its "Use via API"); its UI events stay private
 
 
 # ---- the running app: python playground.py, as tests/browser.py serves it ------------------------------------
@@ -141,11 +160,15 @@ def port_of(url: str) -> int:
 
 
 def read_answer(s: socket.socket) -> tuple[bytes, bytes]:
-    """The response's head, and its body read to the end (the server closes the connection after a 413)."""
+    """The response's head, and its body as long as its Content-Length says (after a 413 the server goes on
+    reading what the client still sends for a while, then closes: the answer is complete before that)."""
     answer = b""
-    while more := s.recv(65536):
+    while b"\r\n\r\n" not in answer and (more := s.recv(65536)):
         answer += more
     head, _, body = answer.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?im)^content-length: *(\d+)", head).group(1))
+    while len(body) < length and (more := s.recv(65536)):
+        body += more
     return head, body
 
 
@@ -186,6 +209,41 @@ def test_a_streamed_over_limit_body_is_refused_by_size(app: tuple[str, int], rou
     rss0 = rss_kb(pid)
     got = post_raw(port_of(url), b"{" * (LIMIT + 1_000_000), chunked=True, path=route)  # not JSON: a parser says 4xx
     assert got["status"] == 413 and got["ms"] <= 200, got
+    assert rss_kb(pid) - rss0 < 20_000
+
+
+def urllib_post(url: str, data: bytes | Iterator[bytes], headers: dict[str, str]) -> urllib.error.HTTPError:
+    """POST with Python's own client (urllib.request); the HTTPError it raises, which carries the answer."""
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30).close()
+    return refused.value
+
+
+@pytest.mark.parametrize("route", ["api/gradio_api/call/compute", "gradio_api/call/compute", "gradio_api/upload"])
+def test_pythons_own_client_reads_the_413_for_a_declared_length(app: tuple[str, int], route: str) -> None:
+    """urllib sends the whole body before it reads the answer: the server must read (and drop) it, not hang up."""
+    url, pid = app
+    rss0 = rss_kb(pid)
+    body = b"[" * (2 * LIMIT)  # the length is declared; not JSON, so only the bound can answer 413
+    for _ in range(3):
+        error = urllib_post(url + route, body, {"Content-Type": "application/json"})
+        assert error.code == 413 and json.loads(error.read())["limit_bytes"] == LIMIT
+    assert rss_kb(pid) - rss0 < 20_000
+
+
+def test_pythons_own_client_reads_the_413_for_a_chunked_body(app: tuple[str, int]) -> None:
+    url, pid = app
+    rss0 = rss_kb(pid)
+
+    def chunks() -> Iterator[bytes]:  # no length: urllib sends Transfer-Encoding: chunked
+        for _ in range(3 * LIMIT // 65536):
+            yield b"{" * 65536
+
+    for _ in range(3):
+        error = urllib_post(url + "api/gradio_api/call/compute", chunks(), {"Content-Type": "application/json"})
+        answer = json.loads(error.read())
+        assert error.code == 413 and answer["limit_bytes"] == LIMIT and f"{LIMIT:,} bytes" in answer["detail"]
     assert rss_kb(pid) - rss0 < 20_000
 
 
