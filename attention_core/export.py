@@ -8,6 +8,7 @@ character. Every number is written as the shortest float literal that round-trip
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import nbformat
@@ -35,8 +36,23 @@ def title_comment(title: str) -> str:
     return title if title.isprintable() else repr(title)
 
 
-def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
-    """The explicit scenario (every number written out) that ``compute`` and ``parse`` take back unchanged."""
+CUSTOM_TITLE = "Attention Playground: custom state"
+
+
+def export_title(preset_title: str | None, changed: Sequence[str] = ()) -> str:
+    """The title an export carries: the preset's own while the state is that preset, ``"<title>, edited (changed:
+    x, W_q)"`` after any edit of it, and a plain custom title when no preset was loaded."""
+    if preset_title is None:
+        return CUSTOM_TITLE
+    return f"{preset_title}, edited (changed: {', '.join(changed)})" if changed else preset_title
+
+
+def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None = None) -> dict[str, Any]:
+    """The explicit scenario (every number written out) that ``compute`` and ``parse`` take back unchanged.
+
+    ``head_shown`` (1-based, written only with several heads) is the app's view, which head the page shows in detail;
+    ``compute`` ignores it, and a link or a loaded file opens on that head.
+    """
     w = s.weights
     sc: dict[str, Any] = {"tokens": list(s.tokens)}
     if s.self_attention:
@@ -56,6 +72,8 @@ def scenario_json(s: Scenario, preset: str | None = None) -> dict[str, Any]:
         mask["padding"] = list(s.padding)
     sc["mask"] = mask
     sc["scale"] = s.scale
+    if head_shown is not None and s.heads > 1:
+        sc["head_shown"] = head_shown
     if preset:
         sc["preset"] = preset
     return sc

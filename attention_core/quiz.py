@@ -344,8 +344,13 @@ def parse_keys_answer(text: str, keys: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def key_names(keys: tuple[str, ...], positions: tuple[int, ...]) -> str:
+    """Key positions (0-based) as the learner names them and the tables number them: ``t2 (key 2), t3 (key 3)``."""
+    return ", ".join(f"{keys[p]} (key {p + 1})" for p in positions) if positions else "no key"
+
+
 def _names(q: Question, positions: tuple[int, ...]) -> str:
-    return ", ".join(q.keys[p] for p in positions) if positions else "no key"
+    return key_names(q.keys, positions)
 
 
 def grade(q: Question, answer_text: str) -> Grade:

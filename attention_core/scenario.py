@@ -31,8 +31,9 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 NORMALIZE = ("softmax", "sum")
 KNOWN_KEYS = {
     "x", "x_q", "x_k", "x_v", "tokens", "tokens_k", "heads", "head_mode", "weights", "layout",
-    "d_out", "mask", "scale", "dtype", "normalize", "preset", "title",
+    "d_out", "mask", "scale", "dtype", "normalize", "preset", "title", "head_shown",
 }  # fmt: skip
+# (preset, title and head_shown are the app's labels and view: compute ignores them)
 
 
 class ScenarioError(ValueError):

@@ -17,27 +17,48 @@ from ui.values import padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
 
 
-def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> str:
-    """The mask lab for the shown head of the on-screen state: masks labelled, then the three fills."""
+def lab_message(problem: str) -> str:
+    """The mask lab's own message line: the problem, its field named, and what stays on screen."""
+    return (f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)} — the tables below still show the last "
+            "valid masks.</div>")  # fmt: skip
+
+
+PAD_LABEL, ROWS_LABEL = "padded key positions", "hide every key from query rows"  # the boxes' labels
+
+
+def lab_flags(text: Any, n: int, field: str) -> list[bool]:
+    """One of the lab's position boxes ("padding" or "rows") as flags per position; a bad one raises ScenarioError
+    naming the field (``mask lab padding``, ``mask lab rows``) and the box as it is labelled."""
+    try:
+        return padding_flags(text, n)
+    except ac.ScenarioError as e:
+        problem = e.problem if field == "padding" else e.problem.replace("key", "query")
+        label = PAD_LABEL if field == "padding" else ROWS_LABEL
+        raise ac.ScenarioError(f"mask lab {field}", f"{problem}, in the box “{label}”") from None
+
+
+def mask_lab_parts(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> tuple[str | None, str]:
+    """The mask lab for the shown head of the on-screen state: (the masks labelled, then the three fills; "") or,
+    for a bad box, (None, a message naming it), so the last good tables can stay on screen."""
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
         h = shown_head(v["view_head"], s.heads)
         n_q, n_k = len(s.tokens), len(s.tokens_k)
-        try:
-            pad = padding_flags(padding, n_k)
-        except ac.ScenarioError as e:
-            raise ac.ScenarioError("mask lab padding", e.problem) from None
-        try:
-            hidden = [i - 1 for i, f in enumerate(padding_flags(rows, n_q), start=1) if f]
-        except ac.ScenarioError as e:
-            raise ac.ScenarioError("mask lab rows", e.problem.replace("key", "query")) from None
+        pad = lab_flags(padding, n_k, "padding")
+        hidden = [i for i, f in enumerate(lab_flags(rows, n_q, "rows")) if f]
         masks = compose_keep(n_q, n_k, bool(causal), pad, hidden)
         part = tr.head(h)
         traces = compare_fills(part["q"], part["k"], part["v"], masks["combined"], s.scale, s.normalize)
     except ac.ScenarioError as e:
-        return vw.message_html([], error=str(e))
-    return vw.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype)
+        return None, lab_message(str(e))
+    return vw.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype), ""
+
+
+def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> str:
+    """The lab as one view: its tables, or the message naming the bad box."""
+    tables, message = mask_lab_parts(v, causal, padding, rows)
+    return tables if tables is not None else message
 
 
 def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
@@ -56,20 +77,25 @@ def build_mask_lab(vals_state: Any) -> Any:
             "Build masks here: padding hides key columns, causal hides the future, and a row mask hides every key "
             "from a query, so you can watch -inf give NaN where -1e9 gives uniform weights."
         )
-        with gr.Row():
-            causal = gr.Checkbox(True, label="causal mask")
-            pad = gr.Textbox("", label="padded key positions (e.g. 3)")
-            rows = gr.Textbox("1", label="hide every key from query rows (e.g. 1)")
+        with gr.Row():  # the min widths let a phone stack the three instead of squeezing the checkbox's label
+            causal = gr.Checkbox(True, label="causal mask", min_width=150)
+            pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200)
+            rows = gr.Textbox("1", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)
+        msg = gr.HTML(elem_id="mask-lab-msg")
         out = gr.HTML(elem_id="mask-lab-out")
     lab_in = [vals_state, causal, pad, rows]
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
     for trigger in (tab.select, causal.input, pad.change, rows.change):
-        on(trigger, mask_lab, lab_in, [out], **COMMON)
+        on(trigger, mask_lab, lab_in, [out, msg], **COMMON)
     return tab
 
 
-def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> str:
-    return expired_message() if vals is None else mask_lab_views(vals, causal, pad, rows)
+def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> tuple[Any, str]:
+    """(tables, message) for the lab's boxes on the workbench's state; an expired page keeps its tables."""
+    if vals is None:
+        return gr.skip(), expired_message()
+    tables, message = mask_lab_parts(vals, causal, pad, rows)
+    return (gr.skip() if tables is None else tables), message
 
 
 def build_scaling_lab() -> Any:

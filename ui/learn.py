@@ -137,12 +137,24 @@ def question_html(q: Question, qz: dict[str, Any], note: str = "") -> str:
     )
 
 
-def feedback_html(g: Grade, qz: dict[str, Any], explained: str = "") -> str:
-    """The verdict, the learner's answer beside the right one, and (when wrong) the cell's arithmetic."""
+def quiz_message(problem: str, qz: dict[str, Any] | None = None) -> str:
+    """A quiz message that says only what applies (the answer box, the question); with ``qz``, the tally below it
+    (for when the question on screen no longer shows it)."""
+    tally = f"<div class='quiz-tally'>{tally_of(qz).text}</div>" if isinstance(qz, dict) else ""
+    return f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)}</div>{tally}"
+
+
+def feedback_html(g: Grade, qz: dict[str, Any], explained: str = "", keys: tuple[str, ...] = ()) -> str:
+    """The verdict, the learner's answer beside the right one, and (when wrong) the cell's arithmetic.
+
+    Keys are written as the learner names them, ``t2 (key 2)``, from the question's ``keys``.
+    """
     cls = "quiz-right" if g.correct else "quiz-wrong"
 
     def shown(v: Any) -> str:
-        return f"{v:.4f}" if isinstance(v, float) else html.escape(str(v))
+        if isinstance(v, float):
+            return f"{v:.4f}"
+        return html.escape(quiz.key_names(keys, tuple(v)) if isinstance(v, tuple) else str(v))
 
     pair = "" if g.correct else (
         f"<div class='quiz-pair'>your answer: <b data-given>{shown(g.given)}</b> · right answer: "
@@ -165,56 +177,78 @@ def explanation(s: ac.Scenario, tr: ac.MultiHeadTrace, q: Question) -> str:
 
 @dataclass(frozen=True)
 class QuizView:
-    """The quiz's components: its state slot, the question, the feedback."""
+    """The quiz's components: its state slot, the question, the feedback, the answer box, and the hidden number of
+    the question on screen (sent with each answer, so an answer is graded only against the question it was for)."""
 
     slot: Any
     question: Any
     feedback: Any
+    answer: Any = None
+    asked: Any = None
+
+    def fresh(self, qz: dict[str, Any]) -> dict[Any, Any]:
+        """An empty answer box for the open question of ``qz`` (so an old answer is never sent again)."""
+        return {c: v for c, v in ((self.answer, ""), (self.asked, str(qz["index"]))) if c is not None}
+
+
+EXPIRED = "session: the server holds no state for this page; reload the page to go on with the quiz"
 
 
 def on_quiz_new(v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
     """The New question button: draw the next question of this session's sequence on the live state."""
     if vals is None:
-        return {v.feedback: expired_message()}
+        return {v.feedback: quiz_message(EXPIRED)}
     qz = qz if isinstance(qz, dict) else new_quiz()
     try:
         s, tr, _ = live_state(vals)
         q, qz = draw(s, tr, qz, str(choice or "any"))
     except (ac.ScenarioError, QuizError) as e:
-        return {v.feedback: vw.message_html([], error=str(e))}
-    return {v.slot: qz, v.question: question_html(q, qz), v.feedback: ""}
+        return {v.feedback: quiz_message(str(e))}
+    return {v.slot: qz, v.question: question_html(q, qz), v.feedback: "", **v.fresh(qz)}
 
 
-def on_quiz_check(v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
-    """The Check button: grade the typed answer on the live state. Unreadable answers are named and not counted."""
+def on_quiz_check(v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any, asked: Any = None) -> dict[Any, Any]:
+    """The Check button: grade the typed answer on the live state. Unreadable answers are named and not counted.
+
+    ``asked`` is the number of the question the page showed when the answer was sent: an answer sent for an
+    earlier question (a second press before the first was answered) is left ungraded and changes nothing.
+    """
     if vals is None:
-        return {v.feedback: expired_message()}
+        return {v.feedback: quiz_message(EXPIRED)}
     if not isinstance(qz, dict) or qz["index"] < 0:
-        return {v.feedback: vw.message_html([], error="answer: there is no question yet; press New question")}
+        return {v.feedback: quiz_message("answer: there is no question yet; press New question")}
+    if asked not in (None, "") and str(asked) != str(qz["index"]):
+        return {}  # this very submission was already graded (it was for the question before this one)
     if qz["answered"]:
-        return {v.feedback: vw.message_html([], error="answer: this question is answered; press New question")}
+        return {v.feedback: quiz_message("answer: this question is answered; press New question", qz)}
     try:
         s, tr, _ = live_state(vals)
         q = current_question(s, tr, qz)
     except (ac.ScenarioError, QuizError) as e:
-        return {v.feedback: vw.message_html([], error=f"{e}; press New question")}
+        return {v.feedback: quiz_message(f"{e}; press New question")}
     if q.prompt != qz["prompt"]:  # the state changed shape under the question: ask it again, count nothing
         qz = {**qz, "prompt": q.prompt}
         note = "The workbench changed since this question was asked; here it is on the live state."
         return {v.slot: qz, v.question: question_html(q, qz, note), v.feedback: ""}
     g = quiz.grade(q, str(text) if text is not None else "")
     if not g.counted:
-        return {v.feedback: vw.message_html([], error=g.message)}
-    t = quiz.record(tally_of(qz), g)
-    qz = {**qz, "right": t.right, "asked": t.asked, "answered": True}
+        return {v.feedback: quiz_message(g.message)}  # the question above still shows the tally
+    return graded(v, g, q, {**qz, **vars(quiz.record(tally_of(qz), g)), "answered": True}, s, tr)
+
+
+def graded(v: QuizView, g: Grade, q: Question, qz: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace) -> dict:
+    """A counted answer: right, the next question; wrong, the question revealed and that cell's arithmetic.
+    Either way the answer box is emptied, so the same text is never graded again."""
     if not g.correct:  # reveal: the question without its hiding style, the arithmetic for that cell
         shown = f"<div class='quiz-q'>{html.escape(q.prompt)}</div>"
-        return {v.slot: qz, v.question: shown, v.feedback: feedback_html(g, qz, explanation(s, tr, q))}
+        fb = feedback_html(g, qz, explanation(s, tr, q), q.keys)
+        return {v.slot: qz, v.question: shown, v.feedback: fb, **v.fresh(qz)}
     try:
         nxt, qz = draw(s, tr, qz, qz["choice"])
     except QuizError as e:
-        return {v.slot: qz, v.feedback: feedback_html(g, qz) + vw.message_html([], error=str(e))}
-    return {v.slot: qz, v.question: question_html(nxt, qz), v.feedback: feedback_html(g, qz)}
+        return {v.slot: qz, v.feedback: feedback_html(g, qz, keys=q.keys) + quiz_message(str(e)), **v.fresh(qz)}
+    return {v.slot: qz, v.question: question_html(nxt, qz), v.feedback: feedback_html(g, qz, keys=q.keys),
+            **v.fresh(qz)}  # fmt: skip
 
 
 def build_quiz() -> dict[str, Any]:
@@ -227,17 +261,20 @@ def build_quiz() -> dict[str, Any]:
         with gr.Row():
             answer = gr.Textbox(label="your answer", elem_id="quiz-answer", scale=3)
             check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=1)
+        asked = gr.Textbox("", visible=False, elem_id="quiz-asked")  # the number of the question on screen
         feedback = gr.HTML(elem_id="quiz-feedback")
     return {"choice": choice, "new": new, "question": question, "answer": answer, "check": check,
-            "feedback": feedback}  # fmt: skip
+            "feedback": feedback, "asked": asked}  # fmt: skip
 
 
 def wire_quiz(page: Any, c: dict[str, Any]) -> None:
-    v = QuizView(Slot("quiz"), c["question"], c["feedback"])
-    outs = [v.slot, v.question, v.feedback]
+    """New question and Check (the button or Enter); a press while the last one is still answered is dropped."""
+    v = QuizView(Slot("quiz"), c["question"], c["feedback"], c["answer"], c["asked"])
+    outs = [v.slot, v.question, v.feedback, v.answer, v.asked]
     on(c["new"].click, bind(on_quiz_new, v), [c["choice"], page.vals_state, v.slot], outs, **COMMON)
+    once = {**COMMON, "trigger_mode": "once"}
     for trigger in (c["check"].click, c["answer"].submit):
-        on(trigger, bind(on_quiz_check, v), [c["answer"], page.vals_state, v.slot], outs, **COMMON)
+        on(trigger, bind(on_quiz_check, v), [c["answer"], page.vals_state, v.slot, v.asked], outs, **once)
 
 
 # ---- pin and compare -------------------------------------------------------------------------

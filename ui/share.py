@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+import numpy as np
+import pandas as pd
 
 import attention_core as ac
-from attention_core.export import to_notebook, to_script
+from attention_core.export import export_title, to_notebook, to_script
 from serving.export_folders import ExportFolders
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
 from ui.render import tables as vw
@@ -50,7 +52,8 @@ def decode_link(text: str) -> dict[str, Any]:
 
 
 def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Open ``?preset=<id>`` or ``?scenario=<encoded>``; a bad link falls back to the default preset, with a message."""
+    """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head) or ``?scenario=<encoded>``; a bad link falls back
+    to the default preset, with a message."""
     error = None
     try:
         if "scenario" in query:
@@ -58,6 +61,8 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
         if "preset" in query:
             if query["preset"] not in ac.preset_ids():
                 raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
+            if "head_shown" in query:  # the preset as it is, shown on another head
+                return scenario_values({**ac.scenario_of(query["preset"]), "head_shown": query["head_shown"]})
             return (query["preset"], *load_values(query["preset"]))
     except ac.ScenarioError as e:
         error = str(e)
@@ -71,11 +76,13 @@ EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process
 
 
 def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -> str:
-    """A link that opens exactly this state: ``?preset=<id>`` while the preset is untouched, else the scenario."""
+    """A link that opens exactly this state, on the head shown: ``?preset=<id>`` (``&head_shown=<n>`` past head 1)
+    while the preset is untouched, else the scenario (which names the head shown itself)."""
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
     s, sc = current_scenario(preset_id, v)
     if preset_id and not vw.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
-        return f"{base}?preset={preset_id}"
+        head = sc.get("head_shown", 1)
+        return f"{base}?preset={preset_id}" + (f"&head_shown={head}" if head > 1 else "")
     code = encode_link(sc)
     if len(code) > MAX_LINK:
         problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
@@ -86,7 +93,7 @@ def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -
 def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
     """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
     s, sc = current_scenario(preset_id, v)
-    title = ac.get_preset(preset_id).title if preset_id else "Attention Playground: custom state"
+    title = title_of(preset_id, s)
     folder = EXPORTS.new()
     files = {
         "scenario.json": json.dumps(sc, indent=1),
@@ -96,6 +103,14 @@ def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
     for name, text in files.items():
         (folder / name).write_text(text)
     return [str(folder / name) for name in files]
+
+
+def title_of(preset_id: str | None, s: ac.Scenario) -> str:
+    """The exports' title: the preset's, with ", edited (changed: …)" once the state is no longer that preset."""
+    if not preset_id:
+        return export_title(None)
+    p = ac.get_preset(preset_id)
+    return export_title(p.title, vw.same_scenario(s, ac.parse(p.scenario)))
 
 
 def read_scenario_file(path: str | None) -> dict[str, Any]:
@@ -117,8 +132,9 @@ def read_scenario_file(path: str | None) -> dict[str, Any]:
 
 
 def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
+    """The page's load: the state its link names (the picker shows its preset, or none for a state of its own)."""
     preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
-    return page.answer(preset_id, new_shape, nv, got) | {page.preset: preset_id or DEFAULT_PRESET}
+    return page.answer(preset_id, new_shape, nv, got)
 
 
 def on_file(page: Page, path: str | None) -> dict[Any, Any]:
@@ -156,6 +172,7 @@ def build_share() -> dict[str, Any]:
         with gr.Row():
             link_btn = gr.Button("Make a link to this exact state", elem_id="link-btn")
             export_btn = gr.Button("Export scenario.json, attention.py, attention.ipynb", elem_id="export-btn")
+            tables_btn = gr.Button("Download every table (CSV)", elem_id="tables-btn")
             upload_btn = gr.UploadButton(
                 "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
             )
@@ -166,11 +183,76 @@ def build_share() -> dict[str, Any]:
             interactive=False,
             elem_id="downloads",
         )
-    return {"link": link_btn, "export": export_btn, "upload": upload_btn, "link_box": link_box, "files": downloads}
+    return {"link": link_btn, "export": export_btn, "tables": tables_btn, "upload": upload_btn, "link_box": link_box,
+            "files": downloads}  # fmt: skip
 
 
 def wire_share(page: Page, share: dict[str, Any]) -> None:
     st = [page.preset_state, page.vals_state]
     on(share["link"].click, on_link, st, [share["link_box"], page.views["message"]], **COMMON)
     on(share["export"].click, on_export, st, [share["files"], page.views["message"]], **COMMON)
+    on(share["tables"].click, on_tables, st, [share["files"], page.views["message"]], **COMMON)
     on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
+
+
+# ---- every table of the on-screen state as one CSV (pandas) ----------------------------------------------------
+
+
+def tables_frame(sc: dict[str, Any], result: dict[str, Any]) -> pd.DataFrame:
+    """Every table of a state in long form, one row per number: table, head (1-based; blank for the inputs, W_o, the
+    heads combined and split mode's shared weights), row and col (the labels on screen: tokens, d1, d2, ...; out1,
+    in1, ... for weights), i and j (0-based), value (the number as the screen writes it: float32's or
+    float64's shortest text, "-inf" where masked). ``frame.pivot(index="i", columns="j", values="value")`` of one
+    table and head gives back its matrix.
+
+    ``sc`` is the explicit scenario JSON, ``result`` its ``attention_core.compute`` answer."""
+    rows: list[dict[str, Any]] = []
+    dtype = np.float32 if result["dtype"] == "float32" else np.float64
+    tokens, tokens_k = result["tokens"], result["tokens_k"]
+    used = result["weights_used"]
+    w_rows, w_cols = ("out", "in") if used["layout"] == "linear" else ("in", "out")  # as the weight tables say
+
+    def add(name: str, head: int | None, m: list[list[Any]], row_labels: list[str] | str, col: str = "d") -> None:
+        texts = np.array([[float(v) for v in r] for r in m], dtype=np.float64).astype(dtype).astype(str)
+        for i, line in enumerate(texts.tolist()):
+            row = row_labels[i] if isinstance(row_labels, list) else f"{row_labels}{i + 1}"
+            for j, text in enumerate(line):
+                cl = tokens_k[j] if col == "key" else f"{col}{j + 1}"
+                rows.append({"table": name, "head": head, "row": row, "col": cl, "i": i, "j": j, "value": text})
+
+    for name in ("x", "x_q", "x_k", "x_v"):
+        if name in sc:
+            add(name, None, sc[name], tokens if name in ("x", "x_q") else tokens_k)
+    per_head = len(used["W_q"]) == len(result["heads"])  # concat: one per head; split: one for all the heads
+    for h, head in enumerate(result["heads"], start=1):
+        for name in ("W_q", "W_k", "W_v"):
+            if per_head or h == 1:
+                add(name, h if per_head else None, used[name][h - 1], w_rows, w_cols)
+        for name in ("q", "k", "v"):
+            add(name, h, head[name], tokens if name == "q" else tokens_k)
+        for name in ("scores", "scaled", "masked", "weights"):
+            add(name, h, head[name], tokens, "key")
+        add("output", h, head["output"], tokens)
+    if used.get("W_o") is not None:
+        add("W_o", None, used["W_o"], w_rows, w_cols)
+    if len(result["heads"]) > 1 or used.get("W_o") is not None:
+        add("combined", None, result["output"], tokens)
+    return pd.DataFrame(rows, columns=["table", "head", "row", "col", "i", "j", "value"]).astype({"head": "Int64"})
+
+
+def tables_csv(preset_id: str | None, v: dict[str, Any]) -> list[str]:
+    """tables.csv (:func:`tables_frame`) for the on-screen state, in a fresh export folder."""
+    _, sc = current_scenario(preset_id, v)
+    path = EXPORTS.new() / "tables.csv"
+    tables_frame(sc, ac.compute(sc)).to_csv(path, index=False)
+    return [str(path)]
+
+
+def on_tables(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+    if vals is None:
+        return [gr.skip(), expired_message()]
+    try:
+        return [tables_csv(preset_id, vals), gr.skip()]
+    except ac.ScenarioError as e:
+        gr.Warning(str(e))
+        return [gr.skip(), vw.message_html([], error=str(e))]

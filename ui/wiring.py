@@ -113,6 +113,9 @@ def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
     return writes, (rest[0] if len(rest) == 1 else rest or None)
 
 
+PICKER_LABEL, PICKER_FREE = "Preset (notebook example)", "Preset: none loaded (free play)"
+
+
 @dataclass
 class Page:
     """Every component a handler reads or writes, so handlers can answer with {component: value}."""
@@ -155,9 +158,10 @@ class Page:
         ]
 
     def answer(self, preset_id: str | None, shape: Any, nv: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
-        """A whole new state: preset, states, controls, grids and views."""
+        """A whole new state: preset, states, controls, grids and views (a state that is no preset clears the
+        picker, so the picker and the badge's "Free play" agree)."""
         return {
-            self.preset: preset_id or gr.skip(),
+            self.preset: gr.update(value=preset_id, label=PICKER_LABEL if preset_id else PICKER_FREE),
             self.preset_state: preset_id,
             self.shape_state: shape,
             self.vals_state: nv,
