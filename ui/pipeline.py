@@ -13,7 +13,7 @@ import attention_core as ac
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.explain import explain, sources
 from attention_core.export import scenario_json
-from attention_core.scenario import MAX_HEADS, MAX_T
+from attention_core.scenario import MAX_HEADS, MAX_T, parse_int
 from ui.render import heat
 from ui.render import overview as ov
 from ui.render import tables as vw
@@ -66,7 +66,8 @@ def render(
     )
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
-        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step])
+        heading = vw.step_heading(step, s, tr.attention.divisor)  # follows scale, normalise and the mask
+        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
     compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.WINDOW, short=True)
     out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
@@ -170,9 +171,10 @@ def expired_got() -> dict[str, Any]:
 
 
 def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
-    """The on-screen state as a parsed scenario and its explicit JSON (raises ScenarioError naming the field)."""
+    """The on-screen state as a parsed scenario and its explicit JSON, the head shown included (raises
+    ScenarioError naming the field)."""
     s = ac.parse(scenario_from(v))
-    return s, scenario_json(s, preset_id)
+    return s, scenario_json(s, preset_id, shown_head(v["view_head"], s.heads) + 1)
 
 
 def restructure_values(
@@ -207,7 +209,7 @@ def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], dic
     """A scenario dict (file or link) -> (preset id it names, shape, editable values, views)."""
     s = ac.parse(sc)
     preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
-    nv = values_from_scenario(s)
+    nv = values_from_scenario(s, parse_int(sc.get("head_shown", 1), "head_shown", 1, s.heads))  # the head it showed
     w = sc.get("weights") if isinstance(sc.get("weights"), dict) else {}
     nv["seed"] = w.get("seed", 42)
     recipe = w.get("init") if w.get("init") in ("linear", "rand") else "linear"  # what a resize draws new cells from

@@ -1,9 +1,10 @@
 """Teaching layer over the workbench: present mode's stages, the guided tour's steps, and their HTML.
 
 Present mode shows the overview one stage at a time (static/present.js); the tour walks a learner through the
-default preset (static/tour.js). Both are layers in the browser: classes and data attributes on the overview's
-cards, state kept in JS, so they survive every re-render. This module only writes their texts and the two
-extra overview cards (the scaled and masked scores) that present mode shows; pure, tensors in, HTML out.
+preset that is loaded, in its own names and sizes (static/tour.js). Both are layers in the browser: classes and
+data attributes on the overview's cards, state kept in JS, so they survive every re-render. This module only
+writes their texts and the two extra overview cards (the scaled and masked scores) that present mode shows; pure,
+tensors in, HTML out.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import gradio as gr
 
@@ -80,66 +82,208 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     ),
 )
 
-# the tour over the default preset: (target selector, what to look at, the action, the check's name)
-# a check name is one of static/tour.js's CHECKS; "" means the learner presses Next
-TOUR: tuple[tuple[str, str, str, str], ...] = (
-    (
+
+class Step(NamedTuple):
+    """One tour step: the element it outlines (a CSS selector), what to look at, the action it asks for (or ""),
+    the name of static/tour.js's check that notices the action ("" = the learner presses Next), the control the
+    action needs (outlined too, never covered), and variants for other presets and states.
+
+    The texts are templates that tour.js fills from the page as it is when the step begins: {X} (X, or x_q under
+    cross-attention), {x} (x, or x_q), {tokens} and {keys} (the query and key tokens), {dims}, {t1}, {t2}, {k1},
+    {d1}, {v} (the value to type), {mask} (the mask's kind), {Hs} ("2 heads"), {h_other} (a head not shown).
+    ``alt`` holds (when, set) pairs: every pair whose ``when`` flags all hold (tour.js's ``flags``: cross, masked,
+    causal, scaled, sum, multi, edited, explained, combined) overrides the fields in ``set``, in order.
+    """
+
+    target: str
+    look: str
+    act: str
+    check: str
+    also: str = ""
+    alt: tuple[tuple[dict[str, bool], dict[str, str]], ...] = ()
+
+
+def when(flags: str, **fields: str) -> tuple[dict[str, bool], dict[str, str]]:
+    """A step's variant: ``when("cross !edited", look=...)`` applies while cross holds and edited does not."""
+    return {f.lstrip("!"): not f.startswith("!") for f in flags.split()}, fields
+
+
+CROSS_QKV = "Q is x_q times W_q; K and V are x_k times W_k and x_v times W_v."
+TOUR: tuple[Step, ...] = (
+    Step(
         "#inputs [data-card=x]",
-        "This is X: one row per token (t1, t2, t3), one column per dimension. Every number here can be edited.",
-        "Change x[t2, d1] (row t2, column d1) to 3: click it, type 3, press Enter.",
-        "x_t2_d1_is_3",
+        "This is {X}: one row per token ({tokens}), one column per dimension ({dims}). Every number here can be "
+        "edited.",
+        "Change {x}[{t2}, {d1}] (row {t2}, column {d1}) to {v}: click it, type {v}, press Enter.",
+        "x_cell",
+        alt=(
+            when(
+                "cross",
+                look="This is x_q, where the queries come from: one row per query token ({tokens}), "
+                "one column per dimension ({dims}). Beside it, x_k and x_v hold the keys' and the values' tokens "
+                "({keys}). Every number here can be edited.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=q]",
-        "Q, K and V are X times W_q, W_k and W_v. Only row t2 of each changed: a row depends on its own token alone.",
+        "Q, K and V are X times W_q, W_k and W_v. Only row {t2} of each changed: a row depends on its own token alone.",
         "",
         "",
+        alt=(
+            when(
+                "!edited",
+                look="Q, K and V are X times W_q, W_k and W_v: an edit of one row of X moves that "
+                "row of each, because a row depends on its own token alone.",
+            ),
+            when("cross", look=CROSS_QKV + " Only row {t2} of Q changed: K and V do not read x_q at all."),
+            when("cross !edited", look=CROSS_QKV + " An edit of x_q moves one row of Q and nothing in K or V."),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=scores]",
-        "The scores are Q·Kᵀ. Row t2 and column t2 moved, because t2's query and t2's key both changed.",
+        "The scores are Q·Kᵀ. Row {t2} and column {t2} moved, because {t2}'s query and {t2}'s key both changed.",
         "Click any score to see its arithmetic written out.",
         "explain_open",
+        alt=(
+            when(
+                "!edited",
+                look="The scores are Q·Kᵀ: entry (i, j) is token i's query times token j's key, a dot product.",
+            ),
+            when(
+                "cross",
+                look="The scores are Q·Kᵀ: a row per query ({tokens}), a column per key ({keys}). "
+                "Only row {t2} moved, because only {t2}'s query changed.",
+            ),
+            when(
+                "cross !edited",
+                look="The scores are Q·Kᵀ: a row per query ({tokens}), a column "
+                "per key ({keys}); entry (i, j) is query i's dot product with key j.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#explain",
         "The explanation writes q_i · k_j out term by term with the live numbers. It follows every edit.",
         "",
         "",
+        alt=(
+            when(
+                "!explained",
+                target="#overview [data-card=scores]",
+                look="Click any number of any table "
+                "and a card opens with its arithmetic written out (q_i · k_j term by term, with the live numbers); "
+                "it follows every edit.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview .arrow.op",
         "Between the scores and the weights the scores are divided by √d_k, then masked.",
         "Switch the scale to off in the toolbar: do the weights become sharper or flatter?",
         "scale_off",
+        "#tb-scale",
+        alt=(
+            when(
+                "masked",
+                look="Between the scores and the weights the scores are divided by √d_k, then the "
+                "{mask} mask hides some of them.",
+            ),
+            when(
+                "!scaled",
+                look="Between the scores and the weights the scores could be divided by √d_k, "
+                "but the scale is off here.",
+                act="Switch the scale to √d_k in the toolbar: do the weights become flatter or sharper?",
+                check="scale_on",
+            ),
+            when("sum scaled", act="Switch the scale to off in the toolbar: do the weights change at all?"),
+            when("sum !scaled", act="Switch the scale to √d_k in the toolbar: do the weights change at all?"),
+            when(
+                "!scaled masked",
+                look="Between the scores and the weights the scores could be "
+                "divided by √d_k, but the scale is off here; then the {mask} mask hides some of them.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=weights]",
         "Without the division the weights are sharper: the largest score takes more of each row.",
         "Now switch the mask to causal: which weights became 0?",
         "mask_causal",
+        "#tb-mask",
+        alt=(
+            when(
+                "scaled",
+                look="With the division the weights are flatter: the scores shrink before the "
+                "softmax, so the largest one takes less of each row.",
+            ),
+            when(
+                "sum",
+                look="With ÷ row sum instead of softmax, dividing every score by the same number "
+                "changes nothing: the weights stay as they were. Scaling matters for softmax.",
+            ),
+            when(
+                "masked", act="Now switch the mask from {mask} to none: which weights stop being 0?", check="mask_none"
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=weights]",
-        "Causal: a token may not look at later tokens, so everything above the diagonal is 0 and t1 attends "
+        "Causal: a token may not look at later tokens, so everything above the diagonal is 0 and {t1} attends "
         "only to itself. Each row still sums to 1.",
         "",
         "",
+        alt=(
+            when(
+                "cross",
+                look="Causal: query i may not look at keys after position i, so everything above "
+                "the diagonal is 0 and {t1} sees only {k1}. Each row still sums to 1.",
+            ),
+            when("!causal", look="The {mask} mask hides some keys: their weights are 0. Each row still sums to 1."),
+            when(
+                "!masked",
+                look="No mask: every query sees every key, so no weight is forced to 0. Each row still sums to 1.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=output]",
         "The output is weights·V: each row is a weighted average of V's rows.",
         "Set heads to 2 in the toolbar and watch a second head appear.",
-        "two_heads",
+        "heads_more",
+        "#tb-heads",
+        alt=(
+            when(
+                "sum",
+                look="The output is weights·V: each row is a weighted sum of V's rows (its weights "
+                "sum to 1 but may be negative).",
+            ),
+            when(
+                "multi",
+                act="Set 'head shown' to {h_other} in the toolbar: Q, K, V, the scores and the "
+                "weights become head {h_other}'s.",
+                check="head_other",
+                also="#tb-view-head",
+            ),
+        ),
     ),
-    (
+    Step(
         "#overview [data-card=combine]",
-        "Two heads, each with its own W_q, W_k, W_v, and their outputs joined side by side. "
-        "'head shown' picks which head's matrices the overview shows.",
+        "{Hs}, each with its own W_q, W_k, W_v, and their outputs joined side by side. 'head shown' picks which "
+        "head's matrices the overview shows.",
         "",
         "",
+        alt=(
+            when(
+                "!combined",
+                target="#overview [data-card=output]",
+                look="With several heads, each has "
+                "its own W_q, W_k, W_v, and a last card, 'heads combined', joins their outputs side by side; 'head "
+                "shown' picks which head the overview shows.",
+            ),
+        ),
     ),
-    (
+    Step(
         "#present-btn",
         "Done. Present mode shows one stage at a time in large type, for a class; the notebook below has every "
         "step's formula, code and torch's print.",
@@ -156,9 +300,9 @@ def stages_json() -> str:
 
 
 def tour_json() -> str:
-    """The tour's steps as JSON for static/tour.js (a list of {target, look, act, check})."""
-    keys = ("target", "look", "act", "check")
-    return json.dumps([dict(zip(keys, st, strict=True)) for st in TOUR])
+    """The tour's steps as JSON for static/tour.js (a list of {target, look, act, check, also, alt}; each alt
+    is {when, set})."""
+    return json.dumps([{**st._asdict(), "alt": [{"when": w, "set": v} for w, v in st.alt]} for st in TOUR])
 
 
 def teach_html() -> str:
@@ -166,7 +310,7 @@ def teach_html() -> str:
     return (
         f"<div class='teach' data-stages='{html.escape(stages_json())}' data-tour='{html.escape(tour_json())}'>"
         "<button id='present-btn' type='button' title='one stage at a time, large type (or ?present=1)'>"
-        "Present</button><button id='tour-btn' type='button' title='a guided tour of the default preset'>"
+        "Present</button><button id='tour-btn' type='button' title='a guided tour of the preset that is loaded'>"
         "Tour</button></div>"
     )
 

@@ -224,6 +224,9 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
     out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
     out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
+    chosen_now = "padding" in v["mask_kind"] and "padding" not in shape.get("mask_kind", "")
+    if chosen_now and not str(v["padding"] or "").strip():  # padding chosen with no key named: the last key, so
+        out["padding"] = str(S)  # that it visibly does something
     return out
 
 

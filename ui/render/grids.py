@@ -29,7 +29,7 @@ TITLES = {
     "W_k": "W_k",
     "W_v": "W_v",
     "W_o": "W_o",
-    "keep": "custom mask (1 = may look)",
+    "keep": "custom mask (✓ = may look)",
 }
 
 
@@ -48,12 +48,17 @@ def head_rows(n_rows: int, n_mats: int, head: int) -> range:
     return range(min(head, n_mats - 1) * per, min(head, n_mats - 1) * per + per)
 
 
-def cell_name(table: str, label: str, row: int, col: int, n_mats: int = 1) -> str:
-    """How a message names one input cell: 'x row 2, column 1' or 'W_q head 2 row 1, column 3'."""
+def grid_where(table: str, label: str, n_mats: int = 1) -> str:
+    """How a message names a grid, from one of its row labels: 'x', or 'W_q head 2' when heads are stacked."""
     if table in ("W_q", "W_k", "W_v") and n_mats > 1:
         head = re.match(r"h(\d+)", label)
-        return f"{table} head {head.group(1) if head else '?'} row {row + 1}, column {col + 1}"
-    return f"{table} row {row + 1}, column {col + 1}"
+        return f"{table} head {head.group(1) if head else '?'}"
+    return table
+
+
+def cell_name(table: str, label: str, row: int, col: int, n_mats: int = 1) -> str:
+    """How a message names one input cell: 'x row 2, column 1' or 'W_q head 2 row 1, column 3'."""
+    return f"{grid_where(table, label, n_mats)} row {row + 1}, column {col + 1}"
 
 
 # ---- one cell ----------------------------------------------------------------------------------
@@ -162,6 +167,34 @@ def shown_value(v: Any, dtype: str) -> str:
     return str(v) if isinstance(v, int) else vw.fmt(v, dtype)
 
 
+def kept(v: Any) -> bool:
+    """Whether a stored custom-mask cell keeps its key (1, 1.0 or their text: the cell is stored as a number)."""
+    try:
+        return float(v) == 1.0
+    except (TypeError, ValueError):
+        return False
+
+
+def _row_html(
+    table: str, i: int, row: list[Any], cols: list[str], texts: dict[tuple[int, int], str], first: bool
+) -> str:
+    """One grid row: its label, then a cell per number (a checkbox per key in the custom mask).
+
+    Each grid is one Tab stop: only its first cell has tabindex 0 (grid.js moves it with the arrow keys)."""
+    label = html.escape(str(row[0]))
+    cells = []
+    for j in range(len(row) - 1):
+        tab = "0" if first and j == 0 else "-1"
+        if table == "keep":  # a real checkbox (Space toggles, screen readers say checked); drawn by app.css
+            on = " checked" if kept(row[j + 1]) else ""
+            say = f"{label} may look at {cols[j]}"
+            box = f"<input type='checkbox' tabindex='{tab}' aria-label='{say}' title='{say}'{on}>"
+            cells.append(f"<td class='chk' data-r='{i}' data-c='{j}'>{box}</td>")
+        else:  # plain text: an editor <input> appears only in the cell being edited (light at 64×64)
+            cells.append(f"<td data-r='{i}' data-c='{j}' tabindex='{tab}'>{texts[(i, j)]}</td>")
+    return f"<tr><th scope='row'>{label}</th>{''.join(cells)}</tr>"
+
+
 def grid_html(
     table: str,
     stored: dict[str, Any],
@@ -169,11 +202,14 @@ def grid_html(
     rows: range | None = None,
     title: str | None = None,
     note: str = "",
+    n_mats: int = 1,
+    source: str = "x",
 ) -> str:
-    """One editable grid: an ``<input>`` per number, labelled for screen readers, sized to its longest value.
+    """One editable grid: a cell per number, labelled for screen readers, sized to its longest value.
 
-    ``rows`` limits it to some stored rows (one head of a stacked weight table); data-r stays the stored row.
-    """
+    ``rows`` limits it to some stored rows (one head of a stacked weight table); data-r stays the stored row,
+    and the table carries how messages name it (``data-where``) and its first stored row (``data-r0``), so the
+    page can name a cell it holds a refused value in (grid.js)."""
     data = table_rows(stored)
     headers = stored.get("headers", []) if isinstance(stored, dict) else []
     picked = list(rows if rows is not None else range(len(data)))
@@ -181,35 +217,30 @@ def grid_html(
     texts = {(i, j): shown_value(v, dtype) for i in picked for j, v in enumerate(data[i][1:])}
     width = max((len(t) for t in texts.values()), default=4)
     head = "".join(f"<th scope='col'>{html.escape(str(h))}</th>" for h in headers[1:])
-    body = []
-    for i in picked:
-        label = html.escape(str(data[i][0]))
-        cells = []
-        for j in range(len(data[i]) - 1):
-            col = html.escape(str(headers[j + 1])) if j + 1 < len(headers) else f"{j + 1}"
-            aria = f"{html.escape(name)} {label}, {col}"  # the checkbox's name; number cells read their headers
-            if table == "keep":
-                on = " checked" if texts[(i, j)] == "1" else ""
-                box = f"<input type='checkbox' aria-label='{aria}'{on}>"
-                cells.append(f"<td class='chk' data-r='{i}' data-c='{j}'>{box}</td>")
-            else:  # plain text: an editor <input> appears only in the cell being edited (light at 64×64)
-                tab = "0" if (i, j) == (picked[0], 0) else "-1"
-                cells.append(f"<td data-r='{i}' data-c='{j}' tabindex='{tab}'>{texts[(i, j)]}</td>")
-        body.append(f"<tr><th scope='row'>{label}</th>{''.join(cells)}</tr>")
+    n_cols = max((len(data[i]) - 1 for i in picked), default=0)
+    cols = [html.escape(str(headers[j + 1])) if j + 1 < len(headers) else f"{j + 1}" for j in range(n_cols)]
+    body = [_row_html(table, i, data[i], cols, texts, k == 0) for k, i in enumerate(picked)]
     shape = f"{len(picked)}×{len(headers) - 1}"
     ident = table.startswith("W_") and is_identity([data[i][1:] for i in picked])
     if ident:  # 003/004's weightless steps: one line instead of a square of zeros, the cells a click away
         note += (
-            f"<span class='sub'>= I (the identity: q = x)</span><button class='expand' "
+            f"<span class='sub'>= I (the identity: {identity_words(table, source)})</span><button class='expand' "
             f"aria-label='show the cells of {html.escape(name)} to edit them'>edit cells</button>"
         )
+    where = grid_where(table, str(data[picked[0]][0]) if picked else "", n_mats)
     return (
         f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
         f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
         f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)' "
+        f"data-where='{html.escape(where)}' data-r0='{picked[0] if picked else 0}' "
         f"style='--w:{width + 1}ch'><tr><td></td>{head}</tr>"
         f"{''.join(body)}</table></div></div>"
     )
+
+
+def identity_words(table: str, source: str) -> str:
+    """What an identity weight grid does, in its own role: 'k = x_k' for W_k under cross-attention."""
+    return "the heads' outputs pass through" if table == "W_o" else f"{table[-1]} = {source}"
 
 
 def is_identity(m: list[list[Any]]) -> bool:
@@ -223,7 +254,8 @@ def is_identity(m: list[list[Any]]) -> bool:
 
 def weight_note(v: dict[str, Any], h: int, n_mats: int) -> str:
     """What the shown weight grids are: one head's slice, or the single split-mode matrix."""
-    layout = "out×in, q = x @ W.T" if v["layout"] == "linear" else "in×out, q = x @ W"
+    x = "x_q" if v["cross"] else "x"  # what W_q multiplies
+    layout = f"out×in, q = {x} @ W.T" if v["layout"] == "linear" else f"in×out, q = {x} @ W"
     if v["head_mode"] == "split":
         return f"<span class='sub'>d_model×d_model, split into {v['heads']} heads after projecting; {layout}</span>"
     who = f"head {h + 1} of {n_mats}; " if n_mats > 1 else ""
@@ -246,13 +278,15 @@ def inputs_html(v: dict[str, Any], h: int) -> str:
     for name in ("W_q", "W_k", "W_v"):
         rows = head_rows(len(table_rows(v[name])), n_mats, h)
         note = weight_note(v, h, n_mats) if name == "W_q" else ""
-        parts.append(grid_html(name, v[name], dt, rows=rows, note=note))
+        source = f"x_{name[-1]}" if v["cross"] else "x"  # what this W multiplies
+        parts.append(grid_html(name, v[name], dt, rows=rows, note=note, n_mats=n_mats, source=source))
     parts.append("</div>")
     extra = []
     if v["use_wo"]:
         extra.append(grid_html("W_o", v["W_o"], dt, note="<span class='sub'>mixes the heads back</span>"))
     if v["mask_kind"] == "custom":
-        extra.append(grid_html("keep", v["keep"], dt, note="<span class='sub'>Space or click toggles</span>"))
+        how = "<span class='sub'>✕ = hidden · click or Space flips</span>"
+        extra.append(grid_html("keep", v["keep"], dt, note=how))
     if extra:
         parts.append(f"<div class='stage'>{''.join(extra)}</div>")
     return f"<div class='inputs'>{''.join(parts)}</div>"

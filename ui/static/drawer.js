@@ -1,0 +1,18 @@
+// The toolbar's "More settings" drawer (js_on_load of a block inside it, ui/workbench.py): the drawer opens over
+// the page (app.css), so Escape closes it, as any overlay, while the focus is in it or on nothing in particular.
+// (Present mode, the tour and a cell being edited keep their own Escape.)
+(() => {
+  if (window.apDrawer) return;
+  window.apDrawer = true;
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || document.body.dataset.presentStage) return;
+    const more = document.getElementById('more');
+    const header = more && more.querySelector(':scope > button.label-wrap.open');
+    const at = document.activeElement;
+    if (!header || (at && at !== document.body && !more.contains(at))) return;
+    if (at && at.closest && at.closest('[role=listbox], [aria-expanded=true]')) return;  // an open dropdown first
+    e.preventDefault();
+    header.click();
+    header.focus();
+  });
+})();
