@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from .multihead import Weights
-from .scenario import Scenario, ScenarioError, _check_keys, evaluate, parse_int, result_json
+from .scenario import Scenario, ScenarioError, _check_keys, _show, evaluate, parse_int, result_json
 from .sdpa import padding_keep
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -175,7 +175,7 @@ def head_label(layer: int, head: int) -> str:
     return f"L{layer}H{head}"
 
 
-REQUEST_KEYS = {"sentence", "layer", "head", "hide"}
+REQUEST_KEYS = {"sentence", "layer", "head", "hide", "weights"}
 
 
 def check_hide(hide: Any) -> list[int]:
@@ -188,9 +188,11 @@ def check_hide(hide: Any) -> list[int]:
 
 
 def attention_json(request: Any) -> dict[str, Any]:
-    """The ``/model_attention`` contract: {"sentence", "layer" 1..6, "head" 1..12, optional "hide": [positions]}
-    -> the ``compute`` result for that head (``heads[0]``: q, k, v, scores, scaled, masked, weights, output)
-    plus tokens, layer, head, label and model. Every check that needs no model runs before it loads."""
+    """The ``/model_attention`` contract: {"sentence", "layer" 1..6, "head" 1..12, optional "hide": [positions],
+    optional "weights": true} -> the ``compute`` result for that head (``heads[0]``: q, k, v, scores, scaled,
+    masked, weights, output) plus tokens, layer, head, label and model. ``weights_used`` (the head's W_q, W_k, W_v
+    and biases, 37,000 numbers that a server walks and sends on every call) only with ``"weights": true``.
+    Every check that needs no model runs before it loads."""
     if not isinstance(request, dict):
         raise ScenarioError("request", f"must be a JSON object like {{'sentence': ..., 'layer': 1, 'head': 1}}, "
                             f"not {type(request).__name__}")  # fmt: skip
@@ -204,4 +206,8 @@ def attention_json(request: Any) -> dict[str, Any]:
     flags = [i + 1 in hide for i in range(len(tokens))]
     s = scenario_of(forward(request["sentence"], flags if any(flags) else None), layer, head)
     out = result_json(s, evaluate(s))
+    if not isinstance(request.get("weights", False), bool):
+        raise ScenarioError("weights", f"must be true or false, not {_show(request['weights'])}")
+    if request.get("weights", False) is not True:  # the head's 3 × 32 × 384 weights: ~800 KB, asked for by name
+        out.pop("weights_used")
     return out | {"layer": layer, "head": head, "label": head_label(layer, head), "model": MODEL}

@@ -92,15 +92,16 @@ def model_attention_api(request: dict) -> dict:
 
     The request's keys: "sentence" (text, at most 300 characters and 32 WordPiece tokens with [CLS] and [SEP]),
     "layer" (whole number 1..6), "head" (whole number 1..12) and optionally "hide" (a list of 1-based token
-    positions hidden from every query in every layer, as padding; 1 is [CLS]).
+    positions hidden from every query in every layer, as padding; 1 is [CLS]) and "weights" (true to add the head's
+    W_q, W_k, W_v and biases as "weights_used": about 800 KB more).
 
     Args:
-        request: {"sentence": text, "layer": 1..6, "head": 1..12, "hide": [positions]}, "hide" optional.
+        request: {"sentence": text, "layer": 1..6, "head": 1..12, "hide": [positions], "weights": false}.
 
     Returns:
         the compute result for that head: "heads"[0] with q, k, v, scores, scaled, masked, weights and output
         (rows = tokens), plus "tokens" (WordPiece, [CLS] ... [SEP]), "layer", "head", "label" (L{layer}H{head})
-        and "model".
+        and "model"; "weights_used" too when "weights" is true.
     """
     try:
         return workers.call(real_model.attention_json, request)  # in the worker process (workers.py)

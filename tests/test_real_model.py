@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -98,7 +99,7 @@ def test_bad_requests_name_the_field(args: tuple[Any, ...], problem: str) -> Non
 
 def test_the_endpoint_contract_equals_the_model_with_hidden_tokens() -> None:
     sentence = SENTENCES[1]
-    r = rm.attention_json({"sentence": sentence, "layer": 5, "head": 12, "hide": [3]})
+    r = rm.attention_json({"sentence": sentence, "layer": 5, "head": 12, "hide": [3], "weights": True})
     assert r["label"] == "L5H12" and r["model"] == rm.MODEL and r["tokens"][0] == "[CLS]"
     mask = [0 if i == 2 else 1 for i in range(len(r["tokens"]))]
     out, seen = model_run(sentence, mask)
@@ -106,6 +107,20 @@ def test_the_endpoint_contract_equals_the_model_with_hidden_tokens() -> None:
     torch.testing.assert_close(torch.tensor(r["heads"][0]["q"]), seen[(4, "query")][:, 352:384], atol=1e-5, rtol=1e-5)
     assert set(r["heads"][0]) >= {"q", "k", "v", "scores", "scaled", "masked", "weights", "output"}
     assert r["divisor"] == pytest.approx(32**0.5) and r["weights_used"]["b_q"] is not None
+    att = rm.head_weights(5, 12)
+    torch.testing.assert_close(torch.tensor(r["weights_used"]["W_q"]), att.W_q, atol=0, rtol=0)
+
+
+def test_the_heads_weights_come_only_when_asked_for() -> None:
+    """Without "weights": true the answer leaves out the head's 37,000 weights (~800 KB a server walks and sends
+    per call, and an agent reads)."""
+    r = rm.attention_json({"sentence": SENTENCES[0], "layer": 1, "head": 1})
+    assert "weights_used" not in r and set(r) >= {"heads", "tokens", "label", "output"}
+    assert len(json.dumps(r)) < 100_000
+    with pytest.raises(ac.ScenarioError, match="weights"):
+        rm.attention_json({"sentence": SENTENCES[0], "layer": 1, "head": 1, "wieghts": True})
+    with pytest.raises(ac.ScenarioError, match=r"^weights: must be true or false"):
+        rm.attention_json({"sentence": SENTENCES[0], "layer": 1, "head": 1, "weights": "yes"})
 
 
 def test_importing_the_app_does_not_import_transformers() -> None:
