@@ -20,7 +20,6 @@ from torch import Tensor
 from .multihead import MultiHeadTrace
 
 NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine")
-MAX_TERMS = 8  # longer sums show their first terms, then "… n more"
 FILL_WORDS = {
     "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
     "-1e9": "masked_fill(block_mask, -1e9) (002): the score becomes -1e9",
@@ -53,10 +52,8 @@ def plain(v: float) -> str:
 
 
 def dot(a: list[float], b: list[float]) -> str:
-    """'a1×b1 + a2×b2 + …' (the first MAX_TERMS terms)."""
-    terms = [f"{num(x)}×{num(y)}" for x, y in zip(a, b, strict=True)]
-    more = len(terms) - MAX_TERMS
-    return " + ".join(terms[:MAX_TERMS]) + (f" + … ({more} more terms)" if more > 0 else "")
+    """'a1×b1 + a2×b2 + …' with every term written out, so the arithmetic can be checked (the panel scrolls)."""
+    return " + ".join(f"{num(x)}×{num(y)}" for x, y in zip(a, b, strict=True))
 
 
 def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
@@ -177,11 +174,8 @@ def _weight(
     arg = (lambda v: f"{plain(v)} − {num(shift)}") if shift else plain
     note = f" (shifted by the row max {plain(shift)}, as torch does; the ratio is unchanged)" if shift else ""
     lines.append(f"weights_{i + 1} = softmax(masked_{i + 1}): exp of each masked score, divided by their sum{note}")
-    for s, (v, e) in enumerate(zip(row, exps, strict=True)):
-        if s < MAX_TERMS or s == j:
-            lines.append(f"key {s + 1}: exp({arg(v)}) = {plain(e)}" + ("  ◀ this cell" if s == j else ""))
-    if len(row) > MAX_TERMS:
-        lines.append(f"… ({len(row) - MAX_TERMS} more keys)")
+    for s, (v, e) in enumerate(zip(row, exps, strict=True)):  # every key: the sum below can be checked
+        lines.append(f"key {s + 1}: exp({arg(v)}) = {plain(e)}" + ("  ◀ this cell" if s == j else ""))
     lines.append(f"sum = {plain(total)}")
     if fully_masked:
         lines.append("every key is masked with -1e9 (002): all exps are equal, so the row is uniform, not NaN")
@@ -203,7 +197,7 @@ def _sum_weight(title: str, scaled: list[float], j: int, i: int, got: float, see
                   "defined as all zeros", f"= {plain(got)}"]  # fmt: skip
         return Explanation(title, tuple(lines), got)
     total = sum(scaled[s] for s in keys)
-    terms = " + ".join(num(scaled[s]) for s in keys[:MAX_TERMS]) + (" + …" if len(keys) > MAX_TERMS else "")
+    terms = " + ".join(num(scaled[s]) for s in keys)
     lines.append(f"Σ = {terms} = {plain(total)}")
     if not seen[j]:
         lines.append(f"key {j + 1} is hidden from query {i + 1}: weight = {plain(got)}")

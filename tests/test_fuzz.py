@@ -223,7 +223,7 @@ def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[st
     if "msg-error" in got["message"]:
         import html
 
-        text = html.unescape(got["message"]).split("⛔ ")[1]
+        text = html.unescape(got["message"]).split("✖</span> ")[1]
         assert names_a_field(text), text
     for k in pipeline.VIEW_KEYS:
         if isinstance(got[k], str):
@@ -255,7 +255,7 @@ def assert_named(message: str) -> None:
     import html
 
     if "msg-error" in message:
-        text = html.unescape(message).split("⛔ ")[1]
+        text = html.unescape(message).split("✖</span> ")[1]
         assert names_a_field(text), text
     assert "Traceback" not in message
 

@@ -23,10 +23,7 @@ HEAT_JS = LIVE_JS + (STATIC / "heat.js").read_text()
 PLAIN_JS = LIVE_JS + "liveView();"  # the badge and the message
 
 
-EXPLAIN_JS = (
-    LIVE_JS
-    + """liveView();
-element.addEventListener('click', (e) => {
-  if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
-});"""
-)
+EXPLAIN_JS = LIVE_JS + (STATIC / "explain.js").read_text()  # the explain card, placed beside the clicked number
+
+
+FIT_JS = (STATIC / "fit.js").read_text()  # the teacher's text size and the workbench's numbers fitted to the screen

@@ -68,7 +68,7 @@ def render(
         note = head_note if step != "combine" else combine_shapes
         heading = vw.step_heading(step, s, tr.attention.divisor)  # follows scale, normalise and the mask
         out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
-    compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.WINDOW, short=True)
+    compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.window_for(tr), short=True)
     out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
     heads_fig = heat.every_head(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None

@@ -3,6 +3,7 @@ below, and their handlers (controls, structural changes, presets, explain clicks
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -10,7 +11,7 @@ import gradio as gr
 import attention_core as ac
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
 from ui import present
-from ui.assets import EXPLAIN_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS
+from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS
 from ui.edits import edit_result
 from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
@@ -19,6 +20,8 @@ from ui.render import tables as vw
 from ui.share import build_share
 from ui.values import DEFAULT_PRESET, SCALE_MODES, shown_head
 from ui.wiring import COMMON, Page, bind, expired, on
+
+DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
 
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
 REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
@@ -51,10 +54,16 @@ def on_control(
         return expired(page)
     vals = {**vals, field: value}
     problem = control_problem(field, value)
+    past = None if problem or field != "view_head" else past_the_heads(value, vals["heads"])
+    if past:  # a head that is not there: the last head is shown, and the control and a message say so
+        vals["view_head"] = int(vals["heads"])
     got = refused(problem) if problem else compute_views(preset_id, vals)
     if got.get("refused"):  # the server keeps what it had; the control keeps the text so it can be fixed
         return page.view_updates(got)
     out = {page.vals_state: vals, **page.view_updates(got)}
+    if past:
+        out[page.views["message"]] = vw.message_html([past]) + got["message"]
+        out[page.controls["view_head"]] = vals["view_head"]
     if field in REDRAW:
         try:
             h = shown_head(vals["view_head"], int(vals["heads"]))
@@ -62,6 +71,14 @@ def on_control(
         except ac.ScenarioError:
             pass  # the message already names the field; the grids stay as they are
     return out
+
+
+def past_the_heads(value: Any, heads: Any) -> str | None:
+    """The message for a "head shown" past the heads there are (None when it is one of them)."""
+    n, h = parse_int(value, "head shown", 1, MAX_HEADS), int(heads)
+    if n <= h:
+        return None
+    return f"head shown: {n} is more than the {h} head{'s' if h > 1 else ''} there are; showing head {h}."
 
 
 MAX_TEXT = 2_000  # characters in a token-label or padding box
@@ -94,7 +111,9 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
     return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()}
 
 
-def on_load_preset(page: Page, preset_id: str) -> dict[Any, Any]:
+def on_load_preset(page: Page, preset_id: str | None) -> dict[Any, Any]:
+    if preset_id not in ac.preset_ids():  # Reload while the picker is empty (a state of its own): nothing to load
+        return {page.views["message"]: vw.message_html([], error="preset: pick a preset in the list to load it")}
     new_shape, nv, got = load_values(preset_id)
     return page.answer(preset_id, new_shape, nv, got)
 
@@ -134,7 +153,16 @@ def build_topbar() -> tuple[Any, Any, Any]:
         load_btn = gr.Button("Reload", size="sm", scale=0, min_width=70, elem_id="reload")
         badge = gr.HTML(elem_id="badge", js_on_load=PLAIN_JS, apply_default_css=False, scale=2, min_width=300)
         present.build_teach()
+        gr.HTML(TEXT_SIZE, elem_id="text-size", js_on_load=FIT_JS, min_width=0, scale=0, apply_default_css=False)
     return preset, badge, load_btn
+
+
+# the teacher's text size for a projector: every text of the page grows, remembered by the browser (fit.js)
+TEXT_SIZE = (
+    "<div class='ts' role='group' aria-label='text size'>"
+    "<button type='button' data-ts='-1' aria-label='smaller text' title='smaller text'>A−</button>"
+    "<button type='button' data-ts='1' aria-label='larger text' title='larger text, for a projector'>A+</button></div>"
+)
 
 
 def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -142,17 +170,32 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     c: dict[str, Any] = {}
     drop = {"container": True, "min_width": 96}
     with gr.Row(elem_id="toolbar"):
-        c["mask_kind"] = gr.Dropdown(list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", **drop)
+        c["mask_kind"] = gr.Dropdown(
+            list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", elem_id="tb-mask", **drop
+        )
+        # right by the mask, shown while the mask pads (choosing padding fills in the last key: values.py)
+        c["padding"] = gr.Textbox(
+            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible="padding" in first["mask_kind"],
+            elem_id="tb-padding", placeholder="key numbers, e.g. 3", **drop,
+        )  # fmt: skip
         c["fill"] = gr.Dropdown(
             [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
             value=first["fill"],
             label="fill",
             **drop,
         )
-        c["heads"] = gr.Number(first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", **drop)
-        c["view_head"] = gr.Number(1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", **drop)
-        c["scale_mode"] = gr.Dropdown(list(SCALE_MODES), value=first["scale_mode"], label="scale", **drop)
-        c["normalize"] = gr.Dropdown(["softmax", "sum"], value=first["normalize"], label="normalise", **drop)
+        c["heads"] = gr.Number(
+            first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", elem_id="tb-heads", **drop
+        )
+        c["view_head"] = gr.Number(
+            1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", elem_id="tb-view-head", **drop
+        )
+        c["scale_mode"] = gr.Dropdown(
+            list(SCALE_MODES), value=first["scale_mode"], label="scale", elem_id="tb-scale", **drop
+        )
+        c["normalize"] = gr.Dropdown(
+            ["softmax", "sum"], value=first["normalize"], label="normalise", elem_id="tb-normalize", **drop
+        )
         c["dtype"] = gr.Dropdown(["float32", "float64"], value=first["dtype"], label="dtype", **drop)
         with gr.Accordion("More settings", open=False, elem_id="more"):
             buttons = build_drawer(c, first)
@@ -161,7 +204,9 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
 
 
 def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
-    """The settings used less often (inside the toolbar's drawer)."""
+    """The settings used less often, in the toolbar's drawer: it opens over the page (app.css), so the pipeline
+    stays where it is, and Escape closes it (static/drawer.js)."""
+    gr.HTML("", elem_id="more-keys", js_on_load=DRAWER_JS, min_width=0, apply_default_css=False)
     with gr.Row():
         c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
         c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
@@ -179,10 +224,9 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     with gr.Row():
         c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
         c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
-        c["padding"] = gr.Textbox(first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=False)
         c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
-        init_linear = gr.Button("Init weights: nn.Linear (seed)")
-        init_rand = gr.Button("Init weights: torch.rand (seed)")
+        init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
+        init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
         c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
         c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
@@ -213,12 +257,8 @@ def build_notebook() -> dict[str, Any]:
     o: dict[str, Any] = {}
     gr.Markdown("## The notebook, step by step\nEvery step of the overview above, as the notebooks write it.")
     for step in vw.STEPS:
-        formula, words = vw.FORMULAS[step]
-        gr.Markdown(
-            f"### {vw.TITLES[step]}\n$${formula}$$\n{words}",
-            elem_id=f"step-{step}",
-            latex_delimiters=[{"left": "$$", "right": "$$", "display": True}],
-        )
+        # the overview's card titles link here; the heading itself is in the view, so that it follows the controls
+        gr.HTML("<span></span>", elem_id=f"step-{step}", elem_classes=["nb-anchor"], apply_default_css=False)
         o[f"html_{step}"] = gr.HTML(
             elem_id=f"html-{step}", elem_classes=["nb-view"], js_on_load=WATCH_JS, apply_default_css=False
         )
@@ -237,7 +277,8 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     views = [page.vals_state, *page.views.values()]
     for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
-        on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs], **COMMON)
+        own = [c[f]] if f == "view_head" else []  # "head shown" past the heads is set back to the last head
+        on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]
         on(c[f].input, bind(on_structure, page, "resize", f), three, outs, **COMMON)

@@ -15,7 +15,12 @@ from torch import Tensor
 import attention_core as ac
 from ui.render import tables as vw
 
-WINDOW = 12  # rows and columns per overview card; the notebook cells below show up to views.WINDOW
+# Every edit re-renders every card, so the cards show whole tables only while they are small: up to WHOLE tokens and
+# dimensions (a 13-token sentence, d_model 16) every row and column is there, scrolling inside its card; past it
+# (up to T = 64, d = 64) a card shows a page of WINDOW and its buttons reach the rest (tables.window_note). Whole
+# 64×64 cards made a T=64, d=64, 8-head edit take about half as long again.
+WHOLE = 24
+WINDOW = 12
 Marks = dict[str, list[tuple[int | None, int | None]]]
 
 
@@ -40,6 +45,19 @@ def op_words(s: ac.Scenario, divisor: float | None) -> tuple[str, str]:
     return scale, mask
 
 
+def wrappable(words: str) -> str:
+    """``words`` as HTML that may break after "=" too (the narrow operation arrow: "÷√d_k=" above "1.414")."""
+    return html.escape(words).replace("=", "=<wbr>")
+
+
+def window_for(tr: ac.MultiHeadTrace) -> int:
+    """How many rows and columns each overview card of this trace shows: all of them when every table is at most
+    WHOLE on a side (queries, keys and each head's width), else a page of WINDOW."""
+    part = tr.head(0)
+    sides = (*part["q"].shape, *part["k"].shape, *part["v"].shape)  # (L, d), (S, d), (S, d_v)
+    return WHOLE if max(sides) <= WHOLE else WINDOW
+
+
 def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, combine: str, head_note: str = "") -> str:
     """Q, K, V, scores, weights, output (and heads combined) of head ``h`` (0-based) as one pipeline.
 
@@ -50,8 +68,10 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
     v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
 
+    win = window_for(tr)
+
     def table(t: Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
-        return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=WINDOW, short=True)
+        return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=win, short=True)
 
     which = f" <span class='shape'>({head_note})</span>" if head_note else ""
     qkv = "".join(
@@ -72,7 +92,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             "scores",
         ),
         present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
-        f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{html.escape(scale)}"
+        f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{wrappable(scale)}"
         f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
         card(
             "weights",

@@ -7,52 +7,134 @@ each step's notebook code, and the match badge.
 from __future__ import annotations
 
 import html
-import json
 import math
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 import torch
 from gradio.components.plot import PlotData
 from torch import Tensor
 
 import attention_core as ac
+from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.sdpa import fill_verdicts
 
 STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
 
-FORMULAS = {
-    "qkv": (
-        "Q = X W_Q,\\; K = X W_K,\\; V = X W_V",
-        "Each token's encoding is multiplied by three weight "
-        "matrices, giving its query (what it looks for), key (what it offers) and value (what it passes on).",
-    ),
-    "scores": (
-        "S = Q K^\\top,\\quad S_{ij} = q_i \\cdot k_j",
-        "Entry (i, j) is the dot product of query i with key j: how well token i's question matches token j.",
-    ),
-    "scaled": (
-        "S' = S / \\sqrt{d_k}",
-        "Dividing by √d_k keeps the scores' spread near 1 as d_k grows, so softmax "
-        "does not saturate (seed 004's variance cell).",
-    ),
-    "masked": (
-        "S'' = S' + M,\\quad M_{ij} \\in \\{0, -\\infty\\}",
-        "Hidden pairs get -inf (or -1e9) so that softmax gives them exactly zero weight.",
-    ),
-    "weights": (
-        "A = \\mathrm{softmax}(S'')\\ \\text{row by row}",
-        "Each row becomes positive weights that sum to 1: how much token i attends to each token j.",
-    ),
-    "output": (
-        "O = A V,\\quad o_i = \\sum_j A_{ij} v_j",
-        "Each output row is the weighted average of the value rows, using that row's attention weights.",
-    ),
-    "combine": (
-        "\\mathrm{MultiHead} = \\mathrm{Concat}(O_1, \\dots, O_h)\\, W_O",
-        "The heads' outputs sit side by side; an optional W_O mixes them back to d_model.",
-    ),
+# each step's heading (title, formula as HTML, one plain sentence) for the current settings: :func:`step_heading`
+STEP_WORDS = {
+    "qkv": "Each token's encoding is multiplied by three weight matrices, giving its query (what it looks for), key "
+    "(what it offers) and value (what it passes on).",
+    "qkv-cross": "Each query token's encoding (x_q) is multiplied by W_q, giving its query (what it looks for); each "
+    "source token's x_k and x_v by W_k and W_v, giving its key (what it offers) and value (what it passes on).",
+    "scores": "Entry (i, j) is the dot product of query i with key j: how well token i's question matches token j.",
+    "√d_k": "Dividing by √d_k keeps the scores' spread near 1 as d_k grows, so softmax does not saturate (seed 004's "
+    "variance cell).",
+    "off": "Scaling is off: the scores go on unchanged, and as d_k grows so does their spread, until softmax "
+    "saturates (seed 004's variance cell). Switch the scale back on to compare.",
+    "temperature": "A temperature τ divides every score: above 1 it flattens the weights, below 1 it sharpens them.",
+    "softmax": "Each row becomes positive weights that sum to 1: how much token i attends to each token j.",
+    "sum": "Each row is divided by its own sum (003's naive normalisation): the row sums to 1, but a negative score "
+    "stays a negative weight, and a row whose sum is near 0 blows up. Choose softmax to compare.",
 }
+MASK_HOW = {
+    "causal": "causal (look-ahead): query i sees keys 1..i; every later key is hidden",
+    "padding": "padding: the padded keys ({pad}) are hidden from every query",
+    "causal+padding": "causal and padding: a key is hidden when it comes after the query or is padded ({pad})",
+    "custom": "custom: the pairs unticked in the mask grid are hidden",
+}
+WHERE = "S″<sub>ij</sub> = S′<sub>ij</sub> where allowed, {fill} where hidden"
+FILL_HOW = {
+    "-inf": (WHERE.format(fill="−∞"), "hidden pairs get −∞ (000's masked_fill)"),
+    "-1e9": (WHERE.format(fill="−10<sup>9</sup>"), "hidden pairs get −1e9 (002)"),
+    "additive": ("S″ = S′ + M, &nbsp;M<sub>ij</sub> ∈ {0, −∞}", "M (004) adds 0 where allowed and −∞ where hidden"),
+}
+FILL_EFFECT = {"softmax": "so softmax gives them weight 0", "sum": "and divide-by-sum takes only the visible scores"}
+
+
+def step_heading(step: str, s: ac.Scenario, divisor: float | None) -> str:
+    """The notebook step's heading for these settings: title, formula and sentence follow scale, normalise and
+    mask (``divisor``: the trace's, None when scaling is off)."""
+    title, formula, words = {
+        "qkv": lambda: _qkv_heading(s),
+        "scores": lambda: (TITLES["scores"], "S = Q·K<sup>T</sup>, &nbsp;S<sub>ij</sub> = q<sub>i</sub> · "
+                           "k<sub>j</sub>", STEP_WORDS["scores"]),
+        "scaled": lambda: _scaled_heading(s, divisor),
+        "masked": lambda: _masked_heading(s),
+        "weights": lambda: _weights_heading(s),
+        "output": lambda: _output_heading(s),
+        "combine": lambda: _combine_heading(s),
+    }[step]()  # fmt: skip
+    return (
+        f"<div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula}</div>"
+        f"<p class='nb-words'>{html.escape(words)}</p></div>"
+    )
+
+
+def _qkv_heading(s: ac.Scenario) -> tuple[str, str, str]:
+    if s.self_attention:
+        formula = "Q = X·W<sub>q</sub>, &nbsp;K = X·W<sub>k</sub>, &nbsp;V = X·W<sub>v</sub>"
+        return TITLES["qkv"], formula, STEP_WORDS["qkv"]
+    formula = ", &nbsp;".join(f"{n} = x<sub>{r}</sub>·W<sub>{r}</sub>" for n, r in (("Q", "q"), ("K", "k"), ("V", "v")))
+    return TITLES["qkv"], formula, STEP_WORDS["qkv-cross"]
+
+
+def _scaled_heading(s: ac.Scenario, divisor: float | None) -> tuple[str, str, str]:
+    same = (" With ÷ row sum instead of softmax, dividing every score by the same number leaves the weights as "
+            "they are.") if s.normalize == "sum" else ""  # fmt: skip
+    if divisor is None:
+        return "5 · scaled: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
+    if s.scale is True:
+        d_k = round(divisor**2)
+        formula = f"S′ = S ÷ √d<sub>k</sub> = S ÷ √{d_k} = S ÷ {divisor:.4g}"
+        return "5 · scaled: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
+    return "5 · scaled: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
+
+
+def _masked_heading(s: ac.Scenario) -> tuple[str, str, str]:
+    if s.keep is None:
+        words = "No mask: every query may look at every key, so nothing changes here."
+        return "6 · masked: no mask", "S″ = S′ &nbsp;(no mask)", words
+    padded = [t for t, p in zip(s.tokens_k, s.padding or (), strict=False) if p]
+    how = MASK_HOW[s.mask_kind].format(pad=", ".join(padded) or "none yet")
+    formula, fill = FILL_HOW[s.fill]
+    return f"6 · masked: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
+
+
+def _weights_heading(s: ac.Scenario) -> tuple[str, str, str]:
+    if s.normalize == "sum":
+        formula = "A<sub>ij</sub> = S″<sub>ij</sub> ÷ Σ<sub>j</sub> S″<sub>ij</sub> &nbsp;row by row"
+        return "7 · weights: ÷ row sum", formula, STEP_WORDS["sum"]
+    formula = ("A = softmax(S″) row by row, &nbsp;A<sub>ij</sub> = e<sup>S″<sub>ij</sub></sup> ÷ "
+               "Σ<sub>j</sub> e<sup>S″<sub>ij</sub></sup>")  # fmt: skip
+    return TITLES["weights"], formula, STEP_WORDS["softmax"]
+
+
+def _output_heading(s: ac.Scenario) -> tuple[str, str, str]:
+    formula = "O = A·V, &nbsp;o<sub>i</sub> = Σ<sub>j</sub> A<sub>ij</sub> v<sub>j</sub>"
+    if s.normalize == "sum":
+        words = ("Each output row is a weighted sum of the value rows, using that row's weights (they sum to 1 but "
+                 "may be negative, so it is not an average).")  # fmt: skip
+    else:
+        words = "Each output row is the weighted average of the value rows, using that row's attention weights."
+    return TITLES["output"], formula, words
+
+
+def _combine_heading(s: ac.Scenario) -> tuple[str, str, str]:
+    w_o = s.weights.W_o is not None
+    if s.head_mode == "split":
+        formula = "(H, L, D/H) → transpose, reshape → (L, D)" + (" → ·W<sub>O</sub>" if w_o else "")
+    else:
+        formula = "MultiHead = Concat(O<sub>1</sub>, …, O<sub>h</sub>)" + (" · W<sub>O</sub>" if w_o else "")
+    if s.heads == 1:
+        words = "One head: its output is the result" + (", mixed by W_O." if w_o else ". Set heads to 2 to compare.")
+    else:
+        words = f"The {s.heads} heads' outputs sit side by side" + (
+            "; W_O mixes them back to d_model." if w_o else " (W_O is off, in More settings)."
+        )
+    return TITLES["combine"], formula, words
+
 
 TITLES = {
     "qkv": "3 · Q, K, V",
@@ -73,13 +155,29 @@ def shortest(v: float, dtype: str) -> float:
     return float(str(np.float32(v))) if dtype == "float32" else float(v)
 
 
+MAX_DIGITS = 10  # significant digits a float64 number shows at most (torch's print and the exports keep all)
+
+
+def _digits(text: str) -> int:
+    """Significant digits of a number's text ('-0.0012e-5' -> 2)."""
+    return len(text.partition("e")[0].replace("-", "").replace(".", "").lstrip("0"))
+
+
 def fmt(v: float, dtype: str = "float32") -> str:
-    """One exact number as text; -inf/inf/nan are written out (the Dataframe would blank them)."""
+    """One number as text; -inf/inf/nan are written out (the Dataframe would blank them).
+
+    float32: the shortest text that round-trips in float32 (at most 9 digits, exact). float64: the shortest text
+    that round-trips in float64 when it has at most MAX_DIGITS significant digits, else rounded to that many
+    (0.7620960299999999 -> 0.76209603).
+    """
     if math.isnan(v):
         return "nan"
     if math.isinf(v):
         return "-inf" if v < 0 else "inf"
-    return str(np.float32(v)) if dtype == "float32" else repr(float(v))
+    if dtype == "float32":
+        return str(np.float32(v))
+    text = repr(float(v))
+    return text if _digits(text) <= MAX_DIGITS else f"{v:.{MAX_DIGITS}g}"
 
 
 WINDOW = 24  # number tables show at most this many rows and columns; the heatmap shows everything
@@ -125,40 +223,95 @@ def html_table(
     """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
 
     Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
-    Only the first WINDOW rows and columns are shown; -inf is written out, never left blank.
+    An (R, C) tensor larger than the window shows a window of it: the page holding the explained cell (or the
+    cells it came from), else the first rows and columns, with a note naming what is shown and, for the tables a
+    click explains, buttons that reach the other rows and columns (each explains the first number it brings in).
+    -inf is written out, never left blank.
     ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
     ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
+    ``col0``: the full tensor's column of ``t``'s first column (a slice of a wider tensor).
     """
     n_r, n_c = t.shape
     win = window or WINDOW
-    shown = t[:win, :win]
+    r0, c0 = (window_start(n, win, _targets(marks, axis, shift)) for n, axis, shift in ((n_r, 0, 0), (n_c, 1, col0)))
+    shown = t[r0 : r0 + win, c0 : c0 + win]
     finite = shown[torch.isfinite(shown)]
     lim = float(finite.abs().max()) if finite.numel() else 1.0
     lim = lim or 1.0
-    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[:win])
+    head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[c0 : c0 + win])
     values = shown.double()
     texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
+    if dtype != "float32":  # float64: long texts rounded to MAX_DIGITS, as fmt does
+        texts = [[t if _digits(t) <= MAX_DIGITS else fmt(float(t), dtype) for t in row] for row in texts]
     classes = _buckets(values, kind, lim)
     body = []
     marked = marks and any(marks.values())
+    first = c0 + col0  # the full tensor's column of the first column shown
     for i, row in enumerate(values.tolist() if short else texts):
-        cls, text = classes[i], texts[i]
-        extra = [_marked(marks, i, j + col0) for j in range(len(row))] if marked else [""] * len(row)
+        cls, text, r = classes[i], texts[i], i + r0
+        extra = [_marked(marks, r, j + first) for j in range(len(row))] if marked else [""] * len(row)
         tds = "".join(
-            f"<td class='{cls[j]}{extra[j]}' data-r='{i}' data-c='{j + col0}'"
+            f"<td class='{cls[j]}{extra[j]}' data-r='{r}' data-c='{j + first}'"
             + (f" title='{text[j]}'>{_short(v)}</td>" if short else f">{v}</td>")
             for j, v in enumerate(row)
         )
-        body.append(f"<tr><th scope='row'>{html.escape(rows[i])}</th>{tds}</tr>")
-    note = ""
-    if n_r > win or n_c > win:
-        note = (f"<caption>showing rows 1–{min(n_r, win)} of {n_r}, columns {col0 + 1}–"
-                f"{col0 + min(n_c, win)} of {col0 + n_c}; the heatmap shows all</caption>")  # fmt: skip
+        body.append(f"<tr><th scope='row'>{html.escape(rows[r])}</th>{tds}</tr>")
     caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
-    wide = (" wide wider" if min(n_c, win) > 10 else " wide") if short and min(n_c, win) > 8 else ""
-    return (f"<div class='nt-wrap'>{caption}<table class='nt{wide}' data-name='{name}' data-shape='{n_r}x{n_c}' "
-            f"aria-label='{html.escape(title or name)}'>{note}<tr><td></td>{head}</tr>"
-            f"{''.join(body)}</table></div>")  # fmt: skip
+    table = (f"<div class='nt-wrap'>{caption}<table class='nt' data-name='{name}' data-shape='{n_r}x{n_c}' "
+             f"aria-label='{html.escape(title or name)}'><tr><td></td>{head}</tr>"
+             f"{''.join(body)}</table></div>")  # fmt: skip
+    if n_r <= win and n_c <= win:
+        return table
+    return f"<div class='nt-win'>{window_note(name, (n_r, n_c), (r0, c0), win, col0)}{table}</div>"
+
+
+def window_start(n: int, win: int, targets: list[int]) -> int:
+    """The first index a window of ``win`` shows along an axis of ``n``: the page (a multiple of ``win``, the last
+    page ending at ``n``) holding the first target inside the axis, else 0."""
+    inside = [x for x in targets if 0 <= x < n]
+    return min(inside[0] // win * win, n - win) if inside and n > win else 0
+
+
+def _targets(marks: dict[str, list[Mark]] | None, axis: int, shift: int) -> list[int]:
+    """The indices along ``axis`` the window should show (the picked cell first, then those it came from),
+    shifted into the table's own coordinates; a whole row or column (None) asks for nothing on that axis."""
+    spots = [*(marks or {}).get("pick", []), *(marks or {}).get("used", [])]
+    return [spot[axis] - shift for spot in spots if spot[axis] is not None]
+
+
+def window_note(name: str, shape: tuple[int, int], start: tuple[int, int], win: int, col0: int = 0) -> str:
+    """What a windowed table shows, and buttons that bring in the rows and columns it hides.
+
+    A button sends the explain click of the first number it brings in (``data-goto``: row, column of the full
+    tensor), so the server moves the window there; the other axis keeps its page. Only the tables a click can
+    explain get buttons; the others say what they show.
+    """
+    (n_r, n_c), (r0, c0) = shape, start
+    r1, c1 = min(n_r, r0 + win), min(n_c, c0 + win)
+    parts = [f"rows {r0 + 1}–{r1} of {n_r}"] if n_r > win else []
+    parts += [f"columns {col0 + c0 + 1}–{col0 + c1} of {col0 + n_c}"] if n_c > win else []
+    text = f"showing {', '.join(parts)}"
+    if name not in EXPLAINABLE:
+        return f"<div class='win-note'>{text}</div>"
+    keep_r, keep_c = r1 - 1, col0 + c1 - 1  # the last row (column) shown: picking it keeps that page
+    moves = []
+    if r0 > 0:
+        lo = (r0 - 1) // win * win
+        moves.append(("▲", f"rows {lo + 1}–{r0}", (r0 - 1, keep_c)))
+    if r1 < n_r:
+        moves.append(("▼", f"rows {r1 + 1}–{min(n_r, r1 + win)}", (r1, keep_c)))
+    if c0 > 0:
+        lo = (c0 - 1) // win * win
+        moves.append(("◀", f"columns {col0 + lo + 1}–{col0 + c0}", (keep_r, col0 + c0 - 1)))
+    if c1 < n_c:
+        moves.append(("▶", f"columns {col0 + c1 + 1}–{col0 + min(n_c, c1 + win)}", (keep_r, col0 + c1)))
+    buttons = "".join(
+        f"<button type='button' class='win-go' data-goto='{r},{c}' "
+        f"aria-label='show {what}' title='show {what} (explains the first number they bring in)'>{arrow} {what}"
+        "</button>"
+        for arrow, what, (r, c) in moves
+    )
+    return f"<div class='win-note'><span>{text}</span> {buttons}</div>"
 
 
 def _short(v: float) -> str:
@@ -264,13 +417,18 @@ def flip(mats: list[list[list[Any]]]) -> list[list[list[Any]]]:
     return out
 
 
-def step_html(code: str, printed: str, note: str, tables: str = "") -> str:
-    """One notebook cell: the code that computes the step, torch's print of the live tensor, exact tables."""
+def step_html(code: str, printed: str, note: str, tables: str = "", heading: str = "") -> str:
+    """One notebook cell: its heading (:func:`step_heading`), the code that computes the step, torch's print of
+    the live tensor, exact tables."""
     return (
-        f"<div class='step'><pre class='code'>{html.escape(code)}</pre>"
+        f"{heading}<div class='step'><pre class='code'>{html.escape(code)}</pre>"
         f"<pre class='tensor'>{html.escape(printed)}</pre><small>{html.escape(note)}</small>"
         f"<div class='tables'>{tables}</div></div>"
     )
+
+
+# the error mark: a glyph DejaVu (the only fonts CI's Chromium has) draws, with a name for screen readers
+ERROR_MARK = "<span class='mark' role='img' aria-label='error'>✖</span>"
 
 
 def message_html(warnings: list[str], error: str | None = None) -> str:
@@ -278,7 +436,7 @@ def message_html(warnings: list[str], error: str | None = None) -> str:
     parts = []
     if error:
         parts.append(
-            f"<div class='msg-error'>⛔ {html.escape(error)} — the views show the last valid state; "
+            f"<div class='msg-error'>{ERROR_MARK} {html.escape(error)} — the views show the last valid state; "
             "your other edits are kept.</div>"
         )
     parts += [f"<div class='msg-warn'>⚠ {html.escape(w)}</div>" for w in warnings]
@@ -463,22 +621,36 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
     return sorted(set(diff), key=diff.index)
 
 
+# the seed notebooks by the titles they give themselves (the badge names a notebook in words, not by its file)
+NOTEBOOK_NAMES = {"000": "Attention in Transformers (StatQuest, DeepLearning.AI)",
+                  "001": "Understanding Attention Mechanism in Deep Learning",
+                  "002": "Encoder Decoder Attention Explained", "003": "LLMs from scratch: attention mechanisms",
+                  "004": "Self Attention for Transformers (numpy)"}  # fmt: skip
+
+
+def notebook_words(source: str) -> str:
+    """A preset's notebook in words: ``notebook 001, “Understanding Attention Mechanism in Deep Learning”``."""
+    nb = source[:3]
+    return f"notebook {nb}, “{NOTEBOOK_NAMES[nb]}”," if nb in NOTEBOOK_NAMES else f"notebook {nb}"
+
+
 def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
-    """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed."""
+    """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed.
+    (The preset picker shows the same preset, or nothing in free play.)"""
     if not preset_id:
-        return "<div class='badge free'>Free play: no preset loaded.</div>"
+        return "<div class='badge free'>Free play: no preset loaded. Pick one to compare with a notebook.</div>"
     p = ac.get_preset(preset_id)
     ref = ac.parse(p.scenario)
     changed = same_scenario(s, ref)
     if changed:
         return (
             f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
-            f"(changed: {html.escape(', '.join(changed))}). Load it again to compare with the notebook.</div>"
+            f"(changed: {html.escape(', '.join(changed))}). Reload it to compare with notebook {p.source[:3]}.</div>"
         )
     if not p.printed:
         return (
-            f"<div class='badge ok'>✓ <b>{html.escape(p.title)}</b>: {html.escape(p.source)} printed no "
-            f"tensors; this preset is checked against torch in the test suite.</div>"
+            f"<div class='badge ok'>✓ <b>{html.escape(p.title)}</b>: {html.escape(notebook_words(p.source))} "
+            f"printed no tensors; this preset is checked against torch in the test suite.</div>"
         )
     rows = []
     worst_ok = True
@@ -486,16 +658,17 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         ok = dev <= pr.atol
         worst_ok &= ok
         mark = "✓" if ok else "✗"
+        label = html.escape(pr.label).replace(".", ".<wbr>").replace("(", "<wbr>(")  # breaks where code reads well
         rows.append(
-            f"<tr><td>{mark}</td><td><code>{html.escape(pr.label)}</code></td><td>{html.escape(pr.cell)}"
+            f"<tr><td>{mark}</td><td><code>{label}</code></td><td>{html.escape(pr.cell)}"
             f"</td><td>{dev:.1e}</td><td>≤ {pr.atol:g}</td></tr>"
         )
     head = "✓ matches" if worst_ok else "✗ does not match"
     return (
         f"<details class='badge {'ok' if worst_ok else 'bad'}'><summary>{head} <b>{html.escape(p.title)}</b>: "
-        f"{len(rows)} printed tensor{'s' if len(rows) != 1 else ''} of {html.escape(p.source[:3])} "
+        f"{len(rows)} printed tensor{'s' if len(rows) != 1 else ''} of notebook {html.escape(p.source[:3])} "
         f"<span class='more'>(details)</span></summary>"
-        f"<p>Largest |ours − printed| per tensor the notebook printed ({html.escape(p.source)}):</p>"
+        f"<p>Largest |ours − printed| per tensor that {html.escape(notebook_words(p.source).rstrip(','))} printed:</p>"
         f"<table><tr><th></th><th>printed</th><th>cell</th><th>max dev</th><th>tolerance</th></tr>"
         f"{''.join(rows)}</table></details>"
     )
@@ -543,44 +716,52 @@ def mask_lab_html(
 
 
 def scaling_figure(lab: Any) -> PlotData:
-    """var(QKᵀ) and the softmax Jacobian norm against d_k (log axes), and one softmax row, raw vs ÷ √d_k."""
+    """var(QKᵀ) and the softmax Jacobian norm against d_k (log axes), and one softmax row, raw vs ÷ √d_k.
+
+    Built with plotly.graph_objects, which checks every property (a misspelt one raises); ``template="none"``
+    keeps plotly.js' own look and leaves plotly's 6 KB default template out of every slider move."""
     ds = [p.d_k for p in lab.sweep]
     pt = lab.point
     keys = list(range(1, len(pt.row_raw) + 1))
     raw, scaled = "#c0392b", "#2171b5"
-    line = {"type": "scatter", "mode": "lines+markers"}
+
+    def curve(y: list[float], name: str, color: str, axis: str = "", dash: str | None = None) -> go.Scatter:
+        return go.Scatter(mode="lines+markers", x=ds, y=y, name=name, line={"color": color, "dash": dash},
+                          xaxis=f"x{axis}", yaxis=f"y{axis}")  # fmt: skip
+
     traces = [
-        {**line, "x": ds, "y": [p.var_scores for p in lab.sweep], "name": "var(QKᵀ)", "line": {"color": raw}},
-        {**line, "x": ds, "y": [p.var_scaled for p in lab.sweep], "name": "var(QKᵀ/√d_k)", "line": {"color": scaled}},
-        {**line, "x": ds, "y": ds, "name": "d_k", "line": {"color": "#999", "dash": "dot"}, "mode": "lines"},
-        {"type": "bar", "x": keys, "y": pt.row_raw.tolist(), "name": "softmax row 1, raw", "marker": {"color": raw},
-         "xaxis": "x2", "yaxis": "y2"},
-        {"type": "bar", "x": keys, "y": pt.row_scaled.tolist(), "name": "softmax row 1, ÷√d_k",
-         "marker": {"color": scaled}, "xaxis": "x2", "yaxis": "y2"},
-        {**line, "x": ds, "y": [p.jac_raw for p in lab.sweep], "name": "‖J‖ raw",
-         "line": {"color": raw, "dash": "dash"}, "xaxis": "x3", "yaxis": "y3"},
-        {**line, "x": ds, "y": [p.jac_scaled for p in lab.sweep], "name": "‖J‖ ÷√d_k",
-         "line": {"color": scaled, "dash": "dash"}, "xaxis": "x3", "yaxis": "y3"},
-        {**line, "x": [pt.d_k, pt.d_k], "y": [pt.jac_raw, pt.jac_scaled], "name": f"d_k = {pt.d_k}", "mode": "markers",
-         "marker": {"size": 12, "symbol": "x", "color": "#000"}, "xaxis": "x3", "yaxis": "y3"},
+        curve([p.var_scores for p in lab.sweep], "var(QKᵀ)", raw),
+        curve([p.var_scaled for p in lab.sweep], "var(QKᵀ/√d_k)", scaled),
+        go.Scatter(mode="lines", x=ds, y=ds, name="d_k", line={"color": "#999", "dash": "dot"}),
+        go.Bar(x=keys, y=pt.row_raw.tolist(), name="softmax row 1, raw", marker={"color": raw}, xaxis="x2",
+               yaxis="y2"),
+        go.Bar(x=keys, y=pt.row_scaled.tolist(), name="softmax row 1, ÷√d_k", marker={"color": scaled}, xaxis="x2",
+               yaxis="y2"),
+        curve([p.jac_raw for p in lab.sweep], "‖J‖ raw", raw, "3", "dash"),
+        curve([p.jac_scaled for p in lab.sweep], "‖J‖ ÷√d_k", scaled, "3", "dash"),
+        go.Scatter(mode="markers", x=[pt.d_k, pt.d_k], y=[pt.jac_raw, pt.jac_scaled], name=f"d_k = {pt.d_k}",
+                   marker={"size": 12, "symbol": "x", "color": "#000"}, xaxis="x3", yaxis="y3"),
     ]  # fmt: skip
 
-    def title(text: str, x: float) -> dict[str, Any]:
-        return {"text": text, "x": x, "y": 1.1, "xref": "paper", "yref": "paper", "showarrow": False}
+    def title(text: str, x: float) -> dict[str, Any]:  # two short lines: they fit over a third of a phone too
+        return {"text": text, "x": x, "y": 1.0, "yanchor": "bottom", "xref": "paper", "yref": "paper",
+                "showarrow": False}  # fmt: skip
 
+    dk_ticks = {"type": "log", "tickvals": [2, 8, 32, 128, 512], "title": {"text": "d_k"}}  # no crowded minor labels
     layout = {
-        "height": 360, "margin": {"l": 50, "r": 10, "t": 50, "b": 50}, "barmode": "group",
-        "legend": {"orientation": "h", "y": -0.2},
-        "xaxis": {"type": "log", "domain": [0, 0.28], "title": {"text": "d_k"}},
-        "yaxis": {"type": "log"},
+        "template": "none", "height": 420, "font": {"size": 13}, "barmode": "group",
+        "margin": {"l": 50, "r": 10, "t": 70, "b": 40},
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},  # below the axis titles
+        "xaxis": {**dk_ticks, "domain": [0, 0.28]},
+        "yaxis": {"type": "log", "dtick": 1},
         "xaxis2": {"domain": [0.36, 0.64], "anchor": "y2", "title": {"text": "key"}},
         "yaxis2": {"anchor": "x2", "range": [0, 1]},
-        "xaxis3": {"type": "log", "domain": [0.72, 1], "anchor": "y3", "title": {"text": "d_k"}},
+        "xaxis3": {**dk_ticks, "domain": [0.72, 1], "anchor": "y3"},
         "yaxis3": {"type": "log", "anchor": "x3"},
-        "annotations": [title("variance of the scores", 0.14), title(f"one softmax row at d_k = {pt.d_k}", 0.5),
-                        title("softmax Jacobian norm (gradient size)", 0.86)],
+        "annotations": [title("variance<br>of scores", 0.14), title(f"softmax row<br>d_k = {pt.d_k}", 0.5),
+                        title("Jacobian<br>norm ‖J‖", 0.86)],
     }  # fmt: skip
-    return PlotData(type="plotly", plot=json.dumps({"data": traces, "layout": layout}, separators=(",", ":")))
+    return PlotData(type="plotly", plot=go.Figure(traces, layout).to_json())
 
 
 def scaling_words(lab: Any) -> str:

@@ -68,19 +68,36 @@ function updated() {
   refocus();
   window.apRoam?.();  // each number table keeps one Tab stop (a11y.js)
   fresh();
-  // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update
-  if (element.querySelector('.overview')) document.dispatchEvent(new CustomEvent('pg-updated'));
+  // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
+  // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
+  if (element.querySelector('.overview')) {
+    document.dispatchEvent(new CustomEvent('pg-updated'));
+    window.pgFit?.();
+  }
 }
 snap(false);
 fresh();
 watch('value', updated);  // an event's output
 liveView(updated);  // a live edit's answer (live.js)
+const view = element.parentElement?.closest('[id]')?.id;
+function pick(name, row, col) {
+  // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside
+  // this number once the explanation arrives (explain.js)
+  for (const id of ['explain', 'rm-explain']) document.getElementById(id)?.classList.remove('closed');
+  window.pgPicked = { view, name, r: row, c: col };
+  trigger('click', { name, row, col });
+}
 element.addEventListener('click', (e) => {
+  const go = e.target.closest('button[data-goto]');  // a windowed table's button: reach (and explain) a hidden number
+  if (go) {
+    const [row, col] = go.dataset.goto.split(',').map(Number);
+    const name = go.closest('.nt-win')?.querySelector('table[data-name]')?.dataset.name;
+    if (name) pick(name, row, col);
+    return;
+  }
   const td = e.target.closest('td[data-r]');
   if (!td || !td.closest('table.nt')) return;
-  // a new pick reopens a closed explanation (the workbench's, or the Real model tab's)
-  for (const id of ['explain', 'rm-explain']) document.getElementById(id)?.classList.remove('closed');
-  trigger('click', { name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
+  pick(td.closest('table').dataset.name, +td.dataset.r, +td.dataset.c);
 });
 element.addEventListener('keydown', (e) => {
   const td = e.target.closest('td[data-r]');

@@ -1,0 +1,95 @@
+// Readable from the back of the room (js_on_load of the A− / A+ buttons in the top bar).
+// The teacher's text size (--ts on the page, remembered in localStorage) scales every text of the page, and the
+// workbench's numbers are fitted: as large as the first screen allows (--nfs on #bench, 12 to 26 px at text size
+// 1, then times the text size), so a 3×3 preset fills the room it has and an 11-token one still keeps the inputs
+// and the output on the first screen. The fit measures the bench as laid out (a few layouts of a small page, one of a large
+// one) only when its shape changes, the window is resized or the text size changes; after an edit it reads one
+// rectangle and shrinks the numbers only if the bench no longer fits. Nothing here touches the cells.
+(() => {
+  if (window.pgFit) return;
+  const KEY = 'pg-text-size';
+  const STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75, 2];
+  const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
+  const root = document.documentElement;
+  let ts = STEPS.includes(+localStorage.getItem(KEY)) ? +localStorage.getItem(KEY) : 1;
+  let fitted = '';  // what the last full fit was for: the tables' shapes, the bench's width, the text size
+  let size = 0;
+  const bench = () => document.getElementById('bench');
+  const set = (b, px) => { size = px; b.style.setProperty('--nfs', `${px.toFixed(2)}px`); };
+  const shapes = (b) => Array.from(b.querySelectorAll('table[data-name]'),
+    (t) => t.dataset.name + (t.dataset.shape || `${t.rows.length}x${t.rows[0]?.cells.length || 0}`)).join();
+
+  // the bench fits when it ends on the first screen and no card has to scroll its numbers
+  function fits(b) {
+    if (b.getBoundingClientRect().bottom + scrollY > innerHeight - 4) return false;
+    for (const w of b.querySelectorAll('.card .nt-wrap, .card .grid-wrap')) {
+      if (w.scrollWidth > w.clientWidth + 1 || w.scrollHeight > w.clientHeight + 1) return false;
+    }
+    return true;
+  }
+  // the largest size in [lo, hi] that fits (the bench grows with its numbers), to a quarter pixel
+  function best(b, lo, hi) {
+    set(b, hi);
+    if (fits(b)) return;
+    set(b, lo);
+    if (!fits(b)) return;
+    while (hi - lo > 0.25) {
+      const mid = (lo + hi) / 2;
+      set(b, mid);
+      if (fits(b)) lo = mid; else hi = mid;
+    }
+    set(b, lo);
+  }
+  // The fit is found at text size 1 and then scaled by the teacher's text size: A+ always makes the numbers
+  // larger (past the first screen, which is the teacher's choice), A− smaller.
+  function fit(force) {
+    const b = bench();
+    if (!b || !b.offsetWidth || document.body.classList.contains('presenting')) return;
+    const key = `${shapes(b)}|${b.offsetWidth}|${ts}`;
+    if (!force && key === fitted) {
+      if (ts === 1 && size > LO && !fits(b)) best(b, LO, size);  // an edit made a number longer: shrink, never
+      return;                                                     // grow (nothing jumps while editing)
+    }
+    fitted = key;
+    if (ts !== 1) root.style.setProperty('--ts', '1');
+    const top = b.getBoundingClientRect().top + scrollY;
+    if (innerWidth <= 760 || top > innerHeight * 0.6) set(b, PHONE);  // a phone, or too short: no first-screen fit
+    else best(b, LO, HI);
+    if (ts !== 1) {
+      root.style.setProperty('--ts', String(ts));
+      set(b, size * ts);
+    }
+  }
+  let queued = false;
+  window.pgFit = (force) => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fit(force); });
+  };
+  let width = 0;  // the bench shown again (a tab), the window resized, the browser zoomed: fit anew
+  new ResizeObserver(() => {
+    const b = bench();
+    if (b && b.offsetWidth !== width) { width = b.offsetWidth; window.pgFit(true); }
+  }).observe(document.body);
+  addEventListener('resize', () => window.pgFit(true));
+  document.fonts?.ready.then(() => window.pgFit(true));
+
+  const buttons = () => element.querySelectorAll('button[data-ts]');
+  function show() {
+    root.style.setProperty('--ts', String(ts));
+    buttons().forEach((btn) => {
+      const next = STEPS.indexOf(ts) + +btn.dataset.ts;
+      btn.disabled = next < 0 || next >= STEPS.length;
+    });
+    element.querySelector('.ts')?.setAttribute('title', `text size ${Math.round(ts * 100)}%`);
+  }
+  element.addEventListener('click', (e) => {
+    const btn = e.target.closest('button[data-ts]');
+    if (!btn) return;
+    ts = STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(ts) + +btn.dataset.ts))];
+    localStorage.setItem(KEY, String(ts));
+    show();
+    window.pgFit(true);
+  });
+  show();
+})();
