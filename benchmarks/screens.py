@@ -10,11 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 DOCS = ROOT / "docs"
 
 
+LLM_LINEAR = "LLMs from scratch: trainable self-attention (nn.Linear, seed 69)"
 OUT = [DOCS]  # where shot() writes; --out replaces it
 
 
@@ -75,7 +76,31 @@ def main() -> None:
         page.locator("#link-btn").click()
         page.wait_for_function("() => document.querySelectorAll('#downloads a').length === 3")
         shot(page, "export", "#share")
+        classroom_shots(browser, url)
         browser.close()
+
+
+def classroom_shots(browser: Browser, url: str) -> None:
+    """The first screen of an 11-token preset (003's nn.Linear head) and the custom mask with a key hidden."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(url)
+    page.wait_for_function("() => document.querySelector('#badge')?.innerText.length > 0")
+    page.locator("#preset input").click()
+    page.locator(f"li[role='option'][aria-label='{LLM_LINEAR}']").click()
+    page.wait_for_function("() => document.querySelectorAll('#overview table[data-name=output] tr').length === 12")
+    page.wait_for_timeout(300)  # fit.js sizes the numbers to the screen after the views land
+    shot(page, "eleven-tokens")
+    page.goto(url)
+    page.wait_for_function("() => document.querySelector('#badge')?.innerText.length > 0")
+    page.get_by_label("mask", exact=True).click()
+    page.locator("li[role='option'][aria-label='custom']").click()
+    box = page.locator("#inputs table[data-name=keep] td[data-r='0'][data-c='2'] input[type=checkbox]")
+    box.wait_for()
+    box.click()  # t1 may no longer look at t3
+    page.wait_for_function("() => document.querySelector('#badge')?.innerText.includes('changed: mask')")
+    page.wait_for_timeout(300)
+    shot(page, "custom-mask")
+    page.close()
 
 
 if __name__ == "__main__":
