@@ -147,6 +147,7 @@ def _shape_facts(snap: Snapshot) -> list[tuple[str, object]]:
         ("S", s.x_k.shape[0]),
         ("d_model", s.x_q.shape[1]),
         ("heads", tr.heads),
+        ("kv_heads", tr.heads if tr.modern is None else int(tr.modern.k.shape[0])),  # W_k, W_v's heads
         ("head_mode", tr.mode),
         ("d_k", a.q.shape[-1]),
         ("d_v", a.v.shape[-1]),
@@ -171,10 +172,10 @@ def _tensors(snap: Snapshot) -> dict[str, Tensor]:
 
 
 def _hidden(snap: Snapshot) -> Tensor:
-    s = snap.scenario
-    if s.keep is None:
+    s, keep = snap.scenario, snap.trace.attention.keep  # the mask as applied (with a sliding window, ∧ the window)
+    if keep is None:
         return torch.zeros(s.x_q.shape[0], s.x_k.shape[0], dtype=torch.bool)
-    return ~s.keep
+    return ~keep
 
 
 def diff(pinned: Snapshot, current: Snapshot) -> Comparison:

@@ -6,6 +6,9 @@
     weights      the softmax (or divide-by-sum) of row i: every exp, their sum, the division
     output       Σ_s weights[i, s] × v[s, j]
     combine      which head's output column it is (concat), or Σ concat[i, m] × W_o[m, j]
+    alibi_bias   −m_h × |i − j| (ALiBi on)
+    tiles        query row i's running max m (column 1) or sum l (column 2), tile by tile (tiles on)
+With RoPE on, a q or k cell adds its pair's turn; with kv heads, a k or v names the kv head it shares.
 
 Returns a frozen :class:`Explanation` of plain-text lines; the UI only renders it.
 """
@@ -19,7 +22,7 @@ from torch import Tensor
 
 from .multihead import MultiHeadTrace
 
-NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine")
+NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine", "alibi_bias", "tiles")
 FILL_WORDS = {
     "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
     "-1e9": "masked_fill(block_mask, -1e9) (002): the score becomes -1e9",
@@ -56,14 +59,24 @@ def dot(a: list[float], b: list[float]) -> str:
     return " + ".join(f"{num(x)}×{num(y)}" for x, y in zip(a, b, strict=True))
 
 
+def owner(tr: MultiHeadTrace, head: int, role: str) -> tuple[int, int]:
+    """(the head whose W_role this head uses, how many such heads): a k or v of grouped-query heads is its kv
+    head's (``head_map``), of G kv heads; otherwise the head itself, of H."""
+    p = tr.modern
+    if role in ("k", "v") and p is not None:
+        return p.head_map[head], int(p.k.shape[0])
+    return head, tr.heads
+
+
 def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
-    """The (D, d) matrix that maps x to this head's q, k or v (x @ it), whatever the layout and mode."""
+    """The (D, d) matrix that maps x to this head's q, k or v (x @ it), whatever the layout, mode and kv heads."""
     w = getattr(tr.weights, f"W_{role}")
-    mats = w.transpose(-2, -1) if tr.weights.layout == "linear" else w  # (H or 1, D, d)
+    mats = w.transpose(-2, -1) if tr.weights.layout == "linear" else w  # (H, G or 1, D, d)
+    hh, n = owner(tr, head, role)
     if tr.mode == "concat":
-        return mats[head]
-    width = mats.shape[-1] // tr.heads
-    return mats[0][:, head * width : (head + 1) * width]
+        return mats[hh]
+    width = mats.shape[-1] // n
+    return mats[0][:, hh * width : (hh + 1) * width]
 
 
 def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
@@ -71,10 +84,30 @@ def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
     b = getattr(tr.weights, f"b_{role}")
     if b is None:
         return None
+    hh, n = owner(tr, head, role)
     if tr.mode == "concat":
-        return float(b[head, j])
-    width = b.shape[-1] // tr.heads
-    return float(b[0, head * width + j])
+        return float(b[hh, j])
+    width = b.shape[-1] // n
+    return float(b[0, hh * width + j])
+
+
+def rotation(tr: MultiHeadTrace, head: int, name: str, i: int, j: int) -> tuple[str, ...]:
+    """RoPE's turn of cell (i, j) of q or k: its pair (j, j ± E/2), the angle i·θ and the two products."""
+    r = tr.modern.rope
+    before = r.q[head] if name == "q" else r.k[owner(tr, head, "k")[0]]  # (L|S, E) before the rotation
+    half = before.shape[-1] // 2
+    pair = j % half
+    other = j + half if j < half else j - half
+    angle = float((r.angles_q if name == "q" else r.angles_k)[i, pair])
+    a, b = float(before[i, j]), float(before[i, other])
+    c, s = math.cos(angle), math.sin(angle)
+    sign, value = ("−", a * c - b * s) if j < half else ("+", a * c + b * s)
+    return (
+        f"RoPE turns dims {j + 1} and {other + 1} (pair {pair + 1}) of row {i + 1} (position {i}) by "
+        f"{i} × θ_{pair + 1} = {i} × {plain(float(r.theta[pair]))} = {plain(angle)} rad:",
+        f"{name}′ = {num(a)} × cos {plain(angle)} {sign} {num(b)} × sin {plain(angle)} = {num(a)}×{num(c)} {sign} "
+        f"{num(b)}×{num(s)} = {plain(value)}",
+    )
 
 
 def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
@@ -86,10 +119,19 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
     part = tr.head(head)
     tag = f" (head {head + 1})" if tr.heads > 1 and name != "combine" else ""
     if name in ("q", "k", "v"):
+        p = tr.modern
         w = projection(tr, head, name)
-        row = x[name][i].tolist()
+        row = (x[name] if p is None else {"q": p.x_q, "k": p.x_k, "v": p.x_v}[name])[i].tolist()  # x + PE if on
         col = w[:, j].tolist()
+        turned = p is not None and p.rope is not None and name in ("q", "k")
         got = float(part[name][i, j])
+        if turned:
+            lines = _projected(tr, head, name, i, j, row, col, float(p.rope.q[head][i, j] if name == "q" else
+                               p.rope.k[owner(tr, head, "k")[0]][i, j]))  # fmt: skip
+            lines = (*lines, *rotation(tr, head, name, i, j), f"= {plain(got)}")
+            return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", lines, got)
+        if p is not None:
+            return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", _projected(tr, head, name, i, j, row, col, got), got)
         layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
         b = bias_of(tr, head, name, j)
         if b is None:
@@ -118,7 +160,47 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
         )  # fmt: skip
     if name == "combine":
         return _combine(tr, i, j)
+    if name == "alibi_bias" and tr.modern is not None and tr.modern.alibi is not None:
+        return _alibi_term(tr, head, i, j, tag)
+    if name == "tiles" and tr.modern is not None and tr.modern.tiled is not None:
+        return _tile_state(tr, head, i, j, tag)
     raise KeyError(name)
+
+
+def _projected(
+    tr: MultiHeadTrace, head: int, name: str, i: int, j: int, row: list[float], col: list[float], got: float
+) -> tuple[str, ...]:
+    """x_i (with PE when on) projected by the column of W that this head (or its kv head) uses, plus any bias."""
+    p = tr.modern
+    layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
+    x_name = f"(x + PE)_{i + 1}" if p.pe_q is not None else f"x_{i + 1}"
+    g, n = owner(tr, head, name)
+    whose = f" of kv head {g + 1}, shared by its group" if name in ("k", "v") and n != tr.heads else ""
+    b = bias_of(tr, head, name, j)
+    plus = "" if b is None else f" + b_{name}[{j + 1}]"
+    lines = [f"{name}_{i + 1} = {x_name} · ({layout}{whose}){plus}", f"= {dot(row, col)}{plus}"]
+    if b is not None:
+        lines.append(f"= {plain(sum(r * c for r, c in zip(row, col, strict=True)))} + {num(b)}")
+    return (*lines, f"= {plain(got)}")
+
+
+def _modern_score_lines(tr: MultiHeadTrace, head: int, i: int, j: int) -> list[str]:
+    """ALiBi's bias term of score (i, j), when on."""
+    p = tr.modern
+    if p is None or p.alibi is None:
+        return []
+    m, b = float(p.alibi.slopes[head]), float(p.alibi.bias[head, i, j])
+    biased = float(tr.attention.biased[head, i, j])
+    return [f"+ ALiBi bias −m_{head + 1}·|{i + 1} − {j + 1}| = −{plain(m)} × {abs(i - j)} = {plain(b)}  →  "
+            f"scaled + b = {plain(biased)}"]  # fmt: skip
+
+
+def _hidden_why(tr: MultiHeadTrace, i: int, j: int) -> str:
+    """' (outside the window of w)' when the sliding window is what hides key j from query i."""
+    p = tr.modern
+    if p is None or p.window_keep is None or bool(p.window_keep[i, j]):
+        return ""
+    return f" (outside the sliding window of {p.settings.window})"
 
 
 def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: int, tag: str, name: str) -> Explanation:
@@ -135,12 +217,15 @@ def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: in
     else:
         how = f"√d_k = √{len(q)}" if math.isclose(a.divisor, math.sqrt(len(q))) else "the temperature"
         lines.append(f"÷ {how} = {plain(a.divisor)}  →  scaled = {plain(scaled)}")
+    lines += _modern_score_lines(tr, head, i, j)
+    before = "scaled" if a.biased is None else "scaled + b"
     if a.keep is None:
-        lines.append("no mask: masked = scaled")
+        lines.append(f"no mask: masked = {before}")
     elif bool(a.keep[i, j]):
-        lines.append(f"key {j + 1} is visible to query {i + 1}: masked = scaled = {plain(masked)}")
+        lines.append(f"key {j + 1} is visible to query {i + 1}: masked = {before} = {plain(masked)}")
     else:
-        lines.append(f"key {j + 1} is hidden from query {i + 1}: {FILL_WORDS[a.fill]}  →  masked = {plain(masked)}")
+        hidden = f"key {j + 1} is hidden from query {i + 1}{_hidden_why(tr, i, j)}"
+        lines.append(f"{hidden}: {FILL_WORDS[a.fill]}  →  masked = {plain(masked)}")
     value = {"scores": raw, "scaled": scaled, "masked": masked}[name]
     return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", tuple(lines), value)
 
@@ -231,6 +316,41 @@ def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
         bare = sum(a * c for a, c in zip(tr.concat[i].tolist(), col, strict=True))
         lines.append(f"= {plain(bare)} + {num(float(b_o[j]))}")
     return Explanation(title, (*lines, f"= {plain(got)}"), got)
+
+
+def _alibi_term(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
+    """ALiBi's bias of pair (i, j): this head's slope times the distance, negated."""
+    m, b = float(tr.modern.alibi.slopes[head]), float(tr.modern.alibi.bias[head, i, j])
+    lines = (
+        f"ALiBi: b = −m_{head + 1} × |{i + 1} − {j + 1}|, m_{head + 1} = {plain(m)} (this head's slope)",
+        f"= −{plain(m)} × {abs(i - j)} = {plain(b)}",
+        "added to the scaled score, before the mask",
+    )
+    return Explanation(f"ALiBi bias[{i + 1}, {j + 1}]{tag}", lines, b)
+
+
+def _tile_state(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
+    """Query row i's running max m (j = 0) or running sum l (j = 1), updated tile by tile, left to right."""
+    t = tr.modern.tiled
+    if j not in (0, 1):
+        raise IndexError(j)
+    lines = [f"row {i + 1} sweeps the key blocks left to right, keeping its running max m and sum l:"]
+    l_prev = 0.0
+    for x in (x for x in t.tiles if x.rows[0] <= i < x.rows[1]):  # this row's block, key block by key block
+        r = i - x.rows[0]
+        row = x.scores[head, r].tolist()
+        m_prev, m, alpha, l_new = (float(getattr(x, n)[head, r]) for n in ("m_prev", "m", "alpha", "l"))
+        keys = f"key {x.cols[1]}" if x.cols[1] - x.cols[0] == 1 else f"keys {x.cols[0] + 1}–{x.cols[1]}"
+        lines += [
+            f"{keys}: scores {', '.join(plain(v) for v in row)}; m = max({plain(m_prev)}, {plain(max(row))}) = "
+            f"{plain(m)}",
+            f"  α = e^({plain(m_prev)} − {plain(m)}) = {plain(alpha)}; l = α × {plain(l_prev)} + "
+            f"Σ e^(s − {plain(m)}) = {plain(l_new)}",
+        ]
+        l_prev = l_new
+    value = float((t.m if j == 0 else t.l)[head, i])
+    lines.append(f"{'m' if j == 0 else 'l'} = {plain(value)}: the full row's max and Σ e^(s − max), never seen whole")
+    return Explanation(f"tiles {'m' if j == 0 else 'l'}[{i + 1}]{tag}", tuple(lines), value)
 
 
 def sources(name: str, i: int, j: int) -> dict[str, list[tuple[int | None, int | None]]]:

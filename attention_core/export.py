@@ -14,6 +14,7 @@ from typing import Any
 import nbformat
 from torch import Tensor
 
+from . import export_modern as xm
 from .scenario import BIASES, Scenario
 
 PY_HEADER = '''# {title}
@@ -72,6 +73,8 @@ def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None
         mask["padding"] = list(s.padding)
     sc["mask"] = mask
     sc["scale"] = s.scale
+    if s.modern is not None:  # RoPE, ALiBi, kv heads, window, tiles, decoding: only the keys that are on
+        sc.update(s.modern.as_json())
     if head_shown is not None and s.heads > 1:
         sc["head_shown"] = head_shown
     if preset:
@@ -97,17 +100,30 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
         return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
 
     heading = title_comment(title)
+    proj = [*_proj_lines(s, bias), *xm.rope_lines(s), *xm.share_lines(s)] if s.modern else _proj_lines(s, bias)
+    extra = [(md, "\n".join(code)) for md, code in _modern_cells(s) if code]
     return [
         (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
          f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
-        ("## 1 · Q, K, V: project the encodings", "\n".join([*_proj_lines(s, bias), *show("q k v")])),
+        ("## 1 · Q, K, V: project the encodings", "\n".join([*proj, *show("q k v")])),
         ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
                                             *show("scores")])),
-        ("## 3 · scaled", "\n".join([scaled, *show("scaled")])),
+        ("## 3 · scaled", "\n".join([scaled, *xm.alibi_lines(s), *show("scaled")])),
         ("## 4 · masked", "\n".join([*masked, *show("masked")])),
         ("## 5 · weights", "\n".join([*norm, *show("weights")])),
         ("## 6 · output", "\n".join(["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")])),
         ("## 7 · heads combined", "\n".join([*combine, "print('## combined'); print(combined)"])),
+        *extra,
+    ]  # fmt: skip
+
+
+def _modern_cells(s: Scenario) -> list[tuple[str, list[str]]]:
+    """The tiled online softmax and KV-cache decoding, each a cell of its own when on."""
+    return [
+        ("## 8 · the same attention tile by tile (FlashAttention's online softmax: running max m, sum l)",
+         xm.tiles_lines(s)),
+        ("## 9 · decoding token by token with a KV cache (each step's row is the causal row above)",
+         xm.decode_lines(s)),
     ]  # fmt: skip
 
 
@@ -143,25 +159,26 @@ def _data_lines(s: Scenario) -> tuple[list[str], dict[str, str]]:
             bias[n[-1]] = " + b_o" if n == "b_o" else f" + {n}.unsqueeze(-2)"
     keep = "None  # no mask" if s.keep is None else f"torch.tensor({_lit(s.keep)})  # (L, S) True = may look"
     data.append(f"keep = {keep}")
-    return data, bias
+    return [*data, *xm.window_lines(s), *xm.sinusoidal_lines(s)], bias
 
 
 def _proj_lines(s: Scenario, bias: dict[str, str]) -> list[str]:
     """Q, K, V for every head: concatenated heads, or one projection split into heads."""
     wt = ".transpose(-2, -1)" if s.weights.layout == "linear" else ""
-    H = s.heads
+    H, G = s.heads, xm.kv_count(s)
+    kv = "H" if G == H else "G"  # grouped-query: W_k and W_v have G kv heads
     if s.head_mode == "concat":
         proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
                 f"k = x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}  # -> (H, S, d)",
                 f"v = x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}  # -> (H, S, d)"]  # fmt: skip
     else:
-        proj = [f"H = {H}",
+        proj = [f"H = {H}", *([f"G = {G}  # kv heads"] if G != H else []),
                 f"q = (x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}).squeeze(-3)  # (L, D)",
                 "q = q.reshape(len(tokens), H, -1).transpose(-3, -2)  # split: (L, H, D/H) -> (H, L, D/H)",
                 f"k = (x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}).squeeze(-3)",
-                "k = k.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)",
+                f"k = k.reshape(len(tokens_k), {kv}, -1).transpose(-3, -2)  # ({kv}, S, D/H)",
                 f"v = (x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}).squeeze(-3)",
-                "v = v.reshape(len(tokens_k), H, -1).transpose(-3, -2)  # (H, S, D/H)"]  # fmt: skip
+                f"v = v.reshape(len(tokens_k), {kv}, -1).transpose(-3, -2)  # ({kv}, S, D/H)"]  # fmt: skip
     return proj
 
 
@@ -176,15 +193,16 @@ def _scaled_line(s: Scenario) -> str:
 
 
 def _masked_lines(s: Scenario) -> list[str]:
-    if s.keep is None:
-        masked = ["masked = scaled  # no mask"]
+    src = "biased" if xm.on(s, "alibi") else "scaled"  # ALiBi's bias comes before the mask
+    if not xm.keeps(s):
+        masked = [f"masked = {src}  # no mask"]
     elif s.fill == "-inf":
-        masked = ["masked = scaled.masked_fill(keep == 0, float('-inf'))  # 000's convention"]
+        masked = [f"masked = {src}.masked_fill(keep == 0, float('-inf'))  # 000's convention"]
     elif s.fill == "-1e9":
-        masked = ["masked = scaled.masked_fill(~keep, -1e9)  # 002's block mask (True = blocked), filled with -1e9"]
+        masked = [f"masked = {src}.masked_fill(~keep, -1e9)  # 002's block mask (True = blocked), filled with -1e9"]
     else:
         masked = ["M = torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, float('-inf'))  # 004's additive M",
-                  "masked = scaled + M"]  # fmt: skip
+                  f"masked = {src} + M"]  # fmt: skip
     return masked
 
 
@@ -192,10 +210,10 @@ def _norm_lines(s: Scenario) -> list[str]:
     if s.normalize == "softmax":
         norm = ["weights = F.softmax(masked, dim=-1)"]
     else:
-        hide = "masked" if s.keep is None else "masked.masked_fill(~keep, 0.0)  # hidden keys take no part"
+        hide = "masked" if not xm.keeps(s) else "masked.masked_fill(~keep, 0.0)  # hidden keys take no part"
         norm = [f"visible = {hide}",
                 "weights = visible / visible.sum(dim=-1, keepdim=True)  # 003's divide-by-sum"]  # fmt: skip
-    if s.keep is not None and (s.fill != "-1e9" or s.normalize == "sum"):
+    if xm.keeps(s) and (s.fill != "-1e9" or s.normalize == "sum"):
         norm += ["dead = ~keep.any(dim=-1)  # query rows that see no key: 0/0 = NaN there",
                  "weights = weights.masked_fill(dead.unsqueeze(-1), 0.0)  # defined as 0, like SDPA"]  # fmt: skip
     if s.normalize == "sum":

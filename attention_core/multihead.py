@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -41,8 +42,8 @@ class Weights:
     """Projection matrices in one layout. concat: one matrix per head; split: exactly one."""
 
     W_q: Tensor  # (H or 1, d, D) linear | (H or 1, D, d) matmul
-    W_k: Tensor  # same as W_q
-    W_v: Tensor  # same as W_q
+    W_k: Tensor  # same as W_q; grouped-query (G kv heads): (G, d, D) concat, (1, G·D/H, D) split (linear)
+    W_v: Tensor  # same as W_k
     W_o: Tensor | None  # (D, H·d) linear | (H·d, D) matmul
     layout: str
     b_q: Tensor | None = None  # (H or 1, d) biases, added after the projection (nn.Linear(bias=True)); None = none
@@ -89,18 +90,27 @@ def init_weights(
     layout: str,
     with_w_o: bool = False,
     dtype: torch.dtype = torch.float32,
+    kv_heads: int | None = None,
 ) -> Weights:
     """Seeded weights drawn in the notebooks' order: W_q, W_k, W_v, then the next head, then W_o.
 
     Reproduces ``torch.manual_seed(seed)`` followed by creating the layers, without touching the
     global RNG. In split mode d_out is ignored: the projections are D×D.
+
+    ``kv_heads`` G < H (grouped-query): concat draws W_k and W_v only with the first head of each group of H/G
+    heads (W_q, W_k, W_v, then the group's other heads' W_q), so W_k, W_v are (G, d, D); split draws W_k and W_v
+    G·D/H wide. G = H (or None) is the plain draw.
     """
     g = torch.Generator().manual_seed(seed)
     n_mats, width = (heads, d_out) if mode == "concat" else (1, d_in)
+    group = 1 if kv_heads is None else heads // kv_heads
+    kv_width = width if mode == "concat" else width // group  # split: G·D/H
     per: list[list[Tensor]] = [[], [], []]
-    for _ in range(n_mats):
-        for slot in per:  # W_q, W_k, W_v of this head
-            slot.append(to_layout(draw(recipe, d_in, width, g, dtype), layout))
+    for h in range(n_mats):
+        per[0].append(to_layout(draw(recipe, d_in, width, g, dtype), layout))  # W_q of this head
+        if mode == "split" or h % group == 0:  # W_k, W_v: once per group of heads
+            for slot in per[1:]:
+                slot.append(to_layout(draw(recipe, d_in, kv_width, g, dtype), layout))
     w_o = to_layout(draw(recipe, n_mats * width, d_in, g, dtype), layout) if with_w_o else None  # (D, H·d)
     return Weights(*(torch.stack(s) for s in per), W_o=w_o, layout=layout)
 
@@ -130,12 +140,13 @@ class MultiHeadTrace:
     weights: Weights
     concat: Tensor  # (..., L, H·d_v) head outputs side by side
     output: Tensor  # (..., L, D) after W_o, or == concat without W_o
+    modern: Any = None  # scenario_modern.ModernParts when a modern key is on (RoPE, ALiBi, kv heads, ...), else None
 
     def head(self, h: int) -> dict[str, Tensor]:
-        """The intermediates of head ``h`` as (L, ·) tensors (for unbatched input)."""
+        """The intermediates of head ``h`` as (L, ·) tensors (for unbatched input); ``biased`` only with ALiBi."""
         a = self.attention
-        names = ("q", "k", "v", "scores", "scaled", "masked", "weights_raw", "weights", "output")
-        return {n: getattr(a, n)[..., h, :, :] for n in names}
+        names = ("q", "k", "v", "scores", "scaled", "biased", "masked", "weights_raw", "weights", "output")
+        return {n: getattr(a, n)[..., h, :, :] for n in names if getattr(a, n) is not None}
 
 
 def split_heads(x: Tensor, heads: int) -> Tensor:

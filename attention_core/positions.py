@@ -216,5 +216,5 @@ def alibi(
     check_count(n_q, "n_q")
     check_count(n_k, "n_k")
     distance = as_positions(pos_q, n_q, "pos_q").unsqueeze(1) - as_positions(pos_k, n_k, "pos_k")  # (L, S)
-    bias = -slopes[:, None, None] * distance.abs().to(torch.float64)  # (H, 1, 1) * (L, S) -> (H, L, S)
+    bias = slopes[:, None, None] * (-distance.abs()).to(torch.float64)  # (H, 1, 1) * (L, S) -> (H, L, S); 0, not -0
     return AlibiTrace(slopes=slopes, distance=distance, bias=bias.to(dtype))

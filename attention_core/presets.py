@@ -63,6 +63,7 @@ class Preset:
 
 DATA = Path(__file__).resolve().parent / "data"  # one JSON file per notebook: 000.json ... 004.json
 NOTEBOOKS = ("000", "002", "001", "003", "004")  # the picker's order
+MODERN = "modern"  # data/modern.json: today's attention (RoPE, grouped-query, sliding window), from no notebook
 SENTENCE = "The dog attacks the wild cat"  # 003 In [2]
 SEED_OF_001 = 2024  # 001 prints nothing: its presets draw 001's tensors from this seed
 PRESET_KEYS = {"id", "title", "cells", "conventions", "note", "scenario", "names", "printed", "inputs"}
@@ -123,13 +124,20 @@ def load_notebook(nb: str) -> list[Preset]:
 
 @functools.cache
 def _read_all() -> tuple[Preset, ...]:
-    """Every preset, read and checked once: the data files are package data and do not change while running."""
-    return tuple(p for nb in NOTEBOOKS for p in load_notebook(nb))
+    """Every preset, read and checked once: the data files are package data and do not change while running.
+    The notebooks' presets first, then today's (``modern.json``, whose source names no notebook)."""
+    return tuple(p for nb in (*NOTEBOOKS, MODERN) for p in load_notebook(nb))
 
 
 def _all() -> list[Preset]:
-    """Fresh copies of every preset, so a caller that edits one never changes what others get."""
-    return copy.deepcopy(list(_read_all()))
+    """Fresh copies of every notebook preset, so a caller that edits one never changes what others get."""
+    return copy.deepcopy([p for p in _read_all() if p.source != MODERN])
+
+
+def modern_presets() -> list[Preset]:
+    """Today's attention on the same editable numbers (Llama-style, Mistral-style): no notebook printed them, so
+    they carry no printed tensors; ``tests/test_variants_contract.py`` checks them against torch and transformers."""
+    return copy.deepcopy([p for p in _read_all() if p.source == MODERN])
 
 
 def _preset_scenario(preset_id: str) -> dict[str, Any]:
@@ -145,11 +153,12 @@ STATQUEST_OUT2: list[list[float]] = next(p for p in _all() if p.id == "statquest
 
 
 def preset_ids() -> list[str]:
+    """Every preset id: the notebooks' and today's."""
     return [p.id for p in _read_all()]
 
 
 def all_presets() -> list[Preset]:
-    """Fresh preset objects (copies of what was read once from the data files)."""
+    """Fresh objects of every notebook's presets (copies of what was read once); today's: :func:`modern_presets`."""
     return _all()
 
 

@@ -8,6 +8,7 @@ See README.md ("The compute contract") for the full key list.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -32,7 +33,9 @@ NORMALIZE = ("softmax", "sum")
 KNOWN_KEYS = {
     "x", "x_q", "x_k", "x_v", "tokens", "tokens_k", "heads", "head_mode", "weights", "layout",
     "d_out", "mask", "scale", "dtype", "normalize", "preset", "title", "head_shown",
+    "positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode",
 }  # fmt: skip
+# (the last row: the optional modern keys, scenario_modern.py; absent, a scenario computes as it always did)
 # (preset, title and head_shown are the app's labels and view: compute ignores them)
 
 
@@ -69,6 +72,7 @@ class Scenario:
     dtype: str
     normalize: str
     padding: tuple[bool, ...] | None = None  # (S,) the padding flags as given, True = padded; None without them
+    modern: Any = None  # scenario_modern.Modern: RoPE, ALiBi, kv heads, window, tiles, decoding; None = all off
 
 
 def _show(value: Any) -> str:
@@ -141,15 +145,15 @@ def _fast_matrix(rows: list[list[Any]]) -> list[list[float]] | None:
 
     About 10x faster than parse_number per cell; anything unusual falls back to the naming slow path.
     """
-    if all(type(c) is float for r in rows for c in r):  # what the app stores: torch reads it at C speed
-        out, t = rows, torch.tensor(rows, dtype=torch.float64)
+    if set(map(type, itertools.chain.from_iterable(rows))) <= {float}:  # what the app stores: read at C speed
+        out, t = rows, np.array(rows, dtype=np.float64)  # (numpy reads nested lists ~3x faster than torch)
     else:
         try:
             out = [[float(c) if type(c) in (int, float, str) else math.nan for c in r] for r in rows]
         except (ValueError, OverflowError):
             return None
-        t = torch.tensor(out, dtype=torch.float64)
-    if not bool(torch.isfinite(t).all()) or float(t.abs().max()) > MAX_ABS:
+        t = np.array(out, dtype=np.float64)
+    if not bool(np.isfinite(t).all()) or float(np.abs(t).max()) > MAX_ABS:
         return None
     return out
 
@@ -245,9 +249,20 @@ def _parse_flag(v: Any, field: str) -> bool:
 
 
 def parse_weights(
-    value: Any, d_in: int, d_out: int | None, heads: int, mode: str, layout: str, dtype: torch.dtype
+    value: Any,
+    d_in: int,
+    d_out: int | None,
+    heads: int,
+    mode: str,
+    layout: str,
+    dtype: torch.dtype,
+    kv_heads: int | None = None,
 ) -> Weights:
-    """Seeded ({"init", "seed", "w_o"}) or explicit ({"W_q", "W_k", "W_v", "W_o"}) weights."""
+    """Seeded ({"init", "seed", "w_o"}) or explicit ({"W_q", "W_k", "W_v", "W_o"}) weights.
+
+    ``kv_heads`` G (grouped-query): W_k and W_v (and b_k, b_v) have G heads, concat, or G·D/H columns of
+    projection, split; None is G = H.
+    """
     if not isinstance(value, dict):
         raise ScenarioError("weights", "must be {'init': 'linear', 'seed': 42} or {'W_q': [...], ...}")
     if "init" in value:
@@ -258,40 +273,63 @@ def parse_weights(
         if recipe == "identity" and mode == "concat" and width != d_in:
             raise ScenarioError("weights.init", f"identity needs d_out = d_in = {d_in}, not {width}")
         w_o = _parse_flag(value.get("w_o", False), "weights.w_o")
-        return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype)
+        return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype, kv_heads)
     _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o", *BIASES})
     n_mats = heads if mode == "concat" else 1
-    mats: dict[str, Tensor] = {}
+    group = 1 if kv_heads is None else heads // kv_heads
     width = d_out if mode == "concat" else d_in
-    for name in ("W_q", "W_k", "W_v"):
-        lst = value.get(name)
-        if not isinstance(lst, list) or len(lst) != n_mats or not all(isinstance(m, list) for m in lst):
-            what = f"{heads} matrices, one per head" if mode == "concat" else "exactly one d_model×d_model matrix"
-            raise ScenarioError(f"weights.{name}", f"must be a list of {what}")
-        parsed = []
-        for h, m in enumerate(lst):
-            field = f"{name} head {h + 1}" if mode == "concat" else name
-            if width is None and isinstance(m, list) and m and isinstance(m[0], list):
-                width = len(m) if layout == "linear" else len(m[0])
-            rows, cols = (width, d_in) if layout == "linear" else (d_in, width)
-            parsed.append(parse_matrix(m, field, rows=rows, cols=cols, max_rows=MAX_D))
-        mats[name] = torch.tensor(parsed, dtype=dtype)
+    if width is None:  # concat without d_out: the width W_q's first matrix has
+        m = value.get("W_q")
+        if isinstance(m, list) and m and isinstance(m[0], list) and m[0] and isinstance(m[0][0], list):
+            width = len(m[0]) if layout == "linear" else len(m[0][0])
+    width = width or d_in
+    mats = {
+        name: _parse_mats(value.get(name), name, n, w, d_in, mode, layout, heads, dtype)
+        for name, n, w in _roles(n_mats, group, width, mode)
+    }
     w_o = None
     if value.get("W_o") is not None:
-        cat = n_mats * (width or d_in)
+        cat = n_mats * width
         rows, cols = (d_in, cat) if layout == "linear" else (cat, d_in)
         wide = MAX_HEADS * MAX_D  # W_o is D × H·d (linear) or H·d × D (matmul): H·d reaches 8 × 64
         w_o = torch.tensor(
             parse_matrix(value["W_o"], "W_o", rows=rows, cols=cols, max_rows=wide, max_cols=wide), dtype=dtype
         )
-    width = width or d_in
-    b = {n: parse_bias(value.get(n), n, n_mats, width, mode, dtype) for n in ("b_q", "b_k", "b_v")}
+    b = {
+        f"b_{name[-1]}": parse_bias(value.get(f"b_{name[-1]}"), f"b_{name[-1]}", n, w, mode, dtype)
+        for name, n, w in _roles(n_mats, group, width, mode)
+    }
     b_o = None
     if value.get("b_o") is not None:
         if w_o is None:
             raise ScenarioError("b_o", "is added after W_o, so it needs W_o (give W_o, or leave b_o out)")
         b_o = torch.tensor(parse_vector(value["b_o"], "b_o", d_in), dtype=dtype)
     return Weights(mats["W_q"], mats["W_k"], mats["W_v"], w_o, layout, **b, b_o=b_o)
+
+
+def _roles(n_mats: int, group: int, width: int, mode: str) -> list[tuple[str, int, int]]:
+    """(name, matrices, width) for W_q, W_k, W_v: a group of H/G query heads shares one W_k and W_v."""
+    if mode == "concat":
+        return [("W_q", n_mats, width), ("W_k", n_mats // group, width), ("W_v", n_mats // group, width)]
+    return [("W_q", 1, width), ("W_k", 1, width // group), ("W_v", 1, width // group)]
+
+
+def _parse_mats(
+    lst: Any, name: str, n: int, width: int, d_in: int, mode: str, layout: str, heads: int, dtype: torch.dtype
+) -> Tensor:
+    """One role's explicit matrices: ``n`` of them, each width×d_in (linear) or d_in×width (matmul) -> a tensor."""
+    if not isinstance(lst, list) or len(lst) != n or not all(isinstance(m, list) for m in lst):
+        if mode == "concat":
+            what = f"{n} matrices, one per {'head' if n == heads else 'kv head'}"
+        else:
+            what = "exactly one d_model×d_model matrix" if width == d_in else f"exactly one {width}×d_model matrix"
+        raise ScenarioError(f"weights.{name}", f"must be a list of {what}")
+    parsed = []
+    for h, m in enumerate(lst):
+        field = f"{name} head {h + 1}" if mode == "concat" else name
+        rows, cols = (width, d_in) if layout == "linear" else (d_in, width)
+        parsed.append(parse_matrix(m, field, rows=rows, cols=cols, max_rows=MAX_D))
+    return torch.from_numpy(np.array(parsed, dtype=np.float64)).to(dtype)  # = torch.tensor(parsed), ~3x faster
 
 
 def parse_vector(value: Any, field: str, n: int) -> list[float]:
@@ -348,8 +386,12 @@ def parse(scenario: Any) -> Scenario:
             raise ScenarioError("d_out", f"split mode projects d_model→d_model, so d_out must be {d_in}, not {d_out}")
     elif d_out is None and isinstance(scenario.get("weights"), dict) and "init" in scenario["weights"]:
         d_out = d_in
+    from . import scenario_modern  # imports this module's parsers at its top
+
+    modern = scenario_modern.parse_modern(scenario, heads)
+    kv_heads = None if modern is None else modern.kv_heads
     weights = parse_weights(
-        scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype
+        scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype, kv_heads
     )
     kind, fill, keep, padding = parse_mask(scenario.get("mask"), n_q, n_k)
     normalize = parse_choice(scenario.get("normalize", "softmax"), "normalize", NORMALIZE)
@@ -357,7 +399,7 @@ def parse(scenario: Any) -> Scenario:
     tokens_k = parse_tokens(scenario.get("tokens_k"), "tokens_k", n_k, "s") if cross else tokens
     if not cross and scenario.get("tokens_k") is not None:
         tokens_k = parse_tokens(scenario["tokens_k"], "tokens_k", n_k, "s")
-    return Scenario(
+    s = Scenario(
         x_q=torch.tensor(xq, dtype=dtype),
         x_k=torch.tensor(xk, dtype=dtype),
         x_v=torch.tensor(xv, dtype=dtype),
@@ -374,11 +416,19 @@ def parse(scenario: Any) -> Scenario:
         dtype=dtype_name,
         normalize=normalize,
         padding=padding,
+        modern=modern,
     )
+    if modern is not None:
+        scenario_modern.check_modern(modern, s)
+    return s
 
 
 def evaluate(s: Scenario) -> MultiHeadTrace:
-    """Run a parsed scenario through the traced multi-head path."""
+    """Run a parsed scenario through the traced multi-head path (the modern one when a modern key is on)."""
+    if s.modern is not None:
+        from . import scenario_modern
+
+        return scenario_modern.evaluate_modern(s, s.modern)
     return multi_head(
         s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale,
         fill=s.fill, normalize=s.normalize,
@@ -411,7 +461,7 @@ def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
         # population variance (numpy's .var()), as 004 prints it to motivate √d_k
         head["stats"] = {f"var_{n}": float(parts[n].var(unbiased=False)) for n in ("q", "k", "scores", "scaled")}
         heads.append(head)
-    return {
+    out = {
         "heads": heads,
         "concat": to_json(tr.concat),
         "output": to_json(tr.output),
@@ -432,6 +482,11 @@ def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
         "tokens_k": s.tokens_k,
         "dtype": s.dtype,
     }
+    if tr.modern is not None:
+        from . import scenario_modern
+
+        out.update(scenario_modern.modern_json(tr))
+    return out
 
 
 def compute(scenario: dict[str, Any]) -> dict[str, Any]:

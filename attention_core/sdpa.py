@@ -47,6 +47,7 @@ class AttentionTrace:
     normalize: str  # "softmax" | "sum"
     fully_masked_rows: tuple[int, ...]  # query rows with no visible key
     warnings: tuple[str, ...]
+    biased: Tensor | None = None  # (..., L, S) scaled + bias (ALiBi), what the mask fills; None without a bias
 
 
 def scale_divisor(scale: bool | float, d_k: int) -> float | None:
@@ -116,17 +117,20 @@ def attend(
     scale: bool | float = True,
     fill: str = "-inf",
     normalize: str = "softmax",
+    bias: Tensor | None = None,
 ) -> AttentionTrace:
     """Scaled dot-product attention on (..., L, E), (..., S, E), (..., S, Ev) tensors.
 
     ``keep`` is (L, S) or broadcastable to (..., L, S). ``normalize`` is "softmax" (every seed)
-    or "sum" (003's first, naive normalisation: divide each row by its sum).
+    or "sum" (003's first, naive normalisation: divide each row by its sum). ``bias`` (broadcastable to
+    (..., L, S), ALiBi's) is added after the scaling and before the mask; without one nothing changes.
     """
     scores = q @ k.transpose(-2, -1)  # (..., L, E) x (..., E, S) -> (..., L, S)
     divisor = scale_divisor(scale, k.size(-1))
     # 000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
     scaled = scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
-    masked = apply_fill(scaled, keep, fill)
+    biased = None if bias is None else scaled + bias
+    masked = apply_fill(scaled if biased is None else biased, keep, fill)
     weights_raw = normalise(masked, keep, normalize)
 
     rows: tuple[int, ...] = ()
@@ -159,6 +163,7 @@ def attend(
         normalize=normalize,
         fully_masked_rows=rows,
         warnings=tuple(warnings),
+        biased=biased,
     )
 
 

@@ -66,13 +66,17 @@ def compute_api(scenario: dict) -> dict:
     "d_out"; "mask" ({"kind": "none"|"causal"|"padding"|"causal+padding"|"custom", "padding": [flags],
     "keep": 0/1 matrix, "fill": "-inf"|"-1e9"|"additive"}); "scale" (true = divide by sqrt(d_k), false, or a
     temperature); "dtype" ("float32" | "float64"); "normalize" ("softmax" | "sum"). At most 64 tokens and width 64.
+    Optional modern keys: "positions" ("none" | "sinusoidal" | "rope"), "rope_base", "alibi" (bool), "kv_heads"
+    (grouped-query, divides heads), "window" (sliding window), "block_rows"/"block_cols" (tiled online softmax),
+    "decode" (bool: KV-cache decoding, causal self-attention).
 
     Args:
         scenario: the JSON scenario described above; only "x" is required (README: "The compute contract").
 
     Returns:
         "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",
-        "weights_used", "tokens". A bad scenario is an error whose message names the field.
+        "weights_used", "tokens"; with a modern key on also "rope", "alibi", "kv", "head_map", "window", "tiles",
+        "decode". A bad scenario is an error whose message names the field.
     """
     try:
         return ac.compute(scenario)

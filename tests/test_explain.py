@@ -43,11 +43,16 @@ def dot_sum(line: str) -> float:
 
 @pytest.mark.parametrize("preset", ac.preset_ids())
 def test_the_projection_shown_is_the_one_that_made_q_k_v(preset: str) -> None:
-    """x @ projection(head) == the head's q/k/v, for both layouts and both head modes."""
+    """x @ projection(head) == the head's q/k/v, for both layouts and both head modes (with RoPE on, the q and k
+    before the rotation; with kv heads, the k and v of the head's group)."""
     _, tr, x = traced(preset)
+    p = tr.modern
     for h in range(tr.heads):
         for role in ("q", "k", "v"):
-            assert_close(x[role] @ projection(tr, h, role), tr.head(h)[role])
+            want = tr.head(h)[role]
+            if p is not None and p.rope is not None and role != "v":
+                want = p.rope.q[h] if role == "q" else p.rope.k[p.head_map[h]]
+            assert_close(x[role] @ projection(tr, h, role), want)
 
 
 @pytest.mark.parametrize("preset", ["statquest-masked", "encdec-mha2", "qkv-split", "llm-parameter", "numpy-masked"])

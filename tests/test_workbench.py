@@ -92,9 +92,10 @@ def test_every_preset_shows_inputs_and_outputs_on_the_first_screen(browser: Brow
         outside = [b for sel in sels for b in boxes_outside(pg, sel) if not b.startswith("nothing matches #inputs")]
         assert outside == [], outside[:5]
         n_inputs = pg.locator("#inputs table.grid td[tabindex]").count()  # collapsed identity grids included
-        d, n_w = s.x_q.shape[-1], s.weights.W_q[0].numel()
+        d = s.x_q.shape[-1]
+        n_w = sum(getattr(s.weights, n)[0].numel() for n in ("W_q", "W_k", "W_v"))  # kv heads: a smaller W_k, W_v
         x_cells = s.x_q.numel() + (0 if s.self_attention else s.x_k.numel() + s.x_v.numel())
-        assert n_inputs == x_cells + 3 * n_w, (n_inputs, x_cells, n_w, d)  # X (or x_q, x_k, x_v) and one head's W
+        assert n_inputs == x_cells + n_w, (n_inputs, x_cells, n_w, d)  # X (or x_q, x_k, x_v) and one head's W
     finally:
         pg.close()
 

@@ -5,6 +5,7 @@ structural change, a scenario from a file or a link). A refused state changes on
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -15,6 +16,7 @@ from attention_core.explain import explain, sources
 from attention_core.export import scenario_json
 from attention_core.scenario import MAX_HEADS, MAX_T, parse_int
 from ui.render import heat
+from ui.render import modern as md
 from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.values import current_keep, reshape_values, scenario_from, shape_of, shown_head, values_from_scenario
@@ -23,19 +25,36 @@ log = logging.getLogger("playground")
 
 
 def render(
-    preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, view_head: int, pick: dict[str, Any] | None = None
+    preset_id: str | None,
+    s: ac.Scenario,
+    tr: ac.MultiHeadTrace,
+    view_head: int,
+    pick: dict[str, Any] | None = None,
+    first_screen: bool = False,
 ) -> dict[str, Any]:
-    """Every view for one parsed scenario and its trace (one head shown in detail, ``pick`` explained)."""
+    """Every view for one parsed scenario and its trace (one head shown in detail, ``pick`` explained).
+
+    ``first_screen``: only the overview and the explanation, the views a scrub's requests answer with while the
+    value is dragged (static/scrub.js); the notebook below follows when the scrub ends."""
     h = shown_head(view_head, s.heads)
-    part = tr.head(h)
     explained, valid = explain_pick(s, tr, h, pick)
-    out: dict[str, Any] = {"explain": explained}
     used = sources(pick["name"], pick["row"], pick["col"]) if pick and valid else {}
 
     def marks(name: str) -> dict[str, list[tuple[int | None, int | None]]]:
         picked = [(pick["row"], pick["col"])] if pick and valid and pick["name"] == name else []
         return {"pick": picked, "used": used.get(name, [])}
 
+    head_note = f"head {h + 1} of {s.heads}" if s.heads > 1 else ""
+    compact = combine_table(tr, h, s.dtype, s.tokens, marks("combine"), window=ov.window_for(tr), short=True)
+    out = {"explain": explained, "overview": ov.overview_html(s, tr, h, marks, compact, head_note)}
+    return out if first_screen else out | notebook_views(preset_id, s, tr, h, marks, head_note)
+
+
+def notebook_views(
+    preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Callable[[str], Any], head_note: str
+) -> dict[str, Any]:
+    """The notebook's steps (code, torch's print, exact tables) and the heatmaps, for head ``h`` (0-based)."""
+    part = tr.head(h)
     fam = vw.family(preset_id)
     dt = s.dtype
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
@@ -50,7 +69,6 @@ def render(
     }
     for name in ("scores", "scaled", "masked"):
         tables[name] = vw.html_table(part[name], dt, s.tokens, s.tokens_k, name, marks=marks(name))
-    head_note = f"head {h + 1} of {s.heads}" if s.heads > 1 else ""
     prints = {
         "qkv": "\n".join(f"{n} = {vw.torch_print(part[n])}" for n in ("q", "k", "v")),
         **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
@@ -64,12 +82,12 @@ def render(
         None if w_o is None else tuple(w_o.shape),
         s.weights.layout,
     )
+    out: dict[str, Any] = {}
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
         heading = vw.step_heading(step, s, tr.attention.divisor)  # follows scale, normalise and the mask
-        out[f"html_{step}"] = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
-    compact = combine_table(tr, h, dt, s.tokens, marks("combine"), window=ov.window_for(tr), short=True)
-    out["overview"] = ov.overview_html(s, tr, h, marks, compact, head_note)
+        cell = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
+        out[f"html_{step}"] = cell + md.notebook_extra(step, s, tr, h)  # today's steps that follow this one, if on
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
     heads_fig = heat.every_head(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
     out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
@@ -109,7 +127,7 @@ def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, 
     i, j, name = pick["row"], pick["col"], pick["name"]
     rows = s.tokens_k if name in ("k", "v") else s.tokens
     who = f"row {i + 1} is token '{rows[i]}'"
-    if name in ("scores", "scaled", "masked", "weights"):
+    if name in ("scores", "scaled", "masked", "weights", "alibi_bias"):
         who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
     return vw.explain_html(e.title, (who, *e.lines)), True
 
@@ -127,12 +145,15 @@ def parse_pick(data: Any) -> dict[str, Any] | None:
 VIEW_KEYS = ("badge", "message", "overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
 
 
-def compute_views(preset_id: str | None, v: dict[str, Any]) -> dict[str, Any]:
-    """All views for the on-screen values, or the message plus gr.skip() for everything else."""
+def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool = False) -> dict[str, Any]:
+    """All views for the on-screen values, or the message plus gr.skip() for everything else.
+
+    ``first_screen``: only the badge, the message, the overview and the explanation (a scrub's request, see
+    :func:`render`); the others are left out, not skipped, so they keep what they show."""
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        out = render(preset_id, s, tr, v["view_head"], v.get("pick"))
+        out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = vw.badge(preset_id, s, result)
         out["message"] = vw.message_html(list(tr.attention.warnings))

@@ -34,14 +34,14 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         "Queries, keys, values",
         "Q = X·W<sub>q</sub> &nbsp; K = X·W<sub>k</sub> &nbsp; V = X·W<sub>v</sub>",
         "Every token asks a question (its query row), offers a key to be matched, and carries a value to hand on.",
-        ("q", "k", "v"),
+        ("q", "k", "v", "q_before", "k_before"),  # with RoPE on, q and k before it too
     ),
     (
         "scores",
         "Scores",
         "scores = Q·K<sup>T</sup>",
         "Row i, column j: how well token i's query matches token j's key, a dot product.",
-        ("scores",),
+        ("scores", "alibi_bias"),  # ALiBi's bias, when on
     ),
     (
         "scaled",
@@ -63,14 +63,14 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         "Attention weights",
         "weights = softmax(masked), row by row",
         "Each row becomes positive numbers that sum to 1: how much each token attends to every other.",
-        ("weights",),
+        ("weights", "tiles"),  # the tiles' m and l, when on
     ),
     (
         "output",
         "Output",
         "output = weights·V",
         "Each token's output is the weighted average of the value rows, using its own row of weights.",
-        ("output",),
+        ("output", "cache"),  # the KV cache, when on
     ),
     (
         "combine",

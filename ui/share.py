@@ -224,10 +224,12 @@ def tables_frame(sc: dict[str, Any], result: dict[str, Any]) -> pd.DataFrame:
         if name in sc:
             add(name, None, sc[name], tokens if name in ("x", "x_q") else tokens_k)
     per_head = len(used["W_q"]) == len(result["heads"])  # concat: one per head; split: one for all the heads
+    kv_of = result.get("head_map") or list(range(len(result["heads"])))  # grouped-query: a group shares W_k, W_v
     for h, head in enumerate(result["heads"], start=1):
         for name in ("W_q", "W_k", "W_v"):
             if per_head or h == 1:
-                add(name, h if per_head else None, used[name][h - 1], w_rows, w_cols)
+                m = used[name][h - 1 if name == "W_q" or not per_head else kv_of[h - 1]]
+                add(name, h if per_head else None, m, w_rows, w_cols)
         for name in ("q", "k", "v"):
             add(name, h, head[name], tokens if name == "q" else tokens_k)
         for name in ("scores", "scaled", "masked", "weights"):

@@ -15,13 +15,20 @@ import torch
 
 import attention_core as ac
 from attention_core.multihead import LAYOUTS, MODES
+from attention_core.positions import ROPE_BASE
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
+from attention_core.scenario_modern import Modern
 from ui.render import tables as vw
 
 DEFAULT_PRESET = "statquest-self"
 
 
 SCALE_MODES = ("√d_k", "off", "temperature")
+
+
+# today's attention (attention_core/scenario_modern.py): a number box at 0 (window, B_r, B_c) is off
+MODERN_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+OFF_AT_ZERO = ("window", "block_rows", "block_cols")
 
 
 # the editable values, in the order the handlers receive them
@@ -54,6 +61,7 @@ FIELDS = (
     "normalize",
     "seed",
     "view_head",
+    *MODERN_FIELDS,
 )
 
 
@@ -115,7 +123,40 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         mask["keep"] = vw.cells(v["keep"])
     sc["mask"] = mask
     sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
-    return sc
+    return sc | modern_keys(v, heads)
+
+
+def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
+    """The modern controls as scenario keys, only those that are on (raw: the core names a bad one)."""
+    out: dict[str, Any] = {}
+    positions = v.get("positions") or "none"
+    if positions != "none":
+        out["positions"] = positions
+    if positions == "rope" and v.get("rope_base") not in (None, "", ROPE_BASE):
+        out["rope_base"] = v["rope_base"]
+    if v.get("kv_heads") not in (None, "", heads):
+        out["kv_heads"] = v["kv_heads"]
+    for key in OFF_AT_ZERO:
+        if v.get(key) not in (None, "", 0):
+            out[key] = v[key]
+    for key in ("alibi", "decode"):
+        if v.get(key):
+            out[key] = v[key]
+    return out
+
+
+def modern_values(s: ac.Scenario) -> dict[str, Any]:
+    """The modern controls showing a parsed scenario (every one off for a scenario without modern keys)."""
+    m = s.modern or Modern()
+    if m.kv_heads is not None and s.head_mode == "concat":
+        raise ac.ScenarioError(
+            "kv_heads", "the workbench shows grouped K and V in head mode split (Llama's layout); compute() takes both"
+        )
+    return {
+        "positions": m.positions, "rope_base": m.rope_base, "alibi": m.alibi,
+        "kv_heads": s.heads if m.kv_heads is None else m.kv_heads, "window": m.window or 0,
+        "block_rows": m.block_rows or 0, "block_cols": m.block_cols or 0, "decode": m.decode,
+    }  # fmt: skip
 
 
 def shown_head(view_head: Any, heads: int) -> int:
@@ -164,6 +205,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
         "biases": {n: getattr(w, n).tolist() for n in ac.scenario.BIASES if getattr(w, n) is not None} or None,
+        **modern_values(s),
     }
 
 
@@ -188,10 +230,12 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
         raise ac.ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
     d_out = parse_int(v["d_out"], "d_out", 1, MAX_D) if mode == "concat" else d_in
     n_mats = heads if mode == "concat" else 1
+    kv = kv_heads_for(v, heads, mode, int(shape["heads"]), int(shape.get("kv_heads") or shape["heads"]))
     g = torch.Generator().manual_seed(seed)
     fresh_x = (torch.randn(T, d_in, generator=g) * 2).round(decimals=2).tolist()
     fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
-    new_w = ac.init_weights(recipe or shape.get("recipe", "linear"), seed, d_in, d_out, heads, mode, "linear", True)
+    recipe_now = recipe or shape.get("recipe", "linear")
+    new_w = ac.init_weights(recipe_now, seed, d_in, d_out, heads, mode, "linear", True, kv_heads=kv)
     keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.grid(v["keep"])]
     tokens = split_tokens(v["tokens"])
     tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
@@ -199,13 +243,13 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     tokens_k = (tokens_k + [f"s{i + 1}" for i in range(len(tokens_k), S)])[:S]
     old_n = shape["heads"] if shape["head_mode"] == "concat" else 1
     mats: dict[str, list[list[list[Any]]]] = {}
+    old_kv = int(shape.get("kv_heads") or shape["heads"])  # the kv heads the W_k, W_v tables on screen have
     for name in ("W_q", "W_k", "W_v"):
         fresh = getattr(new_w, name).tolist()
+        same = shape["head_mode"] == mode and (name == "W_q" or old_kv == (kv or heads))
         old = [] if recipe else in_layout([vw.rows_of(m) for m in vw.table_to_heads(v[name], old_n)], shape["layout"])
-        same_mode = shape["head_mode"] == mode
-        mats[name] = [
-            resized(old[h] if same_mode and h < len(old) else [], d_out, d_in, fresh[h]) for h in range(n_mats)
-        ]
+        rows = d_out if name == "W_q" or kv is None else len(fresh[0])  # split with kv heads: G·D/H rows
+        mats[name] = [resized(old[h] if same and h < len(old) else [], rows, d_in, fresh[h]) for h in range(len(fresh))]
     wo_old = [] if recipe else in_layout([vw.grid(v["W_o"])], shape["layout"])[0]
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
     x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
@@ -224,10 +268,32 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
     out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
     out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
+    out["kv_heads"] = kv or heads
     chosen_now = "padding" in v["mask_kind"] and "padding" not in shape.get("mask_kind", "")
     if chosen_now and not str(v["padding"] or "").strip():  # padding chosen with no key named: the last key, so
         out["padding"] = str(S)  # that it visibly does something
     return out
+
+
+def kv_heads_for(v: dict[str, Any], heads: int, mode: str, old_heads: int, old_kv: int) -> int | None:
+    """The kv heads the new tables get (None: every head its own K and V). While every head had its own (``old_kv``
+    = ``old_heads``) they keep having their own as the heads change; a new number of heads that grouped kv heads no
+    longer divide goes back to one K and V per head. Grouped K and V are shown in split mode only (Llama's)."""
+    raw = v.get("kv_heads")
+    kv = heads if raw in (None, "") else parse_int(raw, "kv_heads", 1, MAX_HEADS)
+    if heads != old_heads and (kv == old_kv == old_heads or heads % kv):
+        return None
+    if heads % kv:
+        raise ac.ScenarioError("kv_heads", f"kv_heads={kv} does not divide heads={heads}")
+    if kv == heads:
+        return None
+    if mode == "concat":
+        raise ac.ScenarioError(
+            "kv_heads",
+            f"grouped K and V are shown in head mode split (Llama's layout): set head mode to split, or kv heads "
+            f"back to {heads}",
+        )
+    return kv
 
 
 def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
@@ -242,7 +308,8 @@ def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
 def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
     """What the weight tables on screen look like, so the next structural change can read them."""
     return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
-            "mask_kind": v["mask_kind"], "cross": bool(v["cross"])}  # fmt: skip
+            "mask_kind": v["mask_kind"], "cross": bool(v["cross"]),
+            "kv_heads": int(v.get("kv_heads") or v["heads"])}  # fmt: skip
 
 
 def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
@@ -260,6 +327,6 @@ def shown(nv: dict[str, Any]) -> list[Any]:
     visible = {
         "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
         "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
-        "d_out": nv["head_mode"] == "concat",
+        "d_out": nv["head_mode"] == "concat", "rope_base": nv.get("positions") == "rope",
     }  # fmt: skip
     return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]

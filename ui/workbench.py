@@ -18,7 +18,7 @@ from ui.pipeline import compute_views, load_values, parse_pick, refused, restruc
 from ui.render import grids
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, SCALE_MODES, shown_head
+from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, shown_head
 from ui.wiring import COMMON, Page, bind, expired, on
 
 DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
@@ -27,10 +27,11 @@ DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text
 REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
 
 
-LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "dtype", "normalize", "view_head")
+LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "dtype", "normalize", "view_head",
+        *(f for f in MODERN_FIELDS if f != "kv_heads"))  # fmt: skip
 
 
-STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind")
+STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind", "kv_heads")
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -64,6 +65,8 @@ def on_control(
     if past:
         out[page.views["message"]] = vw.message_html([past]) + got["message"]
         out[page.controls["view_head"]] = vals["view_head"]
+    if field == "positions":
+        out[page.controls["rope_base"]] = gr.update(visible=value == "rope")
     if field in REDRAW:
         try:
             h = shown_head(vals["view_head"], int(vals["heads"]))
@@ -92,6 +95,12 @@ def control_problem(field: str, value: Any) -> str | None:
                 raise ac.ScenarioError("temperature", f"{value}: a temperature must be positive")
         elif field == "view_head":
             parse_int(value, "head shown", 1, MAX_HEADS)
+        elif field in ("alibi", "decode"):
+            if not isinstance(value, bool):
+                raise ac.ScenarioError(field, "must be on or off")
+        elif field in MODERN_FIELDS and field != "positions":  # numbers; the core checks their range by name
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ac.ScenarioError(field, f"{str(value)[:20]!r} is not a number")
         elif not isinstance(value, str) or len(value) > MAX_TEXT:
             raise ac.ScenarioError(field, f"expected text of at most {MAX_TEXT} characters")
     except ac.ScenarioError as e:
@@ -143,7 +152,7 @@ def build_topbar() -> tuple[Any, Any, Any]:
     with gr.Row(elem_id="topbar"):
         gr.HTML("<h1>Attention Playground</h1>", elem_id="title", min_width=200, scale=0, apply_default_css=False)
         preset = gr.Dropdown(
-            [(p.title, p.id) for p in ac.all_presets()],
+            [(p.title, p.id) for p in (*ac.all_presets(), *ac.modern_presets())],
             value=DEFAULT_PRESET,
             label="Preset (notebook example)",
             elem_id="preset",
@@ -230,7 +239,33 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     with gr.Row():
         c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
         c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
+    build_modern(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}
+
+
+def build_modern(c: dict[str, Any], first: dict[str, Any]) -> None:
+    """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
+    travels in links and exports like every other (attention_core/scenario_modern.py)."""
+    num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not
+    gr.HTML(
+        "<b>Modern attention</b> (Llama, Mistral, FlashAttention): 0 turns a number off", elem_id="modern-title",
+        apply_default_css=False, min_height=0,
+    )  # fmt: skip
+    with gr.Row(elem_id="modern"):
+        c["positions"] = gr.Dropdown(
+            [("none", "none"), ("sinusoidal (added to x)", "sinusoidal"), ("RoPE (turns q, k)", "rope")],
+            value=first["positions"], label="positions", elem_id="md-positions", min_width=150,
+        )  # fmt: skip
+        c["rope_base"] = gr.Number(
+            first["rope_base"], label="RoPE base", elem_id="md-rope-base", visible=first["positions"] == "rope",
+            min_width=96,
+        )  # fmt: skip
+        c["alibi"] = gr.Checkbox(first["alibi"], label="ALiBi bias", elem_id="md-alibi", min_width=96)
+        c["kv_heads"] = gr.Number(first["kv_heads"], label="kv heads (K, V shared)", elem_id="md-kv-heads", **num)
+        c["window"] = gr.Number(first["window"], label="window (0 = off)", elem_id="md-window", **num)
+        c["block_rows"] = gr.Number(first["block_rows"], label="tile B_r", elem_id="md-block-rows", **num)
+        c["block_cols"] = gr.Number(first["block_cols"], label="tile B_c", elem_id="md-block-cols", **num)
+        c["decode"] = gr.Checkbox(first["decode"], label="KV-cache decoding", elem_id="md-decode", min_width=96)
 
 
 def build_pipeline(first_inputs: str) -> tuple[Any, Any, Any, Any]:
@@ -278,6 +313,7 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
         own = [c[f]] if f == "view_head" else []  # "head shown" past the heads is set back to the last head
+        own += [c["rope_base"]] if f == "positions" else []  # the base box shows while RoPE is on
         on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]

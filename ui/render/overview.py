@@ -13,6 +13,7 @@ from typing import Any
 from torch import Tensor
 
 import attention_core as ac
+from ui.render import modern as md
 from ui.render import tables as vw
 
 # Every edit re-renders every card, so the cards show whole tables only while they are small: up to WHOLE tokens and
@@ -74,13 +75,17 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
         return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=win, short=True)
 
     which = f" <span class='shape'>({head_note})</span>" if head_note else ""
+    extra = md.overview_cards(s, tr, h, table)  # today's steps, only those that are on
     qkv = "".join(
-        card(n, f"{n.upper()} = X·W<sub>{n}</sub>", tuple(part[n].shape), table(part[n], rows, cols, n), "qkv", which)
+        card(n, qkv_title(n, tr, h), tuple(part[n].shape), table(part[n], rows, cols, n), "qkv", which)
         for n, rows, cols in (("q", s.tokens, d_cols), ("k", s.tokens_k, d_cols), ("v", s.tokens_k, v_cols))
     )
     scale, mask = op_words(s, tr.attention.divisor)
+    mask = f"{mask} {md.op_extra(s, tr)}".strip()
     weights_title = "softmax" if s.normalize == "softmax" else "÷ row sum"
+    before = [f"<div class='stage'>{extra['before']}</div>", arrow("RoPE")] if "before" in extra else []
     parts = [
+        *before,
         f"<div class='stage'>{qkv}</div>",
         arrow("q·k"),
         "<div class='break'></div>",
@@ -91,6 +96,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             table(part["scores"], s.tokens, s.tokens_k, "scores"),
             "scores",
         ),
+        extra.get("scores", ""),
         present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
         f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{wrappable(scale)}"
         f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
@@ -101,15 +107,29 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
             table(part["weights"], s.tokens, s.tokens_k, "weights", "prob"),
             "weights",
         ),
+        extra.get("weights", ""),
         arrow("·V"),
         card(
             "output", "output", tuple(part["output"].shape), table(part["output"], s.tokens, v_cols, "output"), "output"
         ),
+        extra.get("output", ""),
     ]
     if s.heads > 1 or tr.weights.W_o is not None:
         how = "concat" if tr.weights.W_o is None else "concat · W_o"
         parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
+
+
+def qkv_title(n: str, tr: ac.MultiHeadTrace, h: int) -> str:
+    """A Q, K or V card's title: ``Q = X·W_q``; after RoPE ``Q = RoPE(X·W_q)``; a shared K or V names its kv head."""
+    p = tr.modern
+    title = f"X·W<sub>{n}</sub>"
+    if p is not None and p.rope is not None and n in ("q", "k"):
+        title = f"RoPE({title})"
+    title = f"{n.upper()} = {title}"
+    if p is not None and n in ("k", "v") and p.k.shape[0] != tr.heads:
+        title += f" <span class='sub'>kv head {p.head_map[h] + 1}, shared</span>"
+    return title
 
 
 def present_cards(scaled: Tensor, masked: Tensor, rows: list[str], cols: list[str], table: Callable[..., str]) -> str:

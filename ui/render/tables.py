@@ -18,6 +18,7 @@ from torch import Tensor
 
 import attention_core as ac
 from attention_core.explain import NAMES as EXPLAINABLE
+from attention_core.scenario_modern import MODERN_KEYS
 from attention_core.sdpa import fill_verdicts
 
 STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
@@ -459,9 +460,12 @@ def table_to_heads(table: Any, n_heads: int) -> list[Any]:
 
 
 def family(preset_id: str | None) -> str:
+    """The notebook whose names the code lines use: the preset's; 001's (Q, K, V split into heads, as Llama's
+    projections are) for today's presets, which have no notebook; 000's in free play."""
     if not preset_id:
         return "000"
-    return ac.get_preset(preset_id).source[:3]
+    source = ac.get_preset(preset_id).source[:3]
+    return source if source in SCALED_NAMES else "001"
 
 
 # each family's name for the scaled scores, and the fixed lines of the steps that do not depend on the settings
@@ -618,6 +622,9 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
     ka, kb = a.keep, b.keep
     if (ka is None) != (kb is None) or (ka is not None and not torch.equal(ka, kb)):
         diff.append("mask")
+    ma = {} if a.modern is None else a.modern.as_json()  # RoPE, ALiBi, kv heads, window, tiles, decoding
+    mb = {} if b.modern is None else b.modern.as_json()
+    diff += [key for key in MODERN_KEYS if ma.get(key) != mb.get(key)]
     return sorted(set(diff), key=diff.index)
 
 
@@ -642,10 +649,18 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     p = ac.get_preset(preset_id)
     ref = ac.parse(p.scenario)
     changed = same_scenario(s, ref)
+    modern = p.source == "modern"  # today's presets: no notebook printed them
     if changed:
+        what = "its torch-checked numbers" if modern else f"notebook {p.source[:3]}"
         return (
             f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
-            f"(changed: {html.escape(', '.join(changed))}). Reload it to compare with notebook {p.source[:3]}.</div>"
+            f"(changed: {html.escape(', '.join(changed))}). Reload it to compare with {what}.</div>"
+        )
+    if modern:
+        return (
+            f"<div class='badge ok'>✓ <b>{html.escape(p.title)}</b>: today's attention, from no notebook, so it "
+            "printed no tensors; checked against torch's SDPA (enable_gqa) and transformers' Llama RoPE in the test "
+            "suite.</div>"
         )
     if not p.printed:
         return (

@@ -1,0 +1,254 @@
+"""The contract's optional modern keys: RoPE or sinusoidal positions, ALiBi, grouped-query heads, a sliding window,
+FlashAttention's tiles and KV-cache decoding, parsed, evaluated on the scenario's own weights, and written as JSON.
+
+Symbols: L queries, S keys, D = d_model, H query heads, G kv heads (G divides H), E head width (d_out in concat mode,
+D/H in split mode), B_r × B_c a tile. The order is a decoder layer's (``modern.py``):
+
+    x (+ sinusoidal PE) ─ W_q (H heads), W_k, W_v (G heads) ─ RoPE on q, k ─ q kᵀ / s ─ + ALiBi ─ mask (the scenario's
+      mask ∧ the window) ─ the fill and the normalisation the scenario names ─ · v (each query head reads its group's)
+
+With none of the keys set (or each at its default) :func:`parse_modern` returns None and the scenario runs the plain
+path: every result stays as it always was. Setting ``kv_heads`` = ``heads`` alone is that plain path too.
+
+``scenario.py`` imports this module inside its functions: this one imports ``scenario``'s parsers at the top.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from torch import Tensor
+
+from .decoding import DecodeTrace, kv_cache_decode
+from .multihead import MultiHeadTrace, apply_out, merge_heads, project, split_heads
+from .positions import ROPE_BASE, AlibiTrace, RopeTrace, alibi, rope, sinusoidal
+from .scenario import MAX_T, Scenario, ScenarioError, _parse_flag, parse_choice, parse_int, parse_number
+from .scenario import to_json as js
+from .sdpa import attend
+from .tiled import Tile, TiledTrace, tiled_attention
+from .variants import combine_keep, kv_head_map, share_kv, window_keep
+
+POSITIONS = ("none", "sinusoidal", "rope")
+MODERN_KEYS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+MAX_BLOCKS = 8  # row blocks and column blocks at most: 64 tiles a head, so the JSON stays small
+
+
+@dataclass(frozen=True)
+class Modern:
+    """The modern keys of one scenario, validated; a key left out has its default."""
+
+    positions: str = "none"  # "none" | "sinusoidal" (added to x) | "rope" (q and k turned)
+    rope_base: float = ROPE_BASE  # θ_i = base^(-2i/E); used with RoPE only
+    alibi: bool = False  # −m_h·|i − j| added to the scaled scores
+    kv_heads: int | None = None  # G; None = H (every query head has its own K and V)
+    window: int | None = None  # w: causal, the last w keys; otherwise the band |i − j| < w
+    block_rows: int | None = None  # B_r; with block_cols, also run the tiled online softmax
+    block_cols: int | None = None  # B_c
+    decode: bool = False  # also decode token by token with a KV cache
+
+    @property
+    def tiled(self) -> bool:
+        return self.block_rows is not None or self.block_cols is not None
+
+    def as_json(self) -> dict[str, Any]:
+        """The keys that differ from their defaults, as a scenario writes them."""
+        out: dict[str, Any] = {}
+        if self.positions != "none":
+            out["positions"] = self.positions
+        if self.positions == "rope" and self.rope_base != ROPE_BASE:
+            out["rope_base"] = self.rope_base
+        for key in ("alibi", "decode"):
+            if getattr(self, key):
+                out[key] = True
+        for key in ("kv_heads", "window", "block_rows", "block_cols"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+def parse_modern(sc: dict[str, Any], heads: int) -> Modern | None:
+    """The modern keys of scenario ``sc`` (``heads`` H already parsed), or None when every one is at its default."""
+    positions = parse_choice(sc.get("positions", "none"), "positions", POSITIONS)
+    base = ROPE_BASE
+    if sc.get("rope_base") is not None:
+        base = parse_number(sc["rope_base"], "rope_base")
+        if base <= 0:
+            raise ScenarioError("rope_base", f"{base:g} must be above 0 (Llama uses 10000, Llama 3 500000)")
+    kv = None
+    if sc.get("kv_heads") is not None:
+        kv = parse_int(sc["kv_heads"], "kv_heads", 1, heads)
+        if heads % kv:
+            raise ScenarioError("kv_heads", f"kv_heads={kv} does not divide heads={heads}")
+    window = None if sc.get("window") is None else parse_int(sc["window"], "window", 1, MAX_T)
+    m = Modern(
+        positions=positions,
+        rope_base=base if positions == "rope" else ROPE_BASE,
+        alibi=_parse_flag(sc.get("alibi", False), "alibi"),
+        kv_heads=None if kv == heads else kv,
+        window=window,
+        block_rows=None if sc.get("block_rows") is None else parse_int(sc["block_rows"], "block_rows", 1, MAX_T),
+        block_cols=None if sc.get("block_cols") is None else parse_int(sc["block_cols"], "block_cols", 1, MAX_T),
+        decode=_parse_flag(sc.get("decode", False), "decode"),
+    )
+    return None if m == Modern() else m
+
+
+def check_modern(m: Modern, s: Scenario) -> None:
+    """What the keys need of the rest of the scenario; each failure names the modern key (or the clashing one)."""
+    width = s.weights.W_q.shape[-2 if s.weights.layout == "linear" else -1]  # concat: d_out; split: D
+    head_width = width if s.head_mode == "concat" else width // s.heads
+    if m.positions == "rope" and head_width % 2:
+        what = "d_out" if s.head_mode == "concat" else "d_model / heads"
+        raise ScenarioError(
+            "positions", f"RoPE turns pairs of dimensions, so the head width must be even; it is {head_width} ({what})"
+        )
+    n_q, n_k = s.x_q.shape[0], s.x_k.shape[0]
+    for key, n, side in (("block_rows", n_q, "queries"), ("block_cols", n_k, "keys")):
+        b = getattr(m, key)
+        lo = math.ceil(n / MAX_BLOCKS)
+        if b is not None and not lo <= b <= n:
+            raise ScenarioError(key, f"{b} is out of range {lo}..{n} ({n} {side}, at most {MAX_BLOCKS} blocks)")
+    if m.tiled or m.decode:
+        key = "decode" if m.decode else ("block_rows" if m.block_rows is not None else "block_cols")
+        if s.normalize != "softmax":
+            raise ScenarioError("normalize", f"{key} runs softmax step by step; set normalize to softmax")
+        if s.fill == "-1e9":
+            raise ScenarioError("mask.fill", f"{key} hides keys with -inf; -1e9 is a score, so use -inf or additive")
+    if m.decode:
+        if not s.self_attention:
+            raise ScenarioError("decode", "KV-cache decoding is self-attention: give x, not x_q and x_k")
+        if s.mask_kind not in ("causal", "causal+padding"):
+            raise ScenarioError("decode", "KV-cache decoding is causal: set mask.kind to causal or causal+padding")
+
+
+@dataclass(frozen=True)
+class ModernParts:
+    """What the modern keys add to a :class:`MultiHeadTrace`; a piece that is off is None."""
+
+    settings: Modern
+    pe_q: Tensor | None  # (L, D) sinusoidal PE added to x_q (None unless positions = "sinusoidal")
+    pe_k: Tensor | None  # (S, D) added to x_k and x_v
+    x_q: Tensor  # (L, D) what the projections saw (x_q + PE, or x_q)
+    x_k: Tensor  # (S, D)
+    x_v: Tensor  # (S, D)
+    rope: RopeTrace | None  # q (H, L, E), k (G, S, E) before and after the rotation, with the angles
+    alibi: AlibiTrace | None  # slopes (H,), bias (H, L, S)
+    window_keep: Tensor | None  # (L, S) bool, the window alone, True = visible
+    head_map: tuple[int, ...]  # (H,) the kv head each query head reads
+    k: Tensor  # (G, S, E) one K per kv head (after RoPE)
+    v: Tensor  # (G, S, Ev)
+    tiled: TiledTrace | None  # tiles over (H, L, S)
+    decoding: DecodeTrace | None  # T steps over (H, T, T)
+
+
+def _project(s: Scenario, x_q: Tensor, x_k: Tensor, x_v: Tensor, kv: int) -> tuple[Tensor, Tensor, Tensor]:
+    """q (H, L, E), k (G, S, E), v (G, S, Ev) through the scenario's weights, in either layout and head mode."""
+    w, lay = s.weights, s.weights.layout
+    if s.head_mode == "concat":
+        return project(x_q, w.W_q, lay, w.b_q), project(x_k, w.W_k, lay, w.b_k), project(x_v, w.W_v, lay, w.b_v)
+    q = split_heads(project(x_q, w.W_q, lay, w.b_q).squeeze(-3), s.heads)  # (L, D) -> (H, L, D/H)
+    k = split_heads(project(x_k, w.W_k, lay, w.b_k).squeeze(-3), kv)  # (S, G·D/H) -> (G, S, D/H)
+    v = split_heads(project(x_v, w.W_v, lay, w.b_v).squeeze(-3), kv)
+    return q, k, v
+
+
+def evaluate_modern(s: Scenario, m: Modern) -> MultiHeadTrace:
+    """The scenario with its modern keys: a MultiHeadTrace whose heads show q, k after RoPE, the shared k, v of
+    each query head's group, ``biased`` with ALiBi and the mask ∧ window; the rest in ``.modern``."""
+    kv = s.heads if m.kv_heads is None else m.kv_heads
+    pe_q = pe_k = None
+    x_q, x_k, x_v = s.x_q, s.x_k, s.x_v
+    if m.positions == "sinusoidal":
+        pe_q = sinusoidal(s.x_q.shape[0], s.x_q.shape[1], dtype=s.x_q.dtype)  # (L, D), as add_sinusoidal adds it
+        pe_k = sinusoidal(s.x_k.shape[0], s.x_k.shape[1], dtype=s.x_k.dtype)  # (S, D)
+        x_q, x_k, x_v = s.x_q + pe_q, s.x_k + pe_k, s.x_v + pe_k
+    q, k, v = _project(s, x_q, x_k, x_v, kv)
+    r = rope(q, k, m.rope_base) if m.positions == "rope" else None
+    q_r, k_r = (q, k) if r is None else (r.q_rot, r.k_rot)
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    ab = alibi(s.heads, n_q, n_k, dtype=q.dtype) if m.alibi else None
+    causal = s.mask_kind in ("causal", "causal+padding")
+    win = None if m.window is None else window_keep(n_q, n_k, m.window, causal=causal)
+    keep = combine_keep(s.keep, win)
+    k_sh, v_sh = share_kv(k_r, s.heads), share_kv(v, s.heads)  # (H, S, E), (H, S, Ev)
+    bias = None if ab is None else ab.bias
+    att = attend(q_r, k_sh, v_sh, keep=keep, scale=s.scale, fill=s.fill, normalize=s.normalize, bias=bias)
+    tiled = None
+    if m.tiled:
+        b_r = n_q if m.block_rows is None else m.block_rows
+        b_c = n_k if m.block_cols is None else m.block_cols
+        tiled = tiled_attention(q_r, k_sh, v_sh, b_r, b_c, keep, bias, s.scale)
+    dec = None
+    if m.decode:
+        pad = None if s.padding is None else list(s.padding)
+        dec = kv_cache_decode(q, k, v, None if r is None else m.rope_base, m.alibi, m.window, pad, s.scale)
+    parts = ModernParts(
+        settings=m, pe_q=pe_q, pe_k=pe_k, x_q=x_q, x_k=x_k, x_v=x_v, rope=r, alibi=ab, window_keep=win,
+        head_map=kv_head_map(s.heads, kv), k=k_r, v=v, tiled=tiled, decoding=dec,
+    )  # fmt: skip
+    concat = merge_heads(att.output)  # (H, L, Ev) -> (L, H·Ev)
+    output = apply_out(concat, s.weights.W_o, s.weights.layout, s.weights.b_o)
+    return MultiHeadTrace(att, s.heads, s.head_mode, s.weights, concat, output, modern=parts)
+
+
+TILE_KEYS = ("scores", "m_prev", "m", "alpha", "p", "l", "o")
+
+
+def _tile_json(x: Tile, h: int) -> dict[str, Any]:
+    """Tile (i, j) of head h: where it sits, its (B_r, B_c) scores and p, (B_r,) m_prev, m, alpha, l, (B_r, Ev) O."""
+    place = {"row_block": x.row_block, "col_block": x.col_block, "rows": list(x.rows), "cols": list(x.cols)}
+    return place | {n: js(getattr(x, n)[h]) for n in TILE_KEYS}
+
+
+def _tiles_json(t: TiledTrace, heads: int) -> dict[str, Any]:
+    """Every tile's running state, head by head, and the final m, l (H, L), output (H, L, Ev) and logsumexp."""
+    return {
+        "block_rows": t.block_rows, "block_cols": t.block_cols,
+        "heads": [[_tile_json(x, h) for x in t.tiles] for h in range(heads)], "m": js(t.m), "l": js(t.l),
+        "output": js(t.output), "logsumexp": js(t.logsumexp), "max_abs_diff": t.max_abs_diff,
+    }  # fmt: skip
+
+
+def _decode_json(d: DecodeTrace, full: Tensor) -> dict[str, Any]:
+    """Each step: the positions its cache holds (oldest first; their rows are ``kv``'s k and v), what it evicted,
+    its q (H, E), the new k, v (G, E), scores, masked and weights (H, C), output (H, Ev); ``max_abs_diff`` against
+    the full path's output (H, T, Ev)."""
+    steps = [
+        {"t": st.t, "positions": st.positions.tolist(), "evicted": list(st.evicted), "q": js(st.q),
+         "k_new": js(st.k_new), "v_new": js(st.v_new), "scores": js(st.scores), "masked": js(st.masked),
+         "weights": js(st.weights), "output": js(st.output), "bias": None if st.bias is None else js(st.bias)}
+        for st in d.steps
+    ]  # fmt: skip
+    diff = float((d.output - full).abs().max()) if full.numel() else 0.0
+    return {"steps": steps, "weights": js(d.weights), "output": js(d.output), "max_abs_diff": diff}
+
+
+def modern_json(tr: MultiHeadTrace) -> dict[str, Any]:
+    """The result keys the modern settings add (see README, "The compute contract")."""
+    p: ModernParts = tr.modern
+    m = p.settings
+    out: dict[str, Any] = {
+        "modern": m.as_json(), "positions": m.positions, "kv_heads": int(p.k.shape[0]), "head_map": list(p.head_map),
+        "kv": [{"k": js(p.k[g]), "v": js(p.v[g])} for g in range(p.k.shape[0])],
+    }  # fmt: skip
+    if p.pe_q is not None:
+        out["sinusoidal"] = {
+            "pe_q": js(p.pe_q), "pe_k": js(p.pe_k), "x_q": js(p.x_q), "x_k": js(p.x_k), "x_v": js(p.x_v),
+        }  # fmt: skip
+    if p.rope is not None:
+        r = p.rope
+        out["rope"] = {
+            "base": r.base, "theta": js(r.theta), "angles_q": js(r.angles_q), "angles_k": js(r.angles_k),
+            "q_before": js(r.q), "q_after": js(r.q_rot), "k_before": js(r.k), "k_after": js(r.k_rot),
+        }  # fmt: skip
+    if p.alibi is not None:
+        out["alibi"] = {"slopes": js(p.alibi.slopes), "bias": js(p.alibi.bias)}
+    if p.window_keep is not None:
+        out["window"] = {"size": m.window, "keep": p.window_keep.int().tolist()}
+    if p.tiled is not None:
+        out["tiles"] = _tiles_json(p.tiled, tr.heads)
+    if p.decoding is not None:
+        out["decode"] = _decode_json(p.decoding, tr.attention.output)
+    return out
