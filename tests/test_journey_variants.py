@@ -166,3 +166,33 @@ def test_a_bad_value_in_a_modern_box_is_named_and_the_views_stay(
         assert pg.get_by_label(label, exact=True).input_value() == value  # and the box keeps what was typed
     finally:
         pg.close()
+
+
+def test_present_mode_speaks_of_the_variants_that_are_on(page: Page) -> None:
+    """Present mode on the Mistral-style preset (RoPE, a window of 3): the Q, K, V stage lights q before RoPE and
+    says what RoPE does, the mask stage names the window; ALiBi, tiles and the cache are off, so no word of them."""
+    title = next(p.title for p in ac.modern_presets() if p.id == "mistral-style")
+    before = page.inner_text(OUT)
+    pick_option(page, "Preset (notebook example)", title)
+    changed(page, OUT, before)
+    page.click("#present-btn")
+    page.wait_for_selector("#present-panel:not([hidden])")
+    said = {}
+    for _ in range(7):  # inputs, qkv, scores, scaled, masked, weights, output
+        key = page.evaluate("() => document.body.dataset.presentStage")
+        said[key] = page.inner_text("#present-panel .pp-words")
+        page.keyboard.press("ArrowRight")
+    assert "RoPE" in said["qkv"] and "RoPE" not in said["inputs"]
+    assert page.locator("#bench [data-card=q_before]").count() == 1
+    assert "sliding window" in said["masked"] and "window" not in said["scaled"]
+    assert "ALiBi" not in said["scores"] and "FlashAttention" not in said["weights"]
+    assert "cache" not in said["output"]
+    # back on the default preset no stage speaks of a variant
+    page.keyboard.press("Escape")
+    before = page.inner_text(OUT)
+    pick_option(page, "Preset (notebook example)", ac.get_preset("statquest-self").title)
+    changed(page, OUT, before)
+    page.click("#present-btn")
+    page.wait_for_selector("#present-panel:not([hidden])")
+    page.keyboard.press("ArrowRight")
+    assert "RoPE" not in page.inner_text("#present-panel .pp-words")

@@ -293,10 +293,29 @@ TOUR: tuple[Step, ...] = (
 )
 
 
+# today's attention: a sentence present mode adds to a stage while the variant is on, by the stage's key and
+# what shows it is on (a card's name, or "window" while the mask step's arrow names a sliding window)
+VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "qkv": (("q_before", "With RoPE on, q and k are turned pair by pair by an angle that grows with the position, "
+                         "so a query and a key meet at an angle that depends on how far apart they are."),),
+    "scores": (("alibi_bias", "With ALiBi on, each head adds −m·(i−j) to the scores: the farther back a key, "
+                              "the larger the penalty, with a different slope m for every head."),),
+    "masked": (("window", "The sliding window also hides every key more than w − 1 positions back, so each "
+                          "query looks at its last w tokens only."),),
+    "weights": (("tiles", "FlashAttention gets the same weights a tile at a time: each row keeps a running max m "
+                          "and sum l, and rescales what it has when a larger score arrives."),),
+    "output": (("cache", "Decoding with a KV cache, each new token appends its k and v and its query reads the "
+                         "cache: the same rows as the full causal computation."),),
+}  # fmt: skip
+
+
 def stages_json() -> str:
-    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards})."""
+    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards,
+    extra}; extra: [when, sentence] pairs for today's attention, see VARIANT_WORDS)."""
     keys = ("key", "title", "formula", "words", "cards")
-    return json.dumps([dict(zip(keys, st, strict=True)) for st in STAGES])
+    return json.dumps(
+        [{**dict(zip(keys, st, strict=True)), "extra": VARIANT_WORDS.get(st[0], ())} for st in STAGES]
+    )
 
 
 def tour_json() -> str:

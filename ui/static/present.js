@@ -25,6 +25,12 @@
   // the stages this state has: "heads combined" only when there are several heads or W_o
   const stages = () => STAGES.filter((st) => st.key !== 'combine' || document.querySelector('#overview [data-card=combine]'));
   const cardsOf = (st) => st.cards.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
+  // a stage's words, with a sentence for each variant of today's attention that is on (present.VARIANT_WORDS)
+  const variantOn = (when) => (when === 'window'
+    ? opSpans().some((t) => /window/.test(t))
+    : !!document.querySelector(`#bench [data-card="${when}"]`));
+  const wordsOf = (st) => [st.words, ...(st.extra || []).filter(([when]) => variantOn(when)).map(([, w]) => w)]
+    .join(' ');
   const opSpans = () => Array.from(document.querySelectorAll('#overview .arrow.op span')).map((s) => s.textContent);
 
   function live(key) {  // the live numbers of this stage, read from what the overview shows now
@@ -62,12 +68,13 @@
     const op = document.querySelector('#overview .arrow.op');
     if (op) op.classList.add(['scaled', 'masked', 'weights'].includes(st.key) ? 'p-now' : at > 4 ? 'p-done' : 'p-later');
     document.body.dataset.presentStage = st.key;
-    if (shownKey !== st.key) {  // the text changes with the stage only: focus and reading position stay
-      shownKey = st.key;
+    const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
+    if (shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
+      shownKey = st.key + words;
       $('.pp-count').textContent = `${at + 1} / ${list.length}`;
       $('.pp-title').textContent = st.title;
       $('.pp-formula').innerHTML = st.formula;
-      $('.pp-words').textContent = st.words;
+      $('.pp-words').textContent = words;
       const first = cardsOf(st)[0];
       if (first) first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
