@@ -313,9 +313,7 @@ def stages_json() -> str:
     """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards,
     extra}; extra: [when, sentence] pairs for today's attention, see VARIANT_WORDS)."""
     keys = ("key", "title", "formula", "words", "cards")
-    return json.dumps(
-        [{**dict(zip(keys, st, strict=True)), "extra": VARIANT_WORDS.get(st[0], ())} for st in STAGES]
-    )
+    return json.dumps([{**dict(zip(keys, st, strict=True)), "extra": VARIANT_WORDS.get(st[0], ())} for st in STAGES])
 
 
 def tour_json() -> str:
