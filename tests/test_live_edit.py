@@ -46,6 +46,22 @@ def reference_output(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(q @ k.T / k.shape[-1] ** 0.5, dim=-1) @ v
 
 
+def test_a_scrub_value_is_stored_and_answered_with_the_first_screen_only(session: str) -> None:
+    """While a value is dragged (static/scrub.js) each value is stored, and only the first screen's views come back;
+    the drag's last value, sent again as a plain edit, brings every view."""
+    ans = live.live_answer(session, {**cell("x", 0, 0, "1.76"), "scrub": True})
+    assert set(ans["views"]) == {"badge", "message", "overview", "explain"}
+    assert stored_x(session)[0][0] == 1.76
+    want = reference_output(torch.tensor(stored_x(session), dtype=torch.float32))
+    overview = html.unescape(ans["views"]["overview"]["value"])
+    table = overview.split("data-name='output'")[1].split("</table>")[0]
+    shown = [float(t.split("'")[0]) for t in table.split("title='")[1:]]
+    torch.testing.assert_close(torch.tensor(shown).reshape(want.shape), want)
+    full = live.live_answer(session, cell("x", 0, 0, "1.76"))
+    assert set(full["views"]) == set(live.VIEW_IDS.values())
+    assert full["views"]["overview"] == ans["views"]["overview"]  # the same first screen, and the notebook too
+
+
 def test_an_edit_is_stored_and_answered_with_every_view(session: str) -> None:
     ans = live.live_answer(session, cell("x", 0, 0, "2"))
     assert set(ans["views"]) == set(live.VIEW_IDS.values())  # every view, by the id of its component

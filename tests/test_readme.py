@@ -54,7 +54,8 @@ def run_tests(_: Path) -> None:
 def run_bench(tmp: Path) -> None:
     out = tmp / "bench.md"
     r = run([sys.executable, "benchmarks/bench.py", "--quick", "--out", str(out)], 900)
-    for row in ("P1 browser | default", "P3 sent per edit | large", "P4 cold start | playground", "P5 core"):
+    rows = ("P1 browser | default", "Scrub rate | large", "P3 sent per edit | large", "P4 cold start | playground")
+    for row in (*rows, "P5 core"):
         assert row in out.read_text(), row
     assert "| P1 browser | floor app |" in r.stdout
 

@@ -8,7 +8,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 
 APP_CSS = (STATIC / "app.css").read_text()  # present.CSS and learn.CSS are added to it where the page is assembled
-GRID_JS = (STATIC / "grid.js").read_text()
+GRID_JS = (STATIC / "grid.js").read_text() + (STATIC / "scrub.js").read_text()  # scrub.js shares grid.js's scope
 
 
 LIVE_JS = (STATIC / "live.js").read_text()  # views a live edit updates (see live_edit)

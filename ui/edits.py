@@ -16,7 +16,10 @@ def edit_result(
     kind: str, preset_id: str | None, vals: dict[str, Any] | None, data: Any
 ) -> tuple[dict[str, Any] | None, dict[str, Any], str | None]:
     """A cell ("cell": ``{table, row, col, value}``) or a pasted block ("paste": ``{table, row, col, text}``)
-    applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste)."""
+    applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste).
+
+    A cell edit with ``"scrub": true`` (a value dragged, static/scrub.js) answers with the first screen's views only;
+    the scrub's last value comes again without it, for every view."""
     if vals is None:
         return None, expired_got(), None
     try:
@@ -31,7 +34,7 @@ def edit_result(
             nv = {**vals, table: grids.with_block(vals[table], r, c, block)}
     except ac.ScenarioError as e:
         return None, {"message": vw.message_html([], error=str(e))}, None
-    got = compute_views(preset_id, nv)
+    got = compute_views(preset_id, nv, first_screen=kind == "cell" and data.get("scrub") is True)
     if got.get("refused"):
         return None, got, None
     grid = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"]))) if kind == "paste" else None

@@ -51,8 +51,9 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
 
     Not a queued event: gradio's frontend then copies every output component's value several times per event
     (its loading-status bookkeeping), about a third of an edit at T=64. ``data``: ``{"kind": "cell", table, row,
-    col, value}`` or ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id: {"value"?,
-    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
+    col, value}`` (with ``"scrub": true`` while the value is being dragged: only the first screen's views come
+    back, see ui/edits.py) or ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id:
+    {"value"?, "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
     """
     try:
         body = await request.json()  # (already read and kept by the route) the page's session hash

@@ -159,6 +159,9 @@ def with_block(table: dict[str, Any], row: int, col: int, block: list[list[float
 
 # ---- HTML --------------------------------------------------------------------------------------
 
+# how a learner finds scrubbing (static/scrub.js): the grid's tooltip
+SCRUB_HINT = "Drag a number sideways to change it (Shift: finer; Escape puts it back). Alt+↑/↓ steps it. Click to type."
+
 
 def shown_value(v: Any, dtype: str) -> str:
     """A stored cell as the grid shows it: the shortest text that is exact in the working dtype."""
@@ -228,10 +231,11 @@ def grid_html(
             f"aria-label='show the cells of {html.escape(name)} to edit them'>edit cells</button>"
         )
     where = grid_where(table, str(data[picked[0]][0]) if picked else "", n_mats)
+    hint = "" if table == "keep" else f" title='{SCRUB_HINT}'"
     return (
         f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
         f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
-        f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)' "
+        f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)'{hint} "
         f"data-where='{html.escape(where)}' data-r0='{picked[0] if picked else 0}' "
         f"style='--w:{width + 1}ch'><tr><td></td>{head}</tr>"
         f"{''.join(body)}</table></div></div>"

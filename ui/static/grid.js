@@ -6,7 +6,8 @@
 // Escape puts the value back. A commit sends only {table, row, col, value}; pasting several cells sends the
 // pasted text once. A value the server refuses stays as typed and marked; while any cell holds one, the message
 // names it and the value the views use instead, until it is fixed or put back (Escape). The custom mask's cells
-// are checkboxes: click or Space flips one key.
+// are checkboxes: click or Space flips one key. A number can also be scrubbed: dragged sideways, stepped with
+// Alt+arrows, or set with a slider on a touch screen (scrub.js, which this file's scope shares).
 const NUM = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const isNumber = (v) => NUM.test(v) && isFinite(parseFloat(v));
 const at = (td) => ({ table: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
@@ -30,9 +31,13 @@ function apply(ans) {
   if (ans.grid) props.value = ans.grid;  // a paste: the grids show the pasted block
   return ans;
 }
-// ``answered(refused)`` runs once the server has answered a live edit (not for a queued one)
+// ``answered(refused)`` runs once the server has answered a live edit (not for a queued one). ``payload`` may be a
+// function, asked for the payload only when this edit's turn comes (a scrub's newest value: scrub.js)
 function send(kind, payload, event, answered) {
+  if (typeof payload !== 'function') newest = null;  // a scrub's later values go after this edit, not before it
   chain = chain.then(() => {
+    if (typeof payload === 'function') payload = payload();
+    if (!payload) return;  // (a scrub value that a later one made pointless)
     if (!live) { trigger(event, payload); return; }
     const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
     return Promise.race([server.live_edit({ kind, ...payload }), late]).then(apply).then(
@@ -189,7 +194,11 @@ element.addEventListener('click', (e) => {
   const td = cellOf(e.target);
   if (!td) return;
   if (td.classList.contains('chk')) { if (e.target === td) stopOf(td).click(); return; }  // the whole cell toggles
-  if (!td.querySelector('input')) { focusCell(td); startEdit(td); }
+  if (dragged(e)) return;  // the click that ends a drag (scrub.js): the value is set, no editor
+  if (td.querySelector('input')) return;
+  focusCell(td);
+  if (touched && scrubbable(td)) openSheet(td);  // a finger: the slider sheet, which can also open the editor
+  else startEdit(td);
 });
 element.addEventListener('change', (e) => {
   const box = e.target;
@@ -218,6 +227,7 @@ element.addEventListener('keydown', (e) => {
   const td = cellOf(t);
   if (!td) return;  // Tab and Shift+Tab are the browser's: they leave the grid
   const arrows = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  if (e.key in arrows && e.altKey) { e.preventDefault(); nudge(td, e.key, e.shiftKey); return; }  // scrub.js
   if (e.key in arrows) { e.preventDefault(); move(td, ...arrows[e.key]); return; }
   if (td.classList.contains('chk')) {  // Space is the checkbox's own; Enter toggles too
     if (e.key === 'Enter') { e.preventDefault(); t.click(); }

@@ -1,8 +1,13 @@
 // Number tables that follow edits (js_on_load of the overview and the notebook steps).
 // After each re-render every cell whose exact value changed flashes for a moment, so the path of one edit
 // through the pipeline can be seen; a click on a number asks the server to explain it.
+// While a number is scrubbed (the page has the class ap-scrub, scrub.js) nothing flashes: a flash for each of dozens
+// of repaints a second would strobe. What was shown before the scrub stays the reference, and when the scrub ends
+// (ap-scrub-end) every number the whole scrub changed flashes once.
 const last = new Map();
+const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
 function snap(flash) {
+  if (flash && scrubbing()) return;
   // a notebook cell far below the screen is not laid out (content-visibility): nothing to flash there, and
   // what it showed before is forgotten, so it never flashes a change from an edit it did not show
   const first = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
@@ -77,6 +82,7 @@ function updated() {
 }
 snap(false);
 fresh();
+document.addEventListener('ap-scrub-end', () => snap(true));
 watch('value', updated);  // an event's output
 liveView(updated);  // a live edit's answer (live.js)
 const view = element.parentElement?.closest('[id]')?.id;
