@@ -78,8 +78,11 @@ def postprocessed(views: dict[str, Any]) -> bytes:
 
 
 def bench_handler(name: str, reps: int) -> dict[str, float]:
+    """The edit handler in this process, with one torch thread, as the server runs it (playground.py)."""
     preset_id, nv = case_values(name)
     times, size = [], 0
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     for i in range(reps + 2):
         v = {**nv, "x": {**nv["x"], "data": [list(r) for r in nv["x"]["data"]]}}
         v["x"]["data"][0][1] = 0.5 + i * 0.01  # a real edit each time
@@ -87,6 +90,7 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
         size = len(postprocessed(pipeline.compute_views(preset_id, v)))
         if i >= 2:  # two warm-ups
             times.append((time.perf_counter() - t0) * 1e3)
+    torch.set_num_threads(threads)
     return {"p50": statistics.median(times), "p95": pct(times, 0.95), "bytes": size}
 
 
