@@ -146,6 +146,16 @@ class Page:
         out[self.inputs] = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"])))
         return out
 
+    def kept_controls(self, old: dict[str, Any], nv: dict[str, Any]) -> dict[Any, Any]:
+        """The controls a structural change left as they were (``old`` → ``nv``): only their visibility is sent.
+        The page already shows their value, and an answer that arrives late must not put back a value the
+        learner has typed since (a "head shown" typed right after "heads" was lost that way under load)."""
+        out: dict[Any, Any] = {}
+        for f, u in zip(FIELDS, shown(nv), strict=True):
+            if f in self.controls and f in old and old[f] == nv[f]:
+                out[self.controls[f]] = gr.update(visible=u["visible"]) if isinstance(u, dict) else gr.skip()
+        return out
+
     def everything(self) -> list[Any]:
         return [
             self.preset,

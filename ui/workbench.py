@@ -117,7 +117,7 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
         return page.view_updates(got)
-    return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()}
+    return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
 
 
 def on_load_preset(page: Page, preset_id: str | None) -> dict[Any, Any]:
