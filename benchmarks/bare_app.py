@@ -1,0 +1,42 @@
+"""The physical floor of a server-side edit: a bare page whose edit is one ``fetch`` to a trivial endpoint, the
+answer written into the page (no gradio, no framework on the page). ``benchmarks/bench.py`` times it like the app.
+
+    python benchmarks/bare_app.py   # serves on GRADIO_SERVER_PORT (default 7861), as the benchmark's harness does
+"""
+
+from __future__ import annotations
+
+import os
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse
+from starlette.routing import Route
+
+PAGE = """<!doctype html><meta charset="utf-8"><title>bare floor</title>
+<input id="bare-in" value="0.23" aria-label="x[t1, d2]"><div id="bare-out">0.23</div>
+<script>
+const box = document.getElementById('bare-in');
+box.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  fetch('edit', { method: 'POST', body: JSON.stringify({ value: box.value }) })
+    .then((r) => r.text()).then((t) => { document.getElementById('bare-out').textContent = t; });
+});
+</script>"""
+
+
+async def page(_: Request) -> HTMLResponse:
+    return HTMLResponse(PAGE)
+
+
+async def edit(request: Request) -> PlainTextResponse:
+    """The trivial endpoint: the edit's body back as text."""
+    return PlainTextResponse((await request.body()).decode())
+
+
+app = Starlette(routes=[Route("/", page), Route("/edit", edit, methods=["POST"])])
+
+if __name__ == "__main__":
+    uvicorn.run(app, host=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+                port=int(os.environ.get("GRADIO_SERVER_PORT", "7861")), log_level="warning")  # fmt: skip
