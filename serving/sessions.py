@@ -33,22 +33,35 @@ CELL_BYTES = 40  # a table cell held as a Python float or short string, with its
 BASE_BYTES = 4_096  # the dict, its keys and the small values
 
 
-def estimate_bytes(values: dict[str, Any]) -> int:
-    """Rough size of one session's values: a fixed part plus CELL_BYTES per table cell or character."""
-    total = BASE_BYTES
-    for v in values.values():
-        total += _size(v)
-    return total
+Sizes = dict[int, tuple[Any, int]]  # id(table) -> (the table, its size): the table held, so its id stays its own
 
 
-def _size(v: Any) -> int:
+def estimate_bytes(values: dict[str, Any], known: Sizes | None = None) -> tuple[int, Sizes]:
+    """Rough size of one session's values: a fixed part plus CELL_BYTES per table cell or character; and the sizes
+    of the tables in it. ``known``: the sizes of the entry's tables before, reused for a table that is the very same
+    object (values are never mutated: an edit makes a new table and keeps the others, so an edit at T=64 weighs
+    the one table it changed, not all 16,000 cells: 0.1 ms instead of 12)."""
+    memo: Sizes = {}
+    total = BASE_BYTES + sum(_size(v, known or {}, memo) for v in values.values())
+    return total, memo
+
+
+def _size(v: Any, known: Sizes, memo: Sizes) -> int:
     if isinstance(v, str):
         return len(v)
+    if not isinstance(v, (dict, list)):
+        return 0
+    hit = known.get(id(v))
+    if hit is not None and hit[0] is v:
+        memo[id(v)] = hit
+        return hit[1]
     if isinstance(v, dict):
-        return sum(_size(x) for x in v.values())
-    if isinstance(v, list):
-        return CELL_BYTES * len(v) + sum(_size(x) for x in v if isinstance(x, (list, dict, str)))
-    return 0
+        n = sum(_size(x, known, memo) for x in v.values())
+    else:
+        n = CELL_BYTES * len(v) + sum(_size(x, known, memo) for x in v if isinstance(x, (list, dict, str)))
+    if len(v) >= 8:  # (small ones are cheaper to count again than to remember)
+        memo[id(v)] = (v, n)
+    return n
 
 
 @dataclass
@@ -57,6 +70,7 @@ class Entry:
     size: int
     touched: float
     used: bool = False  # written by an edit, not only by loading
+    sizes: Sizes = field(default_factory=dict)  # its tables' sizes (estimate_bytes)
 
 
 @dataclass
@@ -100,7 +114,8 @@ class SessionStore:
         with self._lock:
             old = self._entries.pop(key, None)
             merged = {**(old.values if old else {}), **values}
-            entry = Entry(merged, estimate_bytes(merged), self.clock(), used or bool(old and old.used))
+            size, sizes = estimate_bytes(merged, old.sizes if old else None)
+            entry = Entry(merged, size, self.clock(), used or bool(old and old.used), sizes)
             self._bytes += entry.size - (old.size if old else 0)
             self._entries[key] = entry
             self._evict(keep=key)

@@ -58,7 +58,7 @@ def test_reading_an_entry_keeps_it_recent() -> None:
 
 def test_the_byte_bound_holds_and_is_counted_back_on_every_drop() -> None:
     big = {"vals": {"x": {"data": [["t", *([0.5] * 1000)]] * 10}}}  # ~10,000 cells
-    size = estimate_bytes(big)
+    size, _ = estimate_bytes(big)
     assert 10_000 * 40 <= size <= 10_000 * 40 + 50_000
     st = SessionStore(max_bytes=3 * size + 100)
     for i in range(10):
@@ -94,7 +94,27 @@ def test_concurrent_writers_keep_the_count_and_bytes_consistent() -> None:
     for t in threads:
         t.join()
     assert len(st) == 50
-    assert st.bytes == sum(estimate_bytes(e.values) for e in st._entries.values())
+    assert st.bytes == sum(estimate_bytes(e.values)[0] for e in st._entries.values())
+
+
+def test_an_edit_is_weighed_by_what_it_changed_and_the_total_equals_a_fresh_count() -> None:
+    """The store reuses the sizes of the tables an edit kept (the same objects) and weighs the one it made: the
+    total after each edit is what counting everything anew gives, a long typed text included."""
+    from ui.render.grids import with_cell
+
+    rows = [[f"t{r}", *([0.25] * 64)] for r in range(64)]
+    vals = {"x": {"data": rows}, "W_q": {"data": [list(r) for r in rows]}}
+    st = SessionStore()
+    st.put("p", {"vals": vals}, used=True)
+    for i, typed in enumerate([0.5, "1e-3" * 50, 0.75, "x" * 300]):
+        vals = {**vals, "x": with_cell(vals["x"], i, i, typed)}
+        st.put("p", {"vals": vals}, used=True)
+        assert st.bytes == estimate_bytes({"vals": vals})[0]
+    kept = st._entries["p"].sizes
+    assert any(t is vals["W_q"]["data"] for t, _ in kept.values())  # the untouched table's count was kept
+    # a table whose id is reused by another object is counted anew (the table itself is compared, not its id)
+    other = [[0.0] * 100]
+    assert estimate_bytes({"v": other}, {id(other): ([], 1)})[0] == estimate_bytes({"v": other})[0]
 
 
 def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_stored() -> None:
