@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import gradio as gr
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -27,3 +30,9 @@ EXPLAIN_JS = LIVE_JS + (STATIC / "explain.js").read_text()  # the explain card, 
 
 
 FIT_JS = (STATIC / "fit.js").read_text()  # the teacher's text size and the workbench's numbers fitted to the screen
+
+
+def drawn(js: str, value: Any = None, **kw: Any) -> gr.HTML:
+    """A view the page draws itself (``js`` calls drawnView, static/live.js): an HTML component whose template is
+    empty, so gradio keeps its value and never redraws it; edits then change only the numbers that changed."""
+    return gr.HTML(value, html_template="", js_on_load=js, apply_default_css=False, **kw)

@@ -25,6 +25,7 @@ import attention_core as ac
 from attention_core import quiz
 from attention_core.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
 from attention_core.quiz import Grade, Question, QuizError, Tally
+from ui.assets import drawn
 from ui.pipeline import current_scenario, expired_message, explain_pick
 from ui.render import heat
 from ui.render import tables as vw
@@ -369,9 +370,7 @@ def build_compare(heat_js: str) -> dict[str, Any]:
         with gr.Row():
             pin = gr.Button("Pin this state", elem_id="pin-btn")
             unpin = gr.Button("Unpin", elem_id="unpin-btn")
-        view = gr.HTML(
-            NOTHING_PINNED, elem_id="compare", js_on_load=heat_js + "\n" + FOLLOW_JS, apply_default_css=False
-        )
+        view = drawn(heat_js + "\n" + FOLLOW_JS, NOTHING_PINNED, elem_id="compare")
     return {"pin": pin, "unpin": unpin, "view": view}
 
 

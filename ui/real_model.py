@@ -22,6 +22,7 @@ import attention_core as ac
 from attention_core import real_model as rm
 from attention_core.explain import NAMES as EXPLAINABLE
 from serving import workers
+from ui.assets import drawn
 from ui.render import heat
 from ui.render import tables as vw
 
@@ -215,14 +216,14 @@ def build(render: Renderer, bind: Callable[..., Any], js: dict[str, str], common
                                      elem_id="rm-hide")  # fmt: skip
         gr.Markdown("### Every head at once\nAttention weights of all 72 heads (rows: queries, columns: keys). "
                     "Click one to open it below.")  # fmt: skip
-        c["heads"] = gr.HTML(elem_id="rm-heads", js_on_load=js["heat"] + PICK_HEAD_JS, apply_default_css=False)
+        c["heads"] = drawn(js["heat"] + PICK_HEAD_JS, elem_id="rm-heads")
         c["title"] = gr.HTML(elem_id="rm-title")
         c["inputs"] = gr.HTML(elem_id="rm-inputs", apply_default_css=False)
-        c["overview"] = gr.HTML(elem_id="rm-overview", js_on_load=js["watch"], apply_default_css=False)
+        c["overview"] = drawn(js["watch"], elem_id="rm-overview")
         for step in vw.STEPS:  # each step's view starts with its own heading (tables.step_heading)
-            c[f"html_{step}"] = gr.HTML(elem_id=f"rm-{step}", js_on_load=js["watch"], apply_default_css=False)
+            c[f"html_{step}"] = drawn(js["watch"], elem_id=f"rm-{step}")
             if step == "weights":
-                c["fig"] = gr.HTML(elem_id="rm-fig", js_on_load=js["heat"], apply_default_css=False)
+                c["fig"] = drawn(js["heat"], elem_id="rm-fig")
         c["explain"] = gr.HTML(vw.explain_html("", ()), elem_id="rm-explain", js_on_load=CLOSE_JS,
                                apply_default_css=False)  # fmt: skip
     parts = Parts(c)

@@ -27,7 +27,7 @@ from attention_core import train
 from attention_core.scenario import parse_int
 from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
 from serving import workers
-from ui.assets import HEAT_JS
+from ui.assets import HEAT_JS, drawn
 from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
@@ -260,7 +260,7 @@ def build_train(page: Any, tabs: Any) -> Any:
                                                     ("pause", "Pause", "secondary"), ("reset", "Reset", "secondary"),
                                                     ("open", "Open in the workbench →", "secondary"))}  # fmt: skip
         status = gr.HTML(elem_id="train-status")
-        maps = gr.HTML(elem_id="train-heat", js_on_load=HEAT_JS, apply_default_css=False)
+        maps = drawn(HEAT_JS, elem_id="train-heat")
         plot = gr.Plot(elem_id="train-loss", label="loss curve")
     wire_train(page, tabs, TrainView(Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
     return tab

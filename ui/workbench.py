@@ -11,7 +11,7 @@ import gradio as gr
 import attention_core as ac
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
 from ui import present
-from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS
+from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result
 from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
@@ -283,7 +283,7 @@ def build_bench(first_inputs: str) -> tuple[Any, Any]:
             first_inputs, elem_id="inputs", js_on_load=GRID_JS, min_width=0, apply_default_css=False,
             server_functions=[live_edit],
         )  # fmt: skip
-        overview = gr.HTML(elem_id="overview", js_on_load=WATCH_JS, min_width=0, apply_default_css=False)
+        overview = drawn(WATCH_JS, elem_id="overview", min_width=0)
     return inputs, overview
 
 
@@ -294,13 +294,11 @@ def build_notebook() -> dict[str, Any]:
     for step in vw.STEPS:
         # the overview's card titles link here; the heading itself is in the view, so that it follows the controls
         gr.HTML("<span></span>", elem_id=f"step-{step}", elem_classes=["nb-anchor"], apply_default_css=False)
-        o[f"html_{step}"] = gr.HTML(
-            elem_id=f"html-{step}", elem_classes=["nb-view"], js_on_load=WATCH_JS, apply_default_css=False
-        )
+        o[f"html_{step}"] = drawn(WATCH_JS, elem_id=f"html-{step}", elem_classes=["nb-view"])
         if step == "combine":
-            o["heads_fig"] = gr.HTML(elem_id="heads-fig", visible=False, js_on_load=HEAT_JS, apply_default_css=False)
+            o["heads_fig"] = drawn(HEAT_JS, elem_id="heads-fig", visible=False)
         if step == "weights":
-            o["fig"] = gr.HTML(elem_id="weights-fig", js_on_load=HEAT_JS, apply_default_css=False)
+            o["fig"] = drawn(HEAT_JS, elem_id="weights-fig")
     return o
 
 

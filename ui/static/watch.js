@@ -4,44 +4,55 @@
 // While a number is scrubbed (the page has the class ap-scrub, scrub.js) nothing flashes: a flash for each of dozens
 // of repaints a second would strobe. What was shown before the scrub stays the reference, and when the scrub ends
 // (ap-scrub-end) every number the whole scrub changed flashes once.
-const last = new Map();
+const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
 const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
+// a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
+// changes, so no edit has to ask (asking lays the page out at once)
+const nbCell = element.closest('.nb-view');
+let skipped = null;
+nbCell?.addEventListener('contentvisibilityautostatechange', (e) => { skipped = e.skipped; });
+function offScreen() {
+  if (!nbCell) return false;
+  if (skipped === null) {
+    const t = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
+    if (!t) return false;
+    skipped = t.checkVisibility?.({ contentVisibilityAuto: true }) === false;
+  }
+  return skipped;
+}
+let flashes = 0;
+const flashOf = new WeakMap();  // cell -> the flash that marked it last: an earlier flash's fading leaves it alone
 function snap(flash) {
   if (flash && scrubbing()) return;
-  // a notebook cell far below the screen is not laid out (content-visibility): nothing to flash there, and
-  // what it showed before is forgotten, so it never flashes a change from an edit it did not show
-  const first = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
-  if (first && first.checkVisibility?.({ contentVisibilityAuto: true }) === false) { last.clear(); return; }
+  // nothing to flash in a cell not laid out, and what it showed before is forgotten, so it never flashes a change
+  // from an edit it did not show
+  if (offScreen()) { last.clear(); return; }
   const seen = new Map();
   const changed = [];
-  element.querySelectorAll('table.nt[data-name]').forEach((t) => {
-    const key0 = `${t.dataset.name}|${t.dataset.shape}|`;
-    t.querySelectorAll('td[data-r]').forEach((td) => {
-      const key = key0 + td.dataset.r + '|' + td.dataset.c;
-      const v = td.title || td.textContent;
-      const old = last.get(key);
-      if (flash && old !== undefined && old !== v) changed.push(td);
-      seen.set(key, v);
-    });
-  });
+  for (const t of element.querySelectorAll('table.nt[data-name]')) {
+    const tds = t.querySelectorAll('td[data-r]');
+    const key = `${t.dataset.name}|${t.dataset.shape}|${tds[0]?.dataset.r}|${tds[0]?.dataset.c}`;
+    const old = last.get(key), texts = new Array(tds.length);
+    for (let i = 0; i < tds.length; i++) {
+      const td = tds[i], v = td.title || td.textContent;
+      texts[i] = v;
+      if (flash && old && old[i] !== v) changed.push(td);
+    }
+    seen.set(key, texts);
+  }
   last.clear();
   seen.forEach((v, k) => last.set(k, v));
   // marked with a class that fades in two steps (no per-frame animation: a flash repainted every frame for
   // hundreds of cells cost more than the edit itself)
-  for (const td of changed) td.classList.add('chg');
+  for (const td of changed) { td.classList.remove('chg2'); td.classList.add('chg'); }
   if (!changed.length) return;
-  setTimeout(() => changed.forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
-  setTimeout(() => changed.forEach((td) => td.classList.remove('chg2')), 1400);
+  const n = ++flashes;
+  for (const td of changed) flashOf.set(td, n);
+  const mine = () => changed.filter((td) => flashOf.get(td) === n);
+  setTimeout(() => mine().forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
+  setTimeout(() => mine().forEach((td) => td.classList.remove('chg2')), 1400);
 }
-// gradio morphs the old tree into the new one node by node in JavaScript; for a large view a fresh native
-// copy is far cheaper. A comment before the view's root makes the morph swap the root whole.
-// (one root only: gradio pairs old and new top-level nodes by position)
-const fresh = () => {
-  if (element.childNodes.length === 1 && element.getElementsByTagName('td').length > 300) {
-    element.prepend(document.createComment(''));
-  }
-};
-// a swapped root also loses where its scrolled tables were: kept by table name and put back
+// a view drawn anew (another shape: live.js) loses where its scrolled tables were: kept by table name and put back
 const scrolled = new Map();
 element.addEventListener('scroll', (e) => {
   const t = e.target.querySelector && e.target.querySelector(':scope > table[data-name]');
@@ -53,7 +64,7 @@ function rescroll() {
     if (wrap && (wrap.scrollLeft !== x || wrap.scrollTop !== y)) { wrap.scrollLeft = x; wrap.scrollTop = y; }
   });
 }
-// a swapped root takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
+// and takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
 const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
 let focused = null;
 element.addEventListener('focusin', (e) => { const td = e.target.closest('td[data-r]'); focused = td && keyOf(td); });
@@ -67,12 +78,12 @@ function refocus() {
   td.setAttribute('tabindex', '0');
   td.focus({ preventScroll: true });
 }
-function updated() {
+let drawn = false;
+function updated(kept) {
+  if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
   snap(true);
-  rescroll();
-  refocus();
+  if (!kept) { rescroll(); refocus(); }
   window.apRoam?.();  // each number table keeps one Tab stop (a11y.js)
-  fresh();
   // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
   // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
   if (element.querySelector('.overview')) {
@@ -80,11 +91,8 @@ function updated() {
     window.pgFit?.();
   }
 }
-snap(false);
-fresh();
 document.addEventListener('ap-scrub-end', () => snap(true));
-watch('value', updated);  // an event's output
-liveView(updated);  // a live edit's answer (live.js)
+drawnView(updated);  // the page's value, an event's output, a live edit's answer (live.js)
 const view = element.parentElement?.closest('[id]')?.id;
 function pick(name, row, col) {
   // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside

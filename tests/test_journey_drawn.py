@@ -1,0 +1,127 @@
+"""The number views are drawn by the page itself (static/live.js drawnView): an edit writes only what changed
+into the nodes already there, a new preset replaces them. Either way the learner must see exactly what the server
+renders for the values on screen, and a number they were looking at (or had focused) must stay where it was.
+
+Checked in Chromium against ``ui.pipeline.compute_views`` run in this process for the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser import CHROMIUM_ARGS, chromium_path, serve
+from playwright.sync_api import Page, sync_playwright
+from test_browser import choose_preset, edit_cell, wait_text
+
+import attention_core as ac
+from ui import live, pipeline, values
+from ui.edits import edit_result
+
+DRAWN = ["overview", *(f"html_{s}" for s in live.vw.STEPS), "fig"]  # the workbench's drawn views, by view key
+
+# The page's DOM of a view against a fresh parse of the server's HTML for it, after taking away what the page
+# itself adds to drawn nodes (a Tab stop, a painted canvas's mark, an edit's flash): equal node for node.
+SAME_AS = """([id, html]) => {
+  const host = document.querySelector(`#${id} .html-container > div`);
+  const tpl = document.createElement('template');
+  tpl.innerHTML = html;
+  const clean = (root) => {
+    const c = root.cloneNode(true);
+    c.querySelectorAll('*').forEach((e) => {
+      e.removeAttribute('tabindex');
+      e.removeAttribute('data-painted');
+      e.classList.remove('chg', 'chg2');
+      if (e.getAttribute('class') === '') e.removeAttribute('class');
+    });
+    const box = document.createElement('div');
+    box.append(...c.childNodes);
+    return box;
+  };
+  const a = clean(host), b = clean(tpl.content);
+  if (a.isEqualNode(b)) return '';
+  const x = a.innerHTML, y = b.innerHTML;
+  let i = 0;
+  while (i < x.length && x[i] === y[i]) i++;
+  return `differs at ${i}: page '${x.slice(i, i + 80)}' vs server '${y.slice(i, i + 80)}'`;
+}"""
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture
+def page(app_url: str) -> Iterator[Page]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        pg = browser.new_page(viewport={"width": 1280, "height": 720})
+        pg.set_default_timeout(20_000)
+        pg.goto(app_url)
+        pg.wait_for_selector("#html-output pre.tensor")
+        pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
+        pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+        yield pg
+        browser.close()
+
+
+def expected(preset: str, edits: list[tuple[int, int, str]]) -> dict[str, Any]:
+    """The server's views for ``preset`` after these X edits (row, column, text), computed here."""
+    _, vals, got = pipeline.load_values(preset)
+    for r, c, v in edits:
+        vals, got, _ = edit_result("cell", preset, vals, {"table": "x", "row": r, "col": c, "value": v})
+        assert vals is not None, got
+    return got
+
+
+def assert_shows(pg: Page, got: dict[str, Any]) -> None:
+    for key in DRAWN:
+        view = got[key]
+        html = view["value"] if isinstance(view, dict) else view
+        assert pg.evaluate(SAME_AS, [live.VIEW_IDS[key], html]) == "", key
+
+
+MARK = """() => { const t = document.querySelector('#overview table[data-name=output] td[data-r="0"][data-c="0"]');
+  const n = document.querySelector('#html-weights table.nt td[data-r="1"][data-c="1"]');
+  t.__kept = n.__kept = true; return [t.textContent, n.textContent]; }"""
+KEPT = """() => [document.querySelector('#overview table[data-name=output] td[data-r="0"][data-c="0"]').__kept,
+  document.querySelector('#html-weights table.nt td[data-r="1"][data-c="1"]').__kept]"""
+
+
+def test_edits_change_the_numbers_in_place_and_the_page_shows_exactly_the_servers_views(page: Page) -> None:
+    """Two typed edits of X: every drawn view then equals the server's rendering of those values, the numbers
+    changed in the very cells that showed the old ones, and the focused output number keeps the keyboard focus."""
+    out_td = "#overview table[data-name=output] td[data-r='0'][data-c='0']"
+    before = page.evaluate(MARK)
+    page.locator(out_td).focus()
+    edits = [(0, 0, "1.5"), (1, 1, "-0.75")]
+    for r, c, v in edits:
+        edit_cell(page, "x", r, c + 1, v)
+        page.locator(out_td).focus()  # the learner's eyes (and focus) on an output number while editing
+    want = expected(values.DEFAULT_PRESET, edits)
+    wait_text(page, "#html-output pre.tensor", "")  # (present)
+    page.wait_for_function(
+        "(t) => document.querySelector(\"#overview table[data-name=output] td[data-r='0'][data-c='0']\").title === t",
+        arg=want["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0],
+    )
+    assert_shows(page, want)
+    assert page.evaluate(KEPT) == [True, True]  # drawn into the same nodes
+    now = page.evaluate("() => [document.querySelector(\"" + out_td.replace('"', '\\"') + "\").textContent]")
+    assert now[0] != before[0]
+    assert page.evaluate("() => document.activeElement.closest('#overview') !== null")
+
+
+def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) -> None:
+    """A preset of another shape (an event's output, not a live edit): the views are drawn anew and equal the
+    server's views for that preset; an edit after it is drawn in place again."""
+    other = ac.get_preset("encdec-mha2")  # 2 heads, cross attention: other tables, other sizes
+    choose_preset(page, other.title)
+    _, _, got = pipeline.load_values(other.id)
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#overview table[data-name=output] td[data-r]').length === n",
+        arg=got["overview"].split("data-name='output'")[1].split("</table>")[0].count("data-r="),
+    )
+    assert_shows(page, got)
