@@ -109,7 +109,7 @@ def test_edits_change_the_numbers_in_place_and_the_page_shows_exactly_the_server
     )
     assert_shows(page, want)
     assert page.evaluate(KEPT) == [True, True]  # drawn into the same nodes
-    now = page.evaluate("() => [document.querySelector(\"" + out_td.replace('"', '\\"') + "\").textContent]")
+    now = page.evaluate('() => [document.querySelector("' + out_td.replace('"', '\\"') + '").textContent]')
     assert now[0] != before[0]
     assert page.evaluate("() => document.activeElement.closest('#overview') !== null")
 
