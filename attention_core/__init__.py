@@ -10,7 +10,17 @@ Modules, one job each:
 """
 
 from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
-from .presets import Preset, Printed, all_presets, check, get_preset, modern_presets, preset_ids, scenario_of
+from .presets import (
+    Preset,
+    Printed,
+    all_presets,
+    check,
+    get_preset,
+    modern_presets,
+    preset_ids,
+    read_preset,
+    scenario_of,
+)
 from .scenario import MAX_D, MAX_HEADS, MAX_T, Scenario, ScenarioError, compute, evaluate, parse, result_json
 from .sdpa import AttentionTrace, attend, causal_keep, padding_keep
 from .tokenizer import SimpleTokenizer, simplified_attention
@@ -19,5 +29,5 @@ __all__ = [
     "MAX_D", "MAX_HEADS", "MAX_T", "AttentionTrace", "MultiHeadTrace", "Preset", "Printed", "Scenario",
     "ScenarioError", "SimpleTokenizer", "Weights", "all_presets", "attend", "causal_keep", "check", "compute",
     "evaluate", "get_preset", "init_weights", "modern_presets", "multi_head", "padding_keep", "parse", "preset_ids",
-    "result_json", "scenario_of", "simplified_attention",
+    "read_preset", "result_json", "scenario_of", "simplified_attention",
 ]  # fmt: skip

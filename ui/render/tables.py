@@ -250,14 +250,18 @@ def html_table(
     body = []
     marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
+    cidx = [str(j + first) for j in range(shown.shape[1])]
     for i, row in enumerate(values.tolist() if short else texts):
         cls, text, r = classes[i], texts[i], i + r0
-        extra = [_marked(marks, r, j + first) for j in range(len(row))] if marked else [""] * len(row)
-        tds = "".join(
-            f"<td class='{cls[j]}{extra[j]}' data-r='{r}' data-c='{j + first}'"
-            + (f" title='{text[j]}'>{_short(v)}</td>" if short else f">{v}</td>")
-            for j, v in enumerate(row)
-        )
+        if marked:
+            cls = [f"{c}{_marked(marks, r, j + first)}" for c, j in zip(cls, range(len(row)), strict=True)]
+        mid = f"' data-r='{r}' data-c='"  # one string per row, each cell's own parts joined in one f-string
+        if short:  # (_short's usual case inline: this loop writes every number the workbench shows)
+            nums = [f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e5 else _short(v) for v in row]
+            cells = zip(cls, cidx, text, nums, strict=True)
+            tds = "".join([f"<td class='{c}{mid}{j}' title='{t}'>{n}</td>" for c, j, t, n in cells])
+        else:
+            tds = "".join([f"<td class='{c}{mid}{j}'>{t}</td>" for c, j, t in zip(cls, cidx, text, strict=True)])
         body.append(f"<tr><th scope='row'>{html.escape(rows[r])}</th>{tds}</tr>")
     caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
     table = (f"<div class='nt-wrap'>{caption}<table class='nt' data-name='{name}' data-shape='{n_r}x{n_c}' "
@@ -466,7 +470,7 @@ def family(preset_id: str | None) -> str:
     projections are) for today's presets, which have no notebook; 000's in free play."""
     if not preset_id:
         return "000"
-    source = ac.get_preset(preset_id).source[:3]
+    source = ac.read_preset(preset_id).source[:3]
     return source if source in SCALED_NAMES else "001"
 
 
@@ -648,7 +652,7 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     (The preset picker shows the same preset, or nothing in free play.)"""
     if not preset_id:
         return "<div class='badge free'>Free play: no preset loaded. Pick one to compare with a notebook.</div>"
-    p = ac.get_preset(preset_id)
+    p = ac.read_preset(preset_id)
     ref = ac.parse(p.scenario)
     changed = same_scenario(s, ref)
     modern = p.source == "modern"  # today's presets: no notebook printed them
