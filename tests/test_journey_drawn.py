@@ -14,7 +14,7 @@ import pytest
 from browser import CHROMIUM_ARGS, chromium_path, serve
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, sync_playwright
-from test_browser import choose_preset, edit_cell, wait_text
+from test_browser import choose_preset, edit_cell
 
 import attention_core as ac
 from ui import live, pipeline, values
@@ -99,27 +99,34 @@ KEPT = """() => [document.querySelector('#overview table[data-name=output] td[da
   document.querySelector('#html-weights table.nt td[data-r="1"][data-c="1"]').__kept]"""
 
 
+PAINTED = """() => [...document.querySelectorAll('#weights-fig canvas[data-z]')]
+  .every((c) => c.dataset.painted === `${c.dataset.kind}|${c.dataset.z}`)"""
+
+
 def test_edits_change_the_numbers_in_place_and_the_page_shows_exactly_the_servers_views(page: Page) -> None:
     """Two typed edits of X: every drawn view then equals the server's rendering of those values, the numbers
-    changed in the very cells that showed the old ones, and the focused output number keeps the keyboard focus."""
+    changed in the very cells that showed the old ones, and the heatmaps show the new bytes. Then a keyboard learner
+    asks for an output number's explanation (Enter on it): that event redraws the views with the number outlined,
+    and the number keeps the keyboard focus."""
     out_td = "#overview table[data-name=output] td[data-r='0'][data-c='0']"
     before = page.evaluate(MARK)
-    page.locator(out_td).focus()
     edits = [(0, 0, "1.5"), (1, 1, "-0.75")]
     for r, c, v in edits:
         edit_cell(page, "x", r, c + 1, v)
-        page.locator(out_td).focus()  # the learner's eyes (and focus) on an output number while editing
     want = expected(values.DEFAULT_PRESET, edits)
-    wait_text(page, "#html-output pre.tensor", "")  # (present)
     page.wait_for_function(
-        "(t) => document.querySelector(\"#overview table[data-name=output] td[data-r='0'][data-c='0']\").title === t",
-        arg=want["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0],
+        "([s, t]) => document.querySelector(s).title === t",
+        arg=[out_td, want["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0]],
     )
     assert_shows(page, want)
     assert page.evaluate(KEPT) == [True, True]  # drawn into the same nodes
-    now = page.evaluate('() => [document.querySelector("' + out_td.replace('"', '\\"') + '").textContent]')
-    assert now[0] != before[0]
-    assert page.evaluate("() => document.activeElement.closest('#overview') !== null")
+    assert page.locator(out_td).text_content() != before[0]
+    assert page.evaluate(PAINTED)
+    page.locator(out_td).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("(s) => document.querySelector(s).classList.contains('pick')", arg=out_td)
+    assert page.evaluate("(s) => document.activeElement === document.querySelector(s)", out_td)
+    assert page.evaluate("(s) => document.querySelector(s).__kept === true", out_td)
 
 
 def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) -> None:
@@ -133,3 +140,10 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
         arg=got["overview"].split("data-name='output'")[1].split("</table>")[0].count("data-r="),
     )
     assert_shows(page, got)
+    cell = "#overview table[data-name=output] td[data-r='0'][data-c='0']"
+    page.evaluate("(s) => { document.querySelector(s).__kept = true; }", cell)
+    old = page.locator(cell).text_content()
+    edit_cell(page, "x", 0, 1, "2.5")  # (x_q: its grid keeps the name x)
+    page.wait_for_function("([s, o]) => document.querySelector(s).textContent !== o", arg=[cell, old])
+    assert page.evaluate("(s) => document.querySelector(s).__kept === true", cell)
+    assert page.evaluate(PAINTED)

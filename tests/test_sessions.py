@@ -112,7 +112,10 @@ def test_an_edit_is_weighed_by_what_it_changed_and_the_total_equals_a_fresh_coun
         assert st.bytes == estimate_bytes({"vals": vals})[0]
     kept = st._entries["p"].sizes
     assert any(t is vals["W_q"]["data"] for t, _ in kept.values())  # the untouched table's count was kept
-    # a table whose id is reused by another object is counted anew (the table itself is compared, not its id)
+    # a known table's size is taken as known, not counted (a wrong one given on purpose shows it is used) ...
+    table = [[0.0] * 100]
+    assert estimate_bytes({"v": table}, {id(table): (table, 7)})[0] == estimate_bytes({})[0] + 7
+    # ... and a table whose id is reused by another object is counted anew (the table is compared, not its id)
     other = [[0.0] * 100]
     assert estimate_bytes({"v": other}, {id(other): ([], 1)})[0] == estimate_bytes({"v": other})[0]
 

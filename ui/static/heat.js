@@ -19,12 +19,13 @@ for (const [kind, stops] of Object.entries(STOPS)) {
 const LUT32 = Object.fromEntries(Object.entries(LUT).map(([k, v]) => [k, new Uint32Array(v.buffer)]));
 function paint() {
   element.querySelectorAll('canvas[data-z]').forEach((cv) => {
-    if (cv.dataset.painted === cv.dataset.z) return;
+    const key = `${cv.dataset.kind}|${cv.dataset.z}`;  // what the canvas shows: its scale and its bytes
+    if (cv.dataset.painted === key) return;
     const text = atob(cv.dataset.z), lut = LUT32[cv.dataset.kind];
     const img = new ImageData(cv.width, cv.height), px = new Uint32Array(img.data.buffer);
     for (let i = 0; i < text.length; i++) px[i] = lut[text.charCodeAt(i)];  // one RGBA word per cell
     cv.getContext('2d').putImageData(img, 0, 0);
-    cv.dataset.painted = cv.dataset.z;
+    cv.dataset.painted = key;
   });
 }
 drawnView(paint);  // the page's value, an event's output, a live edit's answer (live.js)

@@ -78,6 +78,8 @@ window.apMorph = window.apMorph || (() => {
     let x = a.nextNode(), y = b.nextNode();
     while (x && y) {
       if (x.nodeName !== y.nodeName) return false;
+      // (equal child counts at every element too: then the same order of names means the same tree)
+      if (x.nodeType === 1 && x.childNodes.length !== y.childNodes.length) return false;
       if (x.nodeType === 3) { if (x.data !== y.data) x.data = y.data; }
       else if (x.nodeName === 'TD') cell(x, y);
       else attrs(x, y);
