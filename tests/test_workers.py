@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 import attention_core as ac
 from attention_core import train
 from serving import workers
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_call_runs_in_another_process_and_answers_what_it_would_here() -> None:
@@ -32,3 +39,37 @@ def test_a_dead_worker_is_replaced() -> None:
     pid = workers.call(os.getpid)
     os.kill(pid, 9)
     assert workers.call(os.getpid) not in (pid, os.getpid())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_the_worker_goes_when_the_server_goes(sig: signal.Signals) -> None:
+    """A server ended (as the test harness and a Space restart end it) or killed takes its worker with it: each
+    worker holds the real model (~580 MB), and orphans once piled up to 32 of them, 18 GB, during one test run."""
+    code = (
+        "import os, sys, time\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from serving import workers\n"
+        "print(workers.call(os.getpid), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(server.stdout.readline())
+        os.kill(worker, 0)  # it runs
+        server.send_signal(sig)
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and alive(worker):
+            time.sleep(0.1)
+        assert not alive(worker), f"worker {worker} outlived its server"
+    finally:
+        server.kill()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie (ended, not yet reaped by init) counts as gone
+        return f.read().split(") ")[-1][0] != "Z"
