@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import CHROMIUM_ARGS, chromium_path, serve
+from browser import open_page
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, sync_playwright
 from test_browser import choose_preset, edit_cell
 
 import attention_core as ac
@@ -49,24 +49,12 @@ SAME_AS = """([id, html]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with serve() as url:
-        yield url
-
-
 @pytest.fixture
-def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1280, "height": 720})
-        pg.set_default_timeout(20_000)
-        pg.goto(app_url)
-        pg.wait_for_selector("#html-output pre.tensor")
-        pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
-        pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
-        yield pg
-        browser.close()
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    pg = open_page(browser, app_url, timeout=20_000)
+    pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
+    yield pg
+    pg.close()
 
 
 def expected(preset: str, edits: list[tuple[int, int, str]]) -> dict[str, Any]:

@@ -8,22 +8,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from browser import open_page
 from playwright.sync_api import Browser, Page, expect
 
 from ui import present
 
-TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
 POP = "#tour-pop"
-
-
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
-    pg = browser.new_page(viewport={"width": width, "height": height})
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
-    return pg
 
 
 @pytest.fixture

@@ -8,21 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 import torch
+from browser import open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
 
-TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
-
-
-def open_page(browser: Browser, url: str) -> Page:
-    pg = browser.new_page(viewport={"width": 1280, "height": 720})
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
-    return pg
 
 
 @pytest.fixture

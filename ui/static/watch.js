@@ -93,7 +93,7 @@ function updated(kept) {
 }
 document.addEventListener('ap-scrub-end', () => snap(true));
 drawnView(updated);  // the page's value, an event's output, a live edit's answer (live.js)
-const view = element.parentElement?.closest('[id]')?.id;
+const view = viewId();  // (live.js)
 function pick(name, row, col) {
   // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside
   // this number once the explanation arrives (explain.js)
