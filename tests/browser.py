@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 import harness
 from harness import CHROMIUM_ARGS, ROOT, free_port
 
-__all__ = ["CHROMIUM_ARGS", "ROOT", "chromium_path", "free_port", "open_page", "serve"]
+__all__ = ["CHROMIUM_ARGS", "ROOT", "chromium_path", "free_port", "open_page", "serve", "settled"]
 
 
 def chromium_path() -> str:
@@ -34,11 +34,50 @@ def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> I
         pytest.fail(str(e))
 
 
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720, timeout: int = 30_000) -> Page:
-    """A new page on ``url`` once the workbench has filled: the overview's output numbers and the badge."""
+# counts the queued events the page sends (gradio's POST to queue/join) and those answered (a process_completed
+# message in its queue/data stream, which gradio's client reads with fetch): see settled
+EVENTS_JS = """(() => {
+  const sent = { n: 0 }, done = { n: 0 };
+  window.apEvents = () => ({ sent: sent.n, done: done.n });
+  const fetch0 = window.fetch;
+  async function count(body) {
+    const reader = body.getReader(), text = new TextDecoder();
+    let rest = '';  // (a message split between two reads is counted once whole)
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      const messages = (rest + text.decode(r.value, { stream: true })).split('\\n\\n');
+      rest = messages.pop();
+      done.n += messages.filter((m) => /"msg":\\s*"process_completed"/.test(m)).length;
+    }
+  }
+  window.fetch = async (...a) => {
+    const url = String(a[0]?.url ?? a[0]);
+    if (url.includes('/queue/join')) sent.n++;
+    const res = await fetch0(...a);
+    if (!url.includes('/queue/data') || !res.body) return res;
+    const [mine, theirs] = res.body.tee();
+    count(mine);
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+})();"""
+
+
+def open_page(
+    browser: Browser, url: str, width: int = 1280, height: int = 720, timeout: int = 30_000, events: bool = False
+) -> Page:
+    """A new page on ``url`` once the workbench has filled: the overview's output numbers and the badge.
+    ``events``: the page counts its queued events, for :func:`settled`."""
     pg = browser.new_page(viewport={"width": width, "height": height})
     pg.set_default_timeout(timeout)
+    if events:
+        pg.add_init_script(EVENTS_JS)
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
     pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
     return pg
+
+
+def settled(pg: Page) -> int:
+    """Wait until every queued event the page has sent is answered (a page opened with ``events=True``); returns how
+    many it sent. (Network idle never comes: gradio's heartbeat stream stays open.)"""
+    pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent; }")
+    return pg.evaluate("() => window.apEvents().sent")

@@ -8,6 +8,8 @@ import io
 from collections.abc import Iterator
 
 import pytest
+from browser import open_page as browser_page
+from browser import settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page
 
@@ -180,6 +182,57 @@ def test_each_grid_is_one_tab_stop_before_and_after_the_arrows_and_an_edit(page:
     seen = tab_walk(page)
     assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
     assert seen[0] == "x:2,0"  # still where the learner left it
+
+
+def test_tabbing_past_the_picker_and_the_toolbar_keeps_the_learners_edits(browser: Browser, app_url: str) -> None:
+    # gradio's dropdowns fire their .input on every blur: a keyboard learner's walk through the page used to load
+    # the preset again over their edits, and a slow answer could land after an edit made since (CI saw both)
+    page = browser_page(browser, app_url, events=True)
+    page.locator(grid_cell("x", 0, 0)).focus()
+    out = page.inner_text(OUT)
+    page.keyboard.type("9")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, out)
+    edited, badge = page.inner_text(OUT), page.inner_text("#badge")
+    before = settled(page)
+    seen = tab_walk(page)  # from the title: the preset picker, mask, fill, scale, normalise, dtype, … every grid
+    assert one_each(seen) == dict.fromkeys(GRIDS, 1), seen
+    assert settled(page) >= before + 6, "the walk left fewer dropdowns than the page has: it would prove nothing"
+    assert page.inner_text(grid_cell("x", 0, 0)).strip() == "9"
+    assert page.inner_text(OUT) == edited
+    assert page.inner_text("#badge") == badge
+    assert one_each(tab_walk(page)) == dict.fromkeys(GRIDS, 1)  # an edit made at once after a walk stays on screen
+    page.locator(grid_cell("x", 0, 1)).focus()
+    page.keyboard.type("4")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, edited)
+    now = page.inner_text(OUT)
+    settled(page)
+    assert page.inner_text(OUT) == now
+    assert [page.inner_text(grid_cell("x", 0, c)).strip() for c in (0, 1)] == ["9", "4"]
+    page.close()
+
+
+def test_reload_and_a_click_on_the_loaded_preset_put_the_edited_grid_back(page: Page) -> None:
+    # gradio redraws an HTML value only when it differs from the last one it drew, and the page writes edited cells
+    # itself: the preset's grids sent again used to leave the edited numbers on screen
+    page.locator(grid_cell("x", 0, 0)).focus()
+    first, out = page.inner_text(grid_cell("x", 0, 0)).strip(), page.inner_text(OUT)
+    second = page.inner_text(grid_cell("x", 1, 0)).strip()
+    page.keyboard.type("9")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, out)
+    page.locator("#preset input").click()
+    page.locator("li[role='option'][aria-selected='true']").click()  # the preset already loaded, chosen again
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText === b", arg=[OUT, out])
+    assert page.inner_text(grid_cell("x", 0, 0)).strip() == first
+    page.locator(grid_cell("x", 1, 0)).click()  # and the Reload button, after an edit
+    page.keyboard.type("8")
+    page.keyboard.press("Enter")
+    wait_changed(page, OUT, out)
+    page.get_by_role("button", name="Reload").click()
+    page.wait_for_function("([s, b]) => document.querySelector(s).innerText === b", arg=[OUT, out])
+    assert page.inner_text(grid_cell("x", 1, 0)).strip() == second
 
 
 def test_a_refused_cell_stays_named_after_a_good_edit_elsewhere_until_put_back(page: Page) -> None:

@@ -3,6 +3,7 @@ live path (ui/live.py) and the queued fallback (ui/workbench.py) share."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attention_core as ac
@@ -37,8 +38,18 @@ def edit_result(
     got = compute_views(preset_id, nv, first_screen=kind == "cell" and data.get("scrub") is True)
     if got.get("refused"):
         return None, got, None
-    grid = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"]))) if kind == "paste" else None
-    return nv, got, grid
+    return nv, got, page_grids(nv) if kind == "paste" else None
+
+
+def page_grids(v: dict[str, Any]) -> str:
+    """The input grids as the page is sent them (the head shown), ending in a mark that differs every time.
+
+    Gradio's HTML component redraws only a value that differs from the one it last drew (``updateDOM`` in
+    js/html/shared/HTML.svelte compares the two strings), while the page writes each edited cell into its grid
+    itself (grid.js). Without the mark, Reload after an edit sent the grids the page was built with, gradio drew
+    nothing, and the edited numbers stayed on screen over the preset's; so did the same block pasted twice.
+    """
+    return f"{grids.inputs_html(v, shown_head(v['view_head'], int(v['heads'])))}<!-- {time.perf_counter_ns()} -->"
 
 
 def grid_of(vals: dict[str, Any], data: Any) -> tuple[str, list[list[Any]], int]:

@@ -19,9 +19,9 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
+from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
-from ui.render import grids
-from ui.values import FIELDS, shown, shown_head
+from ui.values import FIELDS, shown
 
 COMMON = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
 
@@ -143,7 +143,7 @@ class Page:
     def value_updates(self, nv: dict[str, Any]) -> dict[Any, Any]:
         """The controls and the input grids showing ``nv`` (controls that do not apply hidden)."""
         out = {self.controls[f]: u for f, u in zip(FIELDS, shown(nv), strict=True) if f in self.controls}
-        out[self.inputs] = grids.inputs_html(nv, shown_head(nv["view_head"], int(nv["heads"])))
+        out[self.inputs] = page_grids(nv)
         return out
 
     def kept_controls(self, old: dict[str, Any], nv: dict[str, Any]) -> dict[Any, Any]:

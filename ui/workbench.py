@@ -12,13 +12,12 @@ import attention_core as ac
 from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
 from ui import present
 from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
-from ui.edits import edit_result
+from ui.edits import edit_result, page_grids
 from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
-from ui.render import grids
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, shown_head
+from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES
 from ui.wiring import COMMON, Page, bind, expired, on
 
 DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
@@ -32,6 +31,18 @@ LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "d
 
 
 STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind", "kv_heads")
+
+
+# Gradio's Dropdown fires .input on every blur as well as on a choice (js/dropdown/shared/Dropdown.svelte,
+# handle_blur), and twice for a click on an option: a keyboard learner tabbing along the toolbar fired each one. A
+# dropdown's value that equals the stored one therefore changes nothing (the preset picker's blur used to load the
+# preset again, over the learner's edits, and its late answer could land after an edit made since).
+DROPDOWNS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions")
+
+
+def unchanged(field: str | None, value: Any, vals: dict[str, Any]) -> bool:
+    """Whether a dropdown's ``.input`` only repeats the stored value (a blur): then the handler answers nothing."""
+    return field in DROPDOWNS and field in vals and vals[field] == value
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -53,6 +64,8 @@ def on_control(
     """A live control (fill, scale, dtype, tokens, head shown…): recompute every view."""
     if vals is None:
         return expired(page)
+    if unchanged(field, value, vals):
+        return {}
     vals = {**vals, field: value}
     problem = control_problem(field, value)
     past = None if problem or field != "view_head" else past_the_heads(value, vals["heads"])
@@ -69,8 +82,7 @@ def on_control(
         out[page.controls["rope_base"]] = gr.update(visible=value == "rope")
     if field in REDRAW:
         try:
-            h = shown_head(vals["view_head"], int(vals["heads"]))
-            out[page.inputs] = grids.inputs_html(vals, h)
+            out[page.inputs] = page_grids(vals)
         except ac.ScenarioError:
             pass  # the message already names the field; the grids stay as they are
     return out
@@ -113,6 +125,8 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
     value, (preset_id, shape, vals) = (args[0], args[1:]) if field else (None, args)
     if vals is None or shape is None:
         return expired(page)
+    if unchanged(field, value, vals):
+        return {}
     vals = {**vals, field: value} if field else vals
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
@@ -125,6 +139,20 @@ def on_load_preset(page: Page, preset_id: str | None) -> dict[Any, Any]:
         return {page.views["message"]: vw.message_html([], error="preset: pick a preset in the list to load it")}
     new_shape, nv, got = load_values(preset_id)
     return page.answer(preset_id, new_shape, nv, got)
+
+
+def on_choose_preset(page: Page, preset_id: str | None, loaded: str | None) -> dict[Any, Any]:
+    """The picker's .input: another preset than the one loaded is loaded. The picker's blur repeats the one shown,
+    which changes nothing (Reload, or a click on that preset in the list, loads it again on purpose)."""
+    if preset_id is not None and preset_id == loaded:
+        return {}
+    return on_load_preset(page, preset_id)
+
+
+def on_reselect_preset(page: Page, preset_id: str | None, loaded: str | None) -> dict[Any, Any]:
+    """The picker's .select (a click on an option in the list): the preset already loaded is loaded again, as the
+    learner asked; another one is left to .input, which the same click fires."""
+    return on_load_preset(page, preset_id) if preset_id is not None and preset_id == loaded else {}
 
 
 def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -320,7 +348,8 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     for action, btn in buttons.items():
         three = [page.preset_state, page.shape_state, page.vals_state]
         on(btn.click, bind(on_structure, page, action, None), three, outs, **COMMON)
-    on(page.preset.input, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(page.preset.input, bind(on_choose_preset, page), [page.preset, page.preset_state], outs, **COMMON)
+    on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **COMMON)
     on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
     on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
     on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)
