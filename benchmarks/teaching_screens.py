@@ -22,7 +22,7 @@ def opened(b: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
     pg.set_default_timeout(30_000)
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
     return pg
 
 

@@ -72,7 +72,7 @@ def open_page(
         pg.add_init_script(EVENTS_JS)
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
     return pg
 
 

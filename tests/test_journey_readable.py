@@ -27,7 +27,7 @@ def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720, 
     pg.set_default_timeout(TIMEOUT)
     pg.goto(url)
     pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
     settle(pg)
     return pg
 

@@ -24,7 +24,7 @@ def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) 
     pg.set_default_timeout(TIMEOUT)
     pg.goto(url)
     pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
     return pg
 
 
@@ -263,7 +263,7 @@ def test_a_control_changed_right_after_an_edit_applies_after_it(browser: Browser
     pg.set_default_timeout(TIMEOUT)
     pg.goto(app_url)
     pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge').innerText.length > 0")
+    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
     posts: list[str] = []
     pg.on(
         "request",

@@ -94,7 +94,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
-    trigger(handler, shown_in, shown_out, js=AFTER_LIVE_EDITS, **kw)
+    # (the load event sends at once: the live edits wait for its answer, static/grid.js)
+    trigger(handler, shown_in, shown_out, js=None if loads else AFTER_LIVE_EDITS, **kw)
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:

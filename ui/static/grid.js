@@ -21,7 +21,20 @@ const EDITOR = 'table.grid td input:not([type=checkbox])';
 // straight to the views (live.js). Should a call fail, time out or find the server busy, that edit and every later
 // one go as gradio's queued events instead. Queued workbench events wait for the edits still on their way
 // (window.apLiveIdle, playground.on), so a control changed right after an edit applies after it.
-let chain = Promise.resolve();
+// Until the page's load event has answered, the server holds no state for this page (a class opening the page at
+// once waits in the queue for it): an edit made before then is held, and sent once the badge, which that answer
+// fills, shows. The load leaves the grids as built, and the edits typed into them, unless a link opened another
+// state: then the grids are drawn again and the edits made on the old ones are dropped, as the screen shows.
+const built = props.value;
+const LOAD_WAIT_MS = 30000;
+let early = true;
+const loaded = new Promise((ok) => {
+  const done = () => document.querySelector('#badge .html-container')?.textContent.trim();  // (not its timer)
+  const since = Date.now();
+  const poll = () => { if (done() || Date.now() - since > LOAD_WAIT_MS) ok(); else setTimeout(poll, 25); };
+  poll();  // (past LOAD_WAIT_MS the edit goes anyway, and the server's answer says what it holds)
+}).then(() => { early = false; });
+let chain = loaded;  // (the load event itself does not wait for it: wiring.py)
 let live = !!(server && server.live_edit);
 const LIVE_TIMEOUT_MS = 20000;
 window.apLiveIdle = () => chain;
@@ -35,7 +48,9 @@ function apply(ans) {
 // function, asked for the payload only when this edit's turn comes (a scrub's newest value: scrub.js)
 function send(kind, payload, event, answered) {
   if (typeof payload !== 'function') newest = null;  // a scrub's later values go after this edit, not before it
+  const before = early;
   chain = chain.then(() => {
+    if (before && props.value !== built) return;  // made on grids the load has replaced (see loaded)
     if (typeof payload === 'function') payload = payload();
     if (!payload) return;  // (a scrub value that a later one made pointless)
     if (!live) { trigger(event, payload); return; }
