@@ -62,11 +62,13 @@ EVENTS_JS = """(() => {
 
 
 def open_page(
-    browser: Browser, url: str, width: int = 1280, height: int = 720, timeout: int = 30_000, events: bool = False
-) -> Page:
-    """A new page on ``url`` once the workbench has filled: the overview's output numbers and the badge.
-    ``events``: the page counts its queued events, for :func:`settled`."""
-    pg = browser.new_page(viewport={"width": width, "height": height})
+    browser: Browser, url: str, width: int = 1280, height: int = 720, timeout: int = 30_000, events: bool = False,
+    scale: float = 1,
+) -> Page:  # fmt: skip
+    """A new page on ``url`` once the page's load event has answered: the overview's output numbers and the badge's
+    own content (not gradio's progress timer in it). ``events``: the page counts its queued events, for
+    :func:`settled`; ``scale``: device pixels per CSS pixel."""
+    pg = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=scale)
     pg.set_default_timeout(timeout)
     if events:
         pg.add_init_script(EVENTS_JS)

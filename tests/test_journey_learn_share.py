@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from browser import open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -20,15 +21,6 @@ TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
 SHOTS = Path("/tmp/shots/learn_share")
 SIZES = {"wide": (1280, 720), "phone": (390, 844)}
-
-
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
-    pg = browser.new_page(viewport={"width": width, "height": height})
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
-    return pg
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Iterator
 
 import pytest
+from browser import open_page as shared_open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -23,11 +24,7 @@ NUMBERS = "#overview table.nt td[data-r], #inputs table.grid td[data-r]"
 
 
 def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720, scale: float = 1) -> Page:
-    pg = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=scale)
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg = shared_open_page(browser, url, width, height, TIMEOUT, scale=scale)
     settle(pg)
     return pg
 

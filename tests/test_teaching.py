@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 from axe_playwright_python.sync_playwright import Axe
+from browser import open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -16,15 +17,6 @@ from ui.render import overview as ov
 
 TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"
-
-
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
-    pg = browser.new_page(viewport={"width": width, "height": height})
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
-    return pg
 
 
 @pytest.fixture

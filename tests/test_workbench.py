@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 import torch
+from browser import open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -17,15 +18,6 @@ from ui import share
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
 X = "#inputs table[data-name=x]"
-
-
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
-    pg = browser.new_page(viewport={"width": width, "height": height})
-    pg.set_default_timeout(TIMEOUT)
-    pg.goto(url)
-    pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
-    return pg
 
 
 @pytest.fixture
