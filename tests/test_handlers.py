@@ -330,3 +330,61 @@ def test_a_handler_that_shows_nothing_leaves_one_or_several_outputs_as_they_are(
         assert writes == {"s": 1}
         out = asyncio.run(b.postprocess_data(fn, rest, None))
         assert len(out) == len(shown) and all(o.get("__type__") == "update" and "value" not in o for o in out), out
+
+
+def handler(name: str, label: str | None = None) -> Any:
+    """The page's event handler ``name`` (bound to the control labelled or id'd ``label``), as gradio calls it."""
+    for f in pg.demo.fns.values():
+        first = f.inputs[0] if f.inputs else None
+        if getattr(f.fn, "__name__", "") == name and (
+            label is None or label in (getattr(first, "label", None), getattr(first, "elem_id", None))
+        ):
+            return f
+    raise AssertionError(f"no handler {name} for {label}")
+
+
+def call(f: Any, key: str, *shown: Any, query: dict[str, str] | None = None) -> list[Any]:
+    """``f`` called for session ``key`` with its shown inputs; its outputs as a list (a skipped one as SKIP)."""
+    request = SimpleNamespace(session_hash=key, headers={}, query_params=query or {})
+    n_params = len(inspect.signature(f.fn).parameters)
+    out = f.fn(*shown, *[request] * (n_params - len(shown)))  # (the handler's own gr.Request, then the session's)
+    if isinstance(out, dict) and "__type__" not in out:
+        return [out.get(c, gr.skip()) for c in f.outputs]
+    return [out] * len(f.outputs) if isinstance(out, SKIP) else list(out)
+
+
+def test_a_control_value_repeated_answers_nothing_unless_the_last_choice_was_refused() -> None:
+    """gradio's dropdowns fire .input on every blur and text boxes .change when an answer sets them: the stored
+    value again changes nothing, and after a refusal it answers, so that its message replaces the refusal's."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    stored = wiring.STORE.get(key)["vals"]
+    fill, tokens = handler("on_control", "fill"), handler("on_control", "token labels (comma-separated)")
+    assert all(isinstance(o, SKIP) for o in call(fill, key, stored["fill"]))  # a blur
+    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))
+    other = next(v for v in ("-1e9", "additive") if v != stored["fill"])
+    assert sum(not isinstance(o, SKIP) for o in call(fill, key, other)) > 5  # a choice: every view
+    refused = call(tokens, key, "t" * 3000)
+    assert any("tokens" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused)
+    assert wiring.STORE.get(key)["vals"]["tokens"] == stored["tokens"]  # kept what it had
+    back = [o for o in call(tokens, key, stored["tokens"]) if not isinstance(o, SKIP)]
+    assert back and not any("msg-error" in str(o) for o in back)  # the refusal's message is gone
+    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))  # and now a repeat again
+
+
+def test_the_plain_page_load_leaves_controls_and_grids_as_built_which_are_the_default_presets() -> None:
+    """A learner may change a control or a number before the load has answered: a plain load leaves them. That is
+    right only because the page is built showing exactly the default preset, checked here against a link to it."""
+    load = handler("on_open")
+    plain = dict(zip(load.outputs, call(load, uuid.uuid4().hex), strict=True))
+    controls = [c for c in load.outputs if isinstance(c, (gr.Dropdown, gr.Number, gr.Textbox, gr.Checkbox, gr.Radio))]
+    inputs = next(c for c in load.outputs if getattr(c, "elem_id", None) == "inputs")
+    assert len(controls) > 20 and all(isinstance(plain[c], SKIP) for c in [*controls, inputs])
+    assert not isinstance(plain[next(c for c in load.outputs if c.elem_id == "badge")], SKIP)
+    query = {"preset": values.DEFAULT_PRESET, "head_shown": "1"}
+    linked = dict(zip(load.outputs, call(load, uuid.uuid4().hex, query=query), strict=True))
+    for c in controls:
+        sent = linked[c]
+        sent = sent.get("value", c.value) if isinstance(sent, dict) else sent
+        assert sent == c.value or (sent in (None, "") and c.value in (None, "")), (c.label, sent, c.value)
+    assert linked[inputs].split("<!-- drawn ")[0] == inputs.value

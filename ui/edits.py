@@ -49,15 +49,7 @@ def page_grids(v: dict[str, Any]) -> str:
     itself (grid.js). Without the mark, Reload after an edit sent the grids the page was built with, gradio drew
     nothing, and the edited numbers stayed on screen over the preset's; so did the same block pasted twice.
     """
-    return f"{grids.inputs_html(v, shown_head(v['view_head'], int(v['heads'])))}{MARK}{time.perf_counter_ns()} -->"
-
-
-MARK = "<!-- drawn "
-
-
-def unmarked(value: str) -> str:
-    """:func:`page_grids`'s grids without their mark."""
-    return value.rsplit(MARK, 1)[0]
+    return f"{grids.inputs_html(v, shown_head(v['view_head'], int(v['heads'])))}<!-- drawn {time.perf_counter_ns()} -->"
 
 
 def grid_of(vals: dict[str, Any], data: Any) -> tuple[str, list[list[Any]], int]:

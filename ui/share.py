@@ -15,7 +15,6 @@ import pandas as pd
 import attention_core as ac
 from attention_core.export import export_title, to_notebook, to_script
 from serving.export_folders import ExportFolders
-from ui.edits import unmarked
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
 from ui.render import tables as vw
 from ui.values import DEFAULT_PRESET
@@ -134,12 +133,15 @@ def read_scenario_file(path: str | None) -> dict[str, Any]:
 
 def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
     """The page's load: the state its link names (the picker shows its preset, or none for a state of its own)."""
-    preset_id, new_shape, nv, got = link_values(dict(request.query_params) if request else {})
+    query = dict(request.query_params) if request else {}
+    preset_id, new_shape, nv, got = link_values(query)
     out = page.answer(preset_id, new_shape, nv, got)
-    if unmarked(out[page.inputs]) == page.inputs.value:
-        # the grids the page was built with: left as drawn, with any cell the learner has already typed into (the
-        # page holds those edits until this answer has come, static/grid.js)
-        out[page.inputs] = gr.skip()
+    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown"} & set(query):
+        # the state the page was built with: the picker, the controls and the grids are left as they are, with any
+        # number or control the learner has already changed (the page holds those edits until this answer has come,
+        # static/grid.js, and the controls' events wait for them)
+        for c in (page.preset, *page.controls.values(), page.inputs):
+            out[c] = gr.skip()
     return out
 
 

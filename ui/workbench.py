@@ -35,14 +35,27 @@ STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross"
 
 # Gradio's Dropdown fires .input on every blur as well as on a choice (js/dropdown/shared/Dropdown.svelte,
 # handle_blur), and twice for a click on an option: a keyboard learner tabbing along the toolbar fired each one. A
-# dropdown's value that equals the stored one therefore changes nothing (the preset picker's blur used to load the
-# preset again, over the learner's edits, and its late answer could land after an edit made since).
-DROPDOWNS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions")
+# text box fires .change when an answer sets it. A value of these that equals the stored one therefore changes
+# nothing (the preset picker's blur used to load the preset again, over the learner's edits, and any such answer
+# could land after an edit made since), unless the last value chosen was refused: choosing the stored one again then
+# answers, and its message replaces the refusal's.
+REPEATS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions", "tokens", "tokens_k", "padding")
+REFUSED = "_refused"  # in a session's values: its last control value was refused (the values are as before it)
 
 
 def unchanged(field: str | None, value: Any, vals: dict[str, Any]) -> bool:
-    """Whether a dropdown's ``.input`` only repeats the stored value (a blur): then the handler answers nothing."""
-    return field in DROPDOWNS and field in vals and vals[field] == value
+    """Whether a control's event only repeats the stored value (a blur, an answer setting the box): then the
+    handler answers nothing."""
+    return field in REPEATS and field in vals and vals[field] == value and REFUSED not in vals
+
+
+def refusal(page: Page, vals: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
+    """A refused control value: the views say why, and the values stay as they were, marked (:func:`unchanged`)."""
+    return {**page.view_updates(got), page.vals_state: {**vals, REFUSED: True}}
+
+
+def cleared(vals: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in vals.items() if k != REFUSED}
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -66,21 +79,21 @@ def on_control(
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    vals = {**vals, field: value}
+    old, vals = vals, {**cleared(vals), field: value}
     problem = control_problem(field, value)
     past = None if problem or field != "view_head" else past_the_heads(value, vals["heads"])
     if past:  # a head that is not there: the last head is shown, and the control and a message say so
         vals["view_head"] = int(vals["heads"])
     got = refused(problem) if problem else compute_views(preset_id, vals)
     if got.get("refused"):  # the server keeps what it had; the control keeps the text so it can be fixed
-        return page.view_updates(got)
+        return refusal(page, old, got)
     out = {page.vals_state: vals, **page.view_updates(got)}
     if past:
         out[page.views["message"]] = vw.message_html([past]) + got["message"]
         out[page.controls["view_head"]] = vals["view_head"]
     if field == "positions":
         out[page.controls["rope_base"]] = gr.update(visible=value == "rope")
-    if field in REDRAW:
+    if field in REDRAW and old.get(field) != value:
         try:
             out[page.inputs] = page_grids(vals)
         except ac.ScenarioError:
@@ -127,10 +140,10 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    vals = {**vals, field: value} if field else vals
+    old, vals = vals, ({**cleared(vals), field: value} if field else cleared(vals))
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
-        return page.view_updates(got)
+        return refusal(page, old, got)
     return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
 
 
@@ -144,7 +157,7 @@ def on_load_preset(page: Page, preset_id: str | None) -> dict[Any, Any]:
 def on_choose_preset(page: Page, preset_id: str | None, loaded: str | None) -> dict[Any, Any]:
     """The picker's .input: another preset than the one loaded is loaded. The picker's blur repeats the one shown,
     which changes nothing (Reload, or a click on that preset in the list, loads it again on purpose)."""
-    if preset_id is not None and preset_id == loaded:
+    if preset_id is None or preset_id == loaded:  # (None: the empty picker of a state of its own, blurred)
         return {}
     return on_load_preset(page, preset_id)
 
@@ -348,8 +361,10 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     for action, btn in buttons.items():
         three = [page.preset_state, page.shape_state, page.vals_state]
         on(btn.click, bind(on_structure, page, action, None), three, outs, **COMMON)
-    on(page.preset.input, bind(on_choose_preset, page), [page.preset, page.preset_state], outs, **COMMON)
-    on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **COMMON)
+    # one click on an option fires .select, then .input (twice): one after another, in that order, so only one loads
+    picked = {**COMMON, "concurrency_id": "preset", "concurrency_limit": 1}
+    on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **picked)
+    on(page.preset.input, bind(on_choose_preset, page), [page.preset, page.preset_state], outs, **picked)
     on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
     on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
     on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)

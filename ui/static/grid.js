@@ -50,8 +50,8 @@ function send(kind, payload, event, answered) {
   if (typeof payload !== 'function') newest = null;  // a scrub's later values go after this edit, not before it
   const before = early;
   chain = chain.then(() => {
+    if (typeof payload === 'function') payload = payload();  // (taken even when dropped: scrub.js's slot is freed)
     if (before && props.value !== built) return;  // made on grids the load has replaced (see loaded)
-    if (typeof payload === 'function') payload = payload();
     if (!payload) return;  // (a scrub value that a later one made pointless)
     if (!live) { trigger(event, payload); return; }
     const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
