@@ -228,10 +228,11 @@ def test_reload_and_a_click_on_the_loaded_preset_put_the_edited_grid_back(page: 
 def test_an_edit_made_before_the_page_has_loaded_is_kept(browser: Browser, app_url: str) -> None:
     # a class opening the page at once: the load event waits in the queue while a learner already types a number
     reference = open_page(browser, app_url)
+    out = reference.inner_text(OUT)
     reference.locator(grid_cell("x", 0, 0)).click()
     reference.keyboard.type("9")
     reference.keyboard.press("Enter")
-    wait_changed(reference, OUT, reference.inner_text(OUT))
+    wait_changed(reference, OUT, out)
     edited = reference.inner_text(OUT)
     reference.close()
     page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -240,7 +241,11 @@ def test_an_edit_made_before_the_page_has_loaded_is_kept(browser: Browser, app_u
     page.route("**/queue/join*", lambda route: held.append(route) if not held else route.continue_())
     page.goto(app_url)
     page.wait_for_selector(grid_cell("x", 0, 0))
-    assert page.inner_text("#badge .html-container") == "" and held  # the load has not answered
+    for _ in range(TIMEOUT // 50):  # the load's request is sent (and held) once the page has started
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held and page.inner_text("#badge .html-container") == ""  # the load has not answered
     page.locator(grid_cell("x", 0, 0)).click()
     page.keyboard.type("9")
     page.keyboard.press("Enter")
