@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import gradio as gr  # noqa: E402
 import httpx  # noqa: E402
-from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from harness import CHROMIUM_ARGS, LOADED, chromium_path, serve  # noqa: E402
 from load import API_PREFIX  # noqa: E402
 
 import attention_core as ac  # noqa: E402
@@ -173,7 +173,7 @@ def bench_browser(url: str, selectors: list[str], reps: int, with_plot: bool, ap
         page.evaluate("document.addEventListener('keydown', (e) => { if (e.key === 'Enter') "
                       "window.__t0 = performance.now(); }, true)")  # fmt: skip
         if app:  # the page's load event has filled every view (an edit before that would be overwritten)
-            page.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+            page.wait_for_function(LOADED)
         page.wait_for_timeout(2000)
         for i in range(reps + 2):
             before = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
@@ -225,7 +225,7 @@ def bench_scrub(url: str, seconds: float) -> float:
         page.set_default_timeout(60_000)
         page.goto(url)
         page.wait_for_selector("#overview table[data-name=output] td[data-r]")
-        page.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+        page.wait_for_function(LOADED)
         page.wait_for_timeout(2000)
         page.evaluate(SAMPLER)
         box = page.locator(GRID_CELL).bounding_box()

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from harness import CHROMIUM_ARGS, LOADED, chromium_path, serve  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 DOCS = ROOT / "docs"
@@ -41,7 +41,7 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1280, "height": 720})  # a laptop or a classroom projector
         page.goto(url)
         page.wait_for_selector("#overview table[data-name=output] td")
-        page.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+        page.wait_for_function(LOADED)
         shot(page, "screenshot")
         page.locator("#inputs table[data-name=x] td[data-r='1'][data-c='0']").click()
         page.locator("#inputs table.grid td input").fill("3")
@@ -84,14 +84,14 @@ def classroom_shots(browser: Browser, url: str) -> None:
     """The first screen of an 11-token preset (003's nn.Linear head) and the custom mask with a key hidden."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(url)
-    page.wait_for_function("() => document.querySelector('#badge .html-container')?.innerText.length > 0")
+    page.wait_for_function(LOADED)
     page.locator("#preset input").click()
     page.locator(f"li[role='option'][aria-label='{LLM_LINEAR}']").click()
     page.wait_for_function("() => document.querySelectorAll('#overview table[data-name=output] tr').length === 12")
     page.wait_for_timeout(300)  # fit.js sizes the numbers to the screen after the views land
     shot(page, "eleven-tokens")
     page.goto(url)
-    page.wait_for_function("() => document.querySelector('#badge .html-container')?.innerText.length > 0")
+    page.wait_for_function(LOADED)
     page.get_by_label("mask", exact=True).click()
     page.locator("li[role='option'][aria-label='custom']").click()
     box = page.locator("#inputs table[data-name=keep] td[data-r='0'][data-c='2'] input[type=checkbox]")

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
+from harness import CHROMIUM_ARGS, LOADED, chromium_path, serve  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 OUT = ROOT / "docs" / "teaching"
@@ -22,7 +22,7 @@ def opened(b: Browser, url: str, width: int = 1280, height: int = 720) -> Page:
     pg.set_default_timeout(30_000)
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg.wait_for_function(LOADED)
     return pg
 
 

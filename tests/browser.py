@@ -13,9 +13,9 @@ from playwright.sync_api import Browser, Page
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: playground, ui, serving
 
 import harness
-from harness import CHROMIUM_ARGS, ROOT, free_port
+from harness import CHROMIUM_ARGS, LOADED, ROOT, free_port
 
-__all__ = ["CHROMIUM_ARGS", "ROOT", "chromium_path", "free_port", "open_page", "serve", "settled"]
+__all__ = ["CHROMIUM_ARGS", "LOADED", "ROOT", "chromium_path", "free_port", "open_page", "serve", "settled"]
 
 
 def chromium_path() -> str:
@@ -74,7 +74,7 @@ def open_page(
         pg.add_init_script(EVENTS_JS)
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg.wait_for_function(LOADED)
     return pg
 
 

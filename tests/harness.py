@@ -30,6 +30,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+# the page's load event has answered: the badge shows its own content (not gradio's progress timer, "0.4s", which
+# fills the badge while the load is still on its way); the page's live edits wait for the same (ui/static/grid.js)
+LOADED = "() => document.querySelector('#badge .html-container')?.textContent.trim().length > 0"
+
 
 class HarnessError(RuntimeError):
     """The app or the browser could not be started; the message says why."""

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import torch
+from browser import LOADED
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -62,7 +63,7 @@ def open_page(browser: Browser, url: str, width: int = 1280, height: int = 720, 
     pg.add_init_script(FETCH_SPY)
     pg.goto(url)
     pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg.wait_for_function(LOADED)
     return pg
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from browser import LOADED
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -21,7 +22,7 @@ def page(browser: Browser, app_url: str) -> Iterator[Page]:
     pg.set_default_timeout(TIMEOUT)
     pg.goto(app_url)
     pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg.wait_for_function(LOADED)
     yield pg
     pg.close()
 
@@ -106,7 +107,7 @@ def test_train_fifty_steps_and_watch_the_heatmap_and_loss(page: Page) -> None:
     page.wait_for_selector("#train-heat .train-maps[data-step='50'] canvas[data-painted]")
     page.wait_for_function("() => document.querySelector('#train-loss .js-plotly-plot')?.innerText.includes('step 50')")
     page.locator("#train-open").click()
-    page.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    page.wait_for_function(LOADED)
     page.wait_for_selector("#overview table[data-name=weights][data-shape='6x6']")
 
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 import torch
-from browser import open_page
+from browser import LOADED, open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -255,7 +255,7 @@ def test_a_control_changed_right_after_an_edit_applies_after_it(browser: Browser
     pg.set_default_timeout(TIMEOUT)
     pg.goto(app_url)
     pg.wait_for_selector(f"{OUT} td[data-r]")
-    pg.wait_for_function("() => document.querySelector('#badge .html-container').innerText.length > 0")
+    pg.wait_for_function(LOADED)
     posts: list[str] = []
     pg.on(
         "request",
