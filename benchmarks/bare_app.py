@@ -2,10 +2,14 @@
 answer written into the page (no gradio, no framework on the page). ``benchmarks/bench.py`` times it like the app.
 
     python benchmarks/bare_app.py   # serves on GRADIO_SERVER_PORT (default 7861), as the benchmark's harness does
+
+With ``BARE_DELAY_MS=N`` the endpoint waits N ms before it answers: the same page with a server that takes longer,
+which shows how the time of an edit grows with the server's (bench.py's "frame budget" rows).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import uvicorn
@@ -31,10 +35,14 @@ async def page(_: Request) -> HTMLResponse:
 
 
 async def edit(request: Request) -> PlainTextResponse:
-    """The trivial endpoint: the edit's body back as text."""
-    return PlainTextResponse((await request.body()).decode())
+    """The trivial endpoint: the edit's body back as text (after BARE_DELAY_MS, when that is set)."""
+    body = (await request.body()).decode()
+    if DELAY_S > 0:
+        await asyncio.sleep(DELAY_S)
+    return PlainTextResponse(body)
 
 
+DELAY_S = float(os.environ.get("BARE_DELAY_MS", "0")) / 1e3
 app = Starlette(routes=[Route("/", page), Route("/edit", edit, methods=["POST"])])
 
 if __name__ == "__main__":

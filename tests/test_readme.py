@@ -54,7 +54,14 @@ def run_tests(_: Path) -> None:
 def run_bench(tmp: Path) -> None:
     out = tmp / "bench.md"
     r = run([sys.executable, "benchmarks/bench.py", "--quick", "--out", str(out)], 900)
-    rows = ("P1 browser | default", "Scrub rate | large", "P3 sent per edit | large", "P4 cold start | playground")
+    rows = (
+        "P1 browser | default",
+        "P1 rAF-polled clock | large",
+        "P1 frame budget | bare page, server waits 8 ms",
+        "Scrub rate | large",
+        "P3 sent per edit | large",
+        "P4 cold start | playground",
+    )
     for row in (*rows, "P5 core"):
         assert row in out.read_text(), row
     assert "| P1 browser | bare page |" in r.stdout and "| P1 browser | gradio floor app |" in r.stdout
