@@ -30,6 +30,9 @@ box.addEventListener('keydown', (e) => {
 </script>"""
 
 
+DELAY_S = float(os.environ.get("BARE_DELAY_MS", "0")) / 1e3
+
+
 async def page(_: Request) -> HTMLResponse:
     return HTMLResponse(PAGE)
 
@@ -42,7 +45,6 @@ async def edit(request: Request) -> PlainTextResponse:
     return PlainTextResponse(body)
 
 
-DELAY_S = float(os.environ.get("BARE_DELAY_MS", "0")) / 1e3
 app = Starlette(routes=[Route("/", page), Route("/edit", edit, methods=["POST"])])
 
 if __name__ == "__main__":

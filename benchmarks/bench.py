@@ -128,8 +128,8 @@ _SETTLED = (
     + TXT
     + """ const done = () => sels.every((s, i) => txt(s) !== before[i])
     && (z === null || document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.painted !== z);
-  const stop = () => { window.__stopped = true; requestAnimationFrame(() => setTimeout(() => {
-    window.__t1 = performance.now(); }, 0)); };"""
+  const stamp = () => setTimeout(() => { window.__t1 = performance.now(); }, 0);  // after the frame's rendering
+  const stop = () => { window.__stopped = true; requestAnimationFrame(stamp); };"""
 )
 # The observer clock (P1's): nothing on the page asks for a frame while the edit is on its way. An observer, armed
 # just before the Enter, checks on every node added or removed and on the heatmap's repaint mark (not on every
@@ -158,8 +158,7 @@ ARM = (
 REPAINTED = (
     _SETTLED
     + """ if (window.__t1 !== undefined) return window.__t1;
-  if (done() && !window.__stopped) {  // (this is a frame's callback already)
-    window.__stopped = true; setTimeout(() => { window.__t1 = performance.now(); }, 0); }
+  if (done() && !window.__stopped) { window.__stopped = true; stamp(); }  // (this is a frame's callback already)
   return false; }"""
 )
 
@@ -199,6 +198,7 @@ def bench_browser(
     print(f"browser ({clock} clock): {url[:60]}", file=sys.stderr)
     from playwright.sync_api import sync_playwright
 
+    assert clock == "raf" or with_plot or not app, "the observer sees the app's views through the heatmap (ARM)"
     times: list[float] = []
     sizes: list[int] = []
     with sync_playwright() as p:
@@ -222,7 +222,6 @@ def bench_browser(
             arg = [selectors, before, z]
             try:
                 if clock == "observer":
-                    assert with_plot or not app, "the observer sees the app's views through the heatmap (ARM)"
                     edit(page, app, f"{0.3 + 0.1 * i:.2f}", lambda a=arg: page.evaluate(ARM, a))
                     page.wait_for_function("() => window.__t1 !== undefined", polling=50)
                 else:
