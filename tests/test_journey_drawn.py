@@ -135,3 +135,74 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
     page.wait_for_function("([s, o]) => document.querySelector(s).textContent !== o", arg=[cell, old])
     assert page.evaluate("(s) => document.querySelector(s).__kept === true", cell)
     assert page.evaluate(PAINTED)
+
+
+# apMorph on a detached host: drawn whole from ``old``, a mark put on the cell with ``data-r='9'`` (unchanged in
+# every case), then drawn again with ``now``: [drawn into the same nodes, the mark still there (the cell was not
+# touched, which only the string path does), the host equal to a fresh parse of ``now`` once the mark is gone]
+MORPH = """([old, now]) => {
+  const host = document.createElement('div');
+  document.body.append(host);
+  window.apMorph(host, old, null);
+  const still = host.querySelector("td[data-r='9']");
+  still.classList.add('zz');
+  const kept = window.apMorph(host, now, old);
+  const untouched = still.isConnected && still.classList.contains('zz');
+  host.querySelectorAll('.zz').forEach((e) => { e.classList.remove('zz'); });
+  const tpl = document.createElement('template');
+  tpl.innerHTML = now;
+  const box = document.createElement('div');
+  box.append(tpl.content);
+  const equal = host.isEqualNode(box) || `page ${host.innerHTML} vs ${box.innerHTML}`;
+  host.remove();
+  return [kept, untouched, equal];
+}"""
+STILL = "<td class='s1' data-r='9' title='7'>7</td>"
+
+
+@pytest.mark.parametrize(
+    ("old", "now", "string_path"),
+    [
+        (  # cells and a print change: escaped texts and titles, a title taken away
+            f"<pre class='tensor'>tensor([1.])</pre><table><tr><th>t1</th><td class='s1' title='1'>1</td>"
+            f"<td class='s2' title='x'>2</td>{STILL}</tr></table>",
+            f"<pre class='tensor'>tensor([&lt;&amp;&gt;])</pre><table><tr><th>t1</th>"
+            f"<td class='s3' title='&#x27;q&#x27; &quot;r&quot;'>&lt;3&gt;</td>"
+            f"<td class='s2'>2</td>{STILL}</tr></table>",
+            True,
+        ),
+        (  # a cell holding a tag: drawn by the node walk
+            f"<table><tr><td><b>1</b></td>{STILL}</tr></table>",
+            f"<table><tr><td><b>2</b></td>{STILL}</tr></table>",
+            False,
+        ),
+        (  # a heading outside every cell and print: the node walk
+            f"<h3>scores</h3><table><tr><td>1</td>{STILL}</tr></table>",
+            f"<h3>scaled scores</h3><table><tr><td>2</td>{STILL}</tr></table>",
+            False,
+        ),
+        (  # an unknown entity in a cell: the node walk
+            f"<table><tr><td>1</td>{STILL}</tr></table>",
+            f"<table><tr><td>&nbsp;2</td>{STILL}</tr></table>",
+            False,
+        ),
+    ],
+    ids=["cells and a print", "a tag in a cell", "a heading", "an unknown entity"],
+)
+def test_a_redraw_from_the_strings_equals_a_fresh_parse(page: Page, old: str, now: str, string_path: bool) -> None:
+    """live.js draws an edit of one shape from the old and new HTML strings when only cells and torch's prints
+    differ (unchanged cells are not touched), and by walking the nodes otherwise: either way the page then holds
+    exactly the new HTML's nodes, in the nodes it had."""
+    kept, untouched, equal = page.evaluate(MORPH, [old, now])
+    assert equal is True
+    assert kept is True
+    assert untouched is string_path
+
+
+def test_another_shape_is_drawn_anew(page: Page) -> None:
+    """A value with more cells than the one shown is not forced into the old nodes: the view is replaced, and
+    equals the new HTML."""
+    old = f"<table><tr><td>1</td>{STILL}</tr></table>"
+    now = f"<table><tr><td>1</td><td>2</td>{STILL}</tr></table>"
+    kept, untouched, equal = page.evaluate(MORPH, [old, now])
+    assert (kept, untouched, equal) == (False, False, True)

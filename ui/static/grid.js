@@ -37,7 +37,7 @@ const loaded = new Promise((ok) => {
 let chain = loaded;  // (the load event itself does not wait for it: wiring.py)
 let live = !!(server && server.live_edit);
 const LIVE_TIMEOUT_MS = 20000;
-window.apLiveIdle = () => chain;
+window.apLiveIdle = () => chain.then(() => window.apTellAll?.());  // (gradio then holds what the views show: live.js)
 function apply(ans) {
   if (!ans || ans.busy) throw new Error('busy');
   for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
@@ -46,10 +46,13 @@ function apply(ans) {
 }
 // ``answered(refused)`` runs once the server has answered a live edit (not for a queued one). ``payload`` may be a
 // function, asked for the payload only when this edit's turn comes (a scrub's newest value: scrub.js)
+// An edit made while none is on its way is sent at once, in the event that made it: before the page's own work on
+// that event (the editor's removal, the focus moving on, the observers that follow), which at T=64 took 5 ms.
+let unanswered = 0;  // edits sent or waiting in the chain, not yet answered
 function send(kind, payload, event, answered) {
   if (typeof payload !== 'function') newest = null;  // a scrub's later values go after this edit, not before it
   const before = early;
-  chain = chain.then(() => {
+  const turn = () => {
     if (typeof payload === 'function') payload = payload();  // (taken even when dropped: scrub.js's slot is freed)
     if (before && props.value !== built) return;  // made on grids the load has replaced (see loaded)
     if (!payload) return;  // (a scrub value that a later one made pointless)
@@ -61,7 +64,14 @@ function send(kind, payload, event, answered) {
       },
       () => { live = false; trigger(event, payload); },
     );
-  });
+  };
+  const now = !unanswered && !early;  // (the chain is idle: going now keeps the order of edits)
+  unanswered++;
+  const done = () => { unanswered--; };
+  chain = (now ? runNow(turn) : chain.then(turn)).then(done, done);
+}
+function runNow(turn) {  // the turn, started in this task (its errors as a rejected promise, as .then gives them)
+  try { return Promise.resolve(turn()); } catch (err) { return Promise.reject(err); }
 }
 
 // ---- one Tab stop per grid (a roving tabindex) ---------------------------------------------------------------

@@ -21,23 +21,34 @@ function liveView(after) {
 }
 function drawnView(after) {
   let shown = null;
-  const draw = () => {
-    const v = props.value ?? '';
+  const draw = (v = props.value ?? '') => {
     if (v === shown) return;
+    const was = shown;
     shown = v;
-    const kept = window.apMorph(element, v);
+    const kept = window.apMorph(element, v, was);
     if (after) after(kept);
   };
   draw();  // the value the page was built with
-  watch('value', draw);  // an event's output
+  watch('value', () => draw());  // an event's output
   const id = viewId();
   if (!id) return;
+  // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
+  // a view at T=64) once the page is idle, after the frame that shows it, and only if it is still the value drawn
+  // (a queued event first tells every view at once, window.apTellAll: grid.js's apLiveIdle)
+  let told = true;
+  const tells = (window.apTells = window.apTells || new Set());
+  window.apTellAll = window.apTellAll || (() => [...window.apTells].forEach((f) => f()));
+  const tell = () => { tells.delete(tell); told = true; if (props.value !== shown) props.value = shown; };
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
   (window.apViews = window.apViews || {})[id] = (u) => {
     if ('visible' in u) props.visible = u.visible;
-    if ('value' in u) { props.value = u.value; draw(); }
+    if (!('value' in u)) return;
+    draw(u.value ?? '');
+    if (told) { told = false; tells.add(tell); idle(tell, { timeout: 500 }); }
   };
 }
-// apMorph(host, html): draws ``html`` into ``host``, in place when the shapes agree; true when it did so
+// apMorph(host, html, old): draws ``html`` into ``host``, in place when the shapes agree; true when it did so.
+// ``old``: the HTML last drawn there, when the page still shows it
 window.apMorph = window.apMorph || (() => {
   // attributes the page itself sets on drawn nodes, kept: the Tab stop (a11y.js), a canvas's painted bytes
   // (heat.js), a <details> opened by the learner
@@ -88,7 +99,82 @@ window.apMorph = window.apMorph || (() => {
     }
     return !x && !y;
   }
-  return (host, html) => {
+  // ---- a redraw from the two HTML strings alone: the common case of an edit ----
+  // Between two values of one shape only the number cells (<td>: class, title, text) and the text of torch's
+  // prints (<pre class='tensor'>) change. Then the new string is cut at every '<td' as the old one was, and only
+  // the cells whose text differs are written, without parsing the new HTML into nodes or reading the others (at
+  // T=64 parsing and walking ~8,000 cells was most of an edit's drawing). Anything else that differs, or a page
+  // that does not hold as many cells or prints as the strings say, is left to the walk below.
+  const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };
+  const unescape = (t) => (t.indexOf('&') < 0 ? t : t.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, e) => ENTITY[e]));
+  const ATTR = /\s+([a-z][\w-]*)='([^'&]*(?:&(?:amp|lt|gt|quot|#x27|#39);[^'&]*)*)'/y;
+  const PRE = "pre class='tensor'>";
+  // a cell's text from its '<td' on: {attrs: [[name, value]...], text, rest} or null when not a plain cell
+  function cellOf(part) {
+    const end = part.indexOf('</td>');
+    if (end < 0) return null;
+    const tag = part.indexOf('>');
+    if (tag < 0 || tag > end || part.lastIndexOf('<', end - 1) >= 0) return null;  // (a tag inside the cell)
+    const attrs = [];
+    ATTR.lastIndex = 0;
+    let m;
+    while (ATTR.lastIndex < tag && (m = ATTR.exec(part)) && ATTR.lastIndex <= tag) attrs.push([m[1], unescape(m[2])]);
+    if (ATTR.lastIndex !== tag) return null;
+    const text = part.slice(tag + 1, end);
+    if (/&(?!(amp|lt|gt|quot|#x27|#39);)/.test(text)) return null;
+    return { attrs, text: unescape(text), rest: part.slice(end + 5) };
+  }
+  // the prints whose text differs in two runs of markup: [[ordinal, text]...], or null when anything else does
+  function prints(was, now, count, out) {
+    const a = was.split('<'), b = now.split('<');
+    if (a.length !== b.length) return null;
+    for (let i = 0; i < b.length; i++) {
+      const pre = b[i].startsWith(PRE);
+      if (a[i] !== b[i]) {
+        if (!pre || !a[i].startsWith(PRE)) return null;
+        out.push([count, unescape(b[i].slice(PRE.length))]);
+      }
+      if (pre) count++;
+    }
+    return count;
+  }
+  function quick(host, html, old) {
+    const a = old.split('<td'), b = html.split('<td');
+    const tds = host.getElementsByTagName('td');
+    if (a.length !== b.length || tds.length !== b.length - 1) return false;
+    const cells = [], texts = [];
+    let pres = 0;
+    for (let i = 0; i < b.length; i++) {
+      if (a[i] === b[i]) { if (b[i].includes(PRE)) pres = prints(b[i], b[i], pres, texts); continue; }
+      let was = a[i], now = b[i];
+      if (i > 0) {
+        const x = cellOf(was), y = cellOf(now);
+        if (!x || !y) return false;
+        cells.push([i - 1, x, y]);
+        was = x.rest;
+        now = y.rest;
+      }
+      if (was !== now || now.includes(PRE)) pres = prints(was, now, pres, texts);
+      if (pres === null) return false;
+    }
+    const shown = host.querySelectorAll('pre.tensor');
+    if (shown.length !== pres) return false;
+    for (const [k, t] of texts) {
+      const f = shown[k].firstChild;
+      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== t) f.data = t; } else shown[k].textContent = t;
+    }
+    for (const [k, x, y] of cells) {
+      const td = tds[k];
+      for (const [n, v] of y.attrs) if (td.getAttribute(n) !== v) td.setAttribute(n, v);
+      for (const [n] of x.attrs) if (!y.attrs.some((p) => p[0] === n)) td.removeAttribute(n);
+      const f = td.firstChild;
+      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== y.text) f.data = y.text; }
+      else if (td.textContent !== y.text) td.textContent = y.text;
+    }
+    return true;
+  }
+  return (host, html, old) => {
+    if (old && host.firstChild && quick(host, html, old)) return true;
     const tpl = document.createElement('template');
     tpl.innerHTML = html;
     if (host.firstChild && same(host, tpl.content)) return true;
