@@ -4,7 +4,9 @@ answer written into the page (no gradio, no framework on the page). ``benchmarks
     python benchmarks/bare_app.py   # serves on GRADIO_SERVER_PORT (default 7861), as the benchmark's harness does
 
 With ``BARE_DELAY_MS=N`` the endpoint waits N ms before it answers: the same page with a server that takes longer,
-which shows how the time of an edit grows with the server's (bench.py's "frame budget" rows).
+which shows how the time of an edit grows with the server's (bench.py's "frame budget" rows). With
+``BARE_SHOW_ENTER=1`` the page also shows the Enter at once (the value sent, in a line of its own), as the app
+shows a commit (its editor closes, the focus moves on): that change takes a frame of its own before the answer's.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from starlette.responses import HTMLResponse, PlainTextResponse
 from starlette.routing import Route
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>bare floor</title>
-<input id="bare-in" value="0.23" aria-label="x[t1, d2]"><div id="bare-out">0.23</div>
+<input id="bare-in" value="0.23" aria-label="x[t1, d2]"><div id="bare-out">0.23</div><div id="bare-sent"></div>
 <script>
 const box = document.getElementById('bare-in');
+const SHOW_ENTER = %s;
 box.addEventListener('keydown', (e) => {
   if (e.key !== 'Enter') return;
+  if (SHOW_ENTER) document.getElementById('bare-sent').textContent = `sent ${box.value}`;
   fetch('edit', { method: 'POST', body: JSON.stringify({ value: box.value }) })
     .then((r) => r.text()).then((t) => { document.getElementById('bare-out').textContent = t; });
 });
@@ -31,10 +35,11 @@ box.addEventListener('keydown', (e) => {
 
 
 DELAY_S = float(os.environ.get("BARE_DELAY_MS", "0")) / 1e3
+SHOW_ENTER = os.environ.get("BARE_SHOW_ENTER") == "1"
 
 
 async def page(_: Request) -> HTMLResponse:
-    return HTMLResponse(PAGE)
+    return HTMLResponse(PAGE % ("true" if SHOW_ENTER else "false"))
 
 
 async def edit(request: Request) -> PlainTextResponse:

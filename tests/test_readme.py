@@ -58,6 +58,7 @@ def run_bench(tmp: Path) -> None:
         "P1 browser | default",
         "P1 rAF-polled clock | large",
         "P1 frame budget | bare page, server waits 8 ms",
+        "P1 frame budget | bare page showing its Enter, server waits 8 ms",
         "Scrub rate | large",
         "P3 sent per edit | large",
         "P4 cold start | playground",
