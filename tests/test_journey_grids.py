@@ -12,6 +12,9 @@ from browser import open_page, settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page
 
+from ui import pipeline, values
+from ui.edits import edit_result
+
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
 WEIGHTS = "#overview table[data-name=weights]"
@@ -334,3 +337,26 @@ def test_phone_custom_mask_and_grids_fit(browser: Browser, app_url: str) -> None
         assert box and box["width"] >= 16 and box["height"] >= 16  # big enough to tap and to see
     finally:
         pg.close()
+
+
+def test_typing_on_right_after_enter_goes_to_the_next_cell(page: Page) -> None:
+    """A fast typist commits a value and types the next one at once, before the first answer is in: each value
+    lands in its own cell (the first in row 1, the next in row 2), and the views are the server's for both."""
+    page.locator(grid_cell("x", 0, 1)).click()
+    editor = page.locator("#inputs table.grid td input")
+    editor.fill("2.5")
+    page.keyboard.press("Enter")
+    page.keyboard.type("-1.25", delay=5)
+    page.keyboard.press("Enter")
+    page.wait_for_function("(s) => !document.querySelector(s)", arg="#inputs table.grid td input", timeout=TIMEOUT)
+    assert page.inner_text(grid_cell("x", 0, 1)) == "2.5"
+    assert page.inner_text(grid_cell("x", 1, 1)) == "-1.25"
+    _, vals, _ = pipeline.load_values(values.DEFAULT_PRESET)
+    for r, v in ((0, "2.5"), (1, "-1.25")):
+        vals, got, _ = edit_result("cell", values.DEFAULT_PRESET, vals, {"table": "x", "row": r, "col": 1, "value": v})
+    want = got["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0]
+    page.wait_for_function(
+        "([s, t]) => document.querySelector(s).title === t", arg=[f"{OUT} td[data-r='0'][data-c='0']", want]
+    )
+    focused = page.evaluate("() => [document.activeElement.dataset.r, document.activeElement.dataset.c]")
+    assert focused == ["2", "1"]  # Enter moved down twice
