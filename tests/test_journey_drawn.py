@@ -186,8 +186,13 @@ STILL = "<td class='s1' data-r='9' title='7'>7</td>"
             f"<table><tr><td>&nbsp;2</td>{STILL}</tr></table>",
             False,
         ),
+        (  # an unknown entity in a print: the node walk
+            f"<pre class='tensor'>tensor([1.])</pre><table><tr><td>1</td>{STILL}</tr></table>",
+            f"<pre class='tensor'>tensor([&nbsp;2.])</pre><table><tr><td>1</td>{STILL}</tr></table>",
+            False,
+        ),
     ],
-    ids=["cells and a print", "a tag in a cell", "a heading", "an unknown entity"],
+    ids=["cells and a print", "a tag in a cell", "a heading", "an unknown entity", "an unknown entity in a print"],
 )
 def test_a_redraw_from_the_strings_equals_a_fresh_parse(page: Page, old: str, now: str, string_path: bool) -> None:
     """live.js draws an edit of one shape from the old and new HTML strings when only cells and torch's prints

@@ -68,7 +68,7 @@ function send(kind, payload, event, answered) {
   const now = !unanswered && !early;  // (the chain is idle: going now keeps the order of edits)
   unanswered++;
   const done = () => { unanswered--; };
-  chain = (now ? runNow(turn) : chain.then(turn)).then(done, done);
+  chain = (now ? runNow(turn) : chain.then(turn)).then(done, (err) => { console.error(err); done(); });
 }
 function runNow(turn) {  // the turn, started in this task (its errors as a rejected promise, as .then gives them)
   try { return Promise.resolve(turn()); } catch (err) { return Promise.reject(err); }

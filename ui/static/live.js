@@ -109,6 +109,9 @@ window.apMorph = window.apMorph || (() => {
   const unescape = (t) => (t.indexOf('&') < 0 ? t : t.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, e) => ENTITY[e]));
   const ATTR = /\s+([a-z][\w-]*)='([^'&]*(?:&(?:amp|lt|gt|quot|#x27|#39);[^'&]*)*)'/y;
   const PRE = "pre class='tensor'>";
+  // a text written as it stands only when a parse would give the same: known entities, no CR or NUL (the parser
+  // changes both), and no newline first (a parser drops one right after <pre>)
+  const plain = (t) => !/&(?!(amp|lt|gt|quot|#x27|#39);)|[\r\0]/.test(t) && t[0] !== '\n';
   // a cell's text from its '<td' on: {attrs: [[name, value]...], text, rest} or null when not a plain cell
   function cellOf(part) {
     const end = part.indexOf('</td>');
@@ -121,7 +124,7 @@ window.apMorph = window.apMorph || (() => {
     while (ATTR.lastIndex < tag && (m = ATTR.exec(part)) && ATTR.lastIndex <= tag) attrs.push([m[1], unescape(m[2])]);
     if (ATTR.lastIndex !== tag) return null;
     const text = part.slice(tag + 1, end);
-    if (/&(?!(amp|lt|gt|quot|#x27|#39);)/.test(text)) return null;
+    if (!plain(text) || attrs.some(([, v]) => /[\r\0]/.test(v))) return null;
     return { attrs, text: unescape(text), rest: part.slice(end + 5) };
   }
   // the prints whose text differs in two runs of markup: [[ordinal, text]...], or null when anything else does
@@ -131,7 +134,7 @@ window.apMorph = window.apMorph || (() => {
     for (let i = 0; i < b.length; i++) {
       const pre = b[i].startsWith(PRE);
       if (a[i] !== b[i]) {
-        if (!pre || !a[i].startsWith(PRE)) return null;
+        if (!pre || !a[i].startsWith(PRE) || !plain(b[i].slice(PRE.length))) return null;
         out.push([count, unescape(b[i].slice(PRE.length))]);
       }
       if (pre) count++;
@@ -166,7 +169,7 @@ window.apMorph = window.apMorph || (() => {
     for (const [k, x, y] of cells) {
       const td = tds[k];
       for (const [n, v] of y.attrs) if (td.getAttribute(n) !== v) td.setAttribute(n, v);
-      for (const [n] of x.attrs) if (!y.attrs.some((p) => p[0] === n)) td.removeAttribute(n);
+      for (const [n] of x.attrs) if (!KEEP.has(n) && !y.attrs.some((p) => p[0] === n)) td.removeAttribute(n);
       const f = td.firstChild;
       if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== y.text) f.data = y.text; }
       else if (td.textContent !== y.text) td.textContent = y.text;
