@@ -66,6 +66,11 @@ def expected(preset: str, edits: list[tuple[int, int, str]]) -> dict[str, Any]:
     return got
 
 
+def first_output_title(got: dict[str, Any]) -> str:
+    """The exact value (title) of the output's first cell in the overview the server rendered."""
+    return got["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0]
+
+
 def assert_shows(pg: Page, got: dict[str, Any]) -> None:
     """Every drawn view comes to equal the server's (a preset's answers arrive as more than one event: each view is
     given until the timeout to settle, and one that settles on anything else fails with the first difference)."""
@@ -104,7 +109,7 @@ def test_edits_change_the_numbers_in_place_and_the_page_shows_exactly_the_server
     want = expected(values.DEFAULT_PRESET, edits)
     page.wait_for_function(
         "([s, t]) => document.querySelector(s).title === t",
-        arg=[out_td, want["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0]],
+        arg=[out_td, first_output_title(want)],
     )
     assert_shows(page, want)
     assert page.evaluate(KEPT) == [True, True]  # drawn into the same nodes

@@ -11,9 +11,9 @@ import pytest
 from browser import open_page, settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page
+from test_journey_drawn import expected, first_output_title
 
-from ui import pipeline, values
-from ui.edits import edit_result
+from ui import values
 
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
@@ -351,10 +351,7 @@ def test_typing_on_right_after_enter_goes_to_the_next_cell(page: Page) -> None:
     page.wait_for_function("(s) => !document.querySelector(s)", arg="#inputs table.grid td input", timeout=TIMEOUT)
     assert page.inner_text(grid_cell("x", 0, 1)) == "2.5"
     assert page.inner_text(grid_cell("x", 1, 1)) == "-1.25"
-    _, vals, _ = pipeline.load_values(values.DEFAULT_PRESET)
-    for r, v in ((0, "2.5"), (1, "-1.25")):
-        vals, got, _ = edit_result("cell", values.DEFAULT_PRESET, vals, {"table": "x", "row": r, "col": 1, "value": v})
-    want = got["overview"].split("data-name='output'")[1].split("title='")[1].split("'")[0]
+    want = first_output_title(expected(values.DEFAULT_PRESET, [(0, 1, "2.5"), (1, 1, "-1.25")]))
     page.wait_for_function(
         "([s, t]) => document.querySelector(s).title === t", arg=[f"{OUT} td[data-r='0'][data-c='0']", want]
     )

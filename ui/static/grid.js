@@ -68,10 +68,9 @@ function send(kind, payload, event, answered) {
   const now = !unanswered && !early;  // (the chain is idle: going now keeps the order of edits)
   unanswered++;
   const done = () => { unanswered--; };
-  chain = (now ? runNow(turn) : chain.then(turn)).then(done, (err) => { console.error(err); done(); });
-}
-function runNow(turn) {  // the turn, started in this task (its errors as a rejected promise, as .then gives them)
-  try { return Promise.resolve(turn()); } catch (err) { return Promise.reject(err); }
+  // (now: the turn starts in this task; a throw rejects, as it would in .then)
+  const failed = (err) => { console.error(err); done(); };
+  chain = (now ? new Promise((ok) => ok(turn())) : chain.then(turn)).then(done, failed);
 }
 
 // ---- one Tab stop per grid (a roving tabindex) ---------------------------------------------------------------

@@ -35,16 +35,15 @@ function drawnView(after) {
   // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
   // a view at T=64) once the page is idle, after the frame that shows it, and only if it is still the value drawn
   // (a queued event first tells every view at once, window.apTellAll: grid.js's apLiveIdle)
-  let told = true;
-  const tells = (window.apTells = window.apTells || new Set());
+  const tells = (window.apTells = window.apTells || new Set());  // the views gradio is still to be told
   window.apTellAll = window.apTellAll || (() => [...window.apTells].forEach((f) => f()));
-  const tell = () => { tells.delete(tell); told = true; if (props.value !== shown) props.value = shown; };
+  const tell = () => { tells.delete(tell); if (props.value !== shown) props.value = shown; };
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
   (window.apViews = window.apViews || {})[id] = (u) => {
     if ('visible' in u) props.visible = u.visible;
     if (!('value' in u)) return;
     draw(u.value ?? '');
-    if (told) { told = false; tells.add(tell); idle(tell, { timeout: 500 }); }
+    if (!tells.has(tell)) { tells.add(tell); idle(tell, { timeout: 500 }); }
   };
 }
 // apMorph(host, html, old): draws ``html`` into ``host``, in place when the shapes agree; true when it did so.
@@ -105,13 +104,16 @@ window.apMorph = window.apMorph || (() => {
   // the cells whose text differs are written, without parsing the new HTML into nodes or reading the others (at
   // T=64 parsing and walking ~8,000 cells was most of an edit's drawing). Anything else that differs, or a page
   // that does not hold as many cells or prints as the strings say, is left to the walk below.
-  const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };
-  const unescape = (t) => (t.indexOf('&') < 0 ? t : t.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, e) => ENTITY[e]));
-  const ATTR = /\s+([a-z][\w-]*)='([^'&]*(?:&(?:amp|lt|gt|quot|#x27|#39);[^'&]*)*)'/y;
+  const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };  // (what html.escape writes)
+  const NAMES = Object.keys(ENTITY).join('|');
+  const ESCAPED = new RegExp(`&(${NAMES});`, 'g');
+  const unescape = (t) => (t.indexOf('&') < 0 ? t : t.replace(ESCAPED, (_, e) => ENTITY[e]));
+  const ATTR = new RegExp(`\\s+([a-z][\\w-]*)='([^'&]*(?:&(?:${NAMES});[^'&]*)*)'`, 'y');
   const PRE = "pre class='tensor'>";
   // a text written as it stands only when a parse would give the same: known entities, no CR or NUL (the parser
   // changes both), and no newline first (a parser drops one right after <pre>)
-  const plain = (t) => !/&(?!(amp|lt|gt|quot|#x27|#39);)|[\r\0]/.test(t) && t[0] !== '\n';
+  const ODD = new RegExp(`&(?!(${NAMES});)|[\\r\\0]`);
+  const plain = (t) => !ODD.test(t) && t[0] !== '\n';
   // a cell's text from its '<td' on: {attrs: [[name, value]...], text, rest} or null when not a plain cell
   function cellOf(part) {
     const end = part.indexOf('</td>');
@@ -160,11 +162,11 @@ window.apMorph = window.apMorph || (() => {
       if (was !== now || now.includes(PRE)) pres = prints(was, now, pres, texts);
       if (pres === null) return false;
     }
-    const shown = host.querySelectorAll('pre.tensor');
-    if (shown.length !== pres) return false;
+    const printed = host.querySelectorAll('pre.tensor');
+    if (printed.length !== pres) return false;
     for (const [k, t] of texts) {
-      const f = shown[k].firstChild;
-      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== t) f.data = t; } else shown[k].textContent = t;
+      const f = printed[k].firstChild;
+      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== t) f.data = t; } else printed[k].textContent = t;
     }
     for (const [k, x, y] of cells) {
       const td = tds[k];
