@@ -5,13 +5,15 @@ error mark drawn with a glyph the page's fonts have."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from browser import open_page, settled
 from PIL import Image, ImageChops, ImageStat
-from playwright.sync_api import Browser, Page
-from test_journey_drawn import expected, first_output_title
+from playwright.sync_api import Browser, Page, Request, Response
+from test_journey_drawn import assert_shows, expected, first_output_title
 
 from ui import values
 
@@ -357,3 +359,74 @@ def test_typing_on_right_after_enter_goes_to_the_next_cell(page: Page) -> None:
     )
     focused = page.evaluate("() => [document.activeElement.dataset.r, document.activeElement.dataset.c]")
     assert focused == ["2", "1"]  # Enter moved down twice
+
+
+def live_calls(pg: Page) -> list[dict[str, Any]]:
+    """The page's live edits and looks from now on, as sent (their ``data``), in order."""
+    sent: list[dict[str, Any]] = []
+
+    def seen(r: Request) -> None:
+        if "component_server" in r.url:
+            sent.append(json.loads(r.post_data or "{}").get("data", {}))
+
+    pg.on("request", seen)
+    return sent
+
+
+def looked_at(value: str) -> Callable[[Response], bool]:
+    """Whether a response answers the page's look at ``value``."""
+
+    def answered(r: Response) -> bool:
+        data = json.loads(r.request.post_data or "{}").get("data", {})
+        return "component_server" in r.url and data.get("look") is True and data.get("value") == value
+
+    return answered
+
+
+OUTPUT_00 = f"{OUT} td[data-r='0'][data-c='0']"
+# the output's first number as the Enter's own task leaves it: read in a listener that runs after the grid's
+SHOWN_WITH_ENTER = """(s) => { window.__withEnter = null; document.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter') window.__withEnter = document.querySelector(s).title; }, { once: true }); }"""
+
+
+def test_a_value_typed_and_left_a_moment_is_shown_with_the_enter(page: Page) -> None:
+    """A learner types a value and pauses before Enter, as learners do. Meanwhile the server works the value out
+    (grid.js's look ahead) and the views still show the old numbers; the Enter then shows the new ones in its own
+    task, without waiting for the server, and they are exactly the server's for the new value."""
+    calls = live_calls(page)
+    old = first_output_title(expected(values.DEFAULT_PRESET, []))
+    want = expected(values.DEFAULT_PRESET, [(0, 1, "2.5")])
+    page.locator(grid_cell("x", 0, 1)).click()
+    with page.expect_response(looked_at("2.5"), timeout=TIMEOUT):
+        page.keyboard.type("2.5", delay=40)
+    page.wait_for_timeout(100)
+    assert page.locator(OUTPUT_00).get_attribute("title") == old  # a look is not drawn before the Enter
+    page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => window.__withEnter") == first_output_title(want)
+    assert_shows(page, want)
+    page.evaluate("() => window.apLiveIdle()")  # (the commit has been answered)
+    commits = [c for c in calls if not c.get("look")]
+    assert commits == [{"kind": "cell", "table": "x", "row": 0, "col": 1, "value": "2.5", "seen": True}]
+    assert [c["value"] for c in calls if c.get("look")][-1] == "2.5"
+    assert page.inner_text(grid_cell("x", 0, 1)) == "2.5"
+    focused = page.evaluate("() => [document.activeElement.dataset.r, document.activeElement.dataset.c]")
+    assert focused == ["1", "1"]
+
+
+def test_a_typed_value_put_back_with_escape_is_not_kept_by_the_server(page: Page) -> None:
+    """The server worked out the typed value, but the learner presses Escape: the cell and the views keep the old
+    numbers, and the next edit's views are those without the value put back."""
+    old = first_output_title(expected(values.DEFAULT_PRESET, []))
+    page.locator(grid_cell("x", 0, 1)).click()
+    was = page.locator("#inputs table.grid td input").input_value()
+    with page.expect_response(looked_at("2.5"), timeout=TIMEOUT):
+        page.keyboard.type("2.5", delay=40)
+    page.keyboard.press("Escape")
+    assert page.inner_text(grid_cell("x", 0, 1)) == was
+    page.wait_for_timeout(200)
+    assert page.locator(OUTPUT_00).get_attribute("title") == old
+    page.locator(grid_cell("x", 1, 1)).click()
+    page.keyboard.type("-1", delay=40)
+    page.keyboard.press("Enter")
+    assert_shows(page, expected(values.DEFAULT_PRESET, [(1, 1, "-1")]))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import html
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import torch
@@ -19,6 +20,7 @@ from browser import serve
 
 import attention_core as ac
 from ui import live, pipeline, values, wiring
+from ui.edits import edit_result
 
 
 @pytest.fixture
@@ -60,6 +62,103 @@ def test_a_scrub_value_is_stored_and_answered_with_the_first_screen_only(session
     full = live.live_answer(session, cell("x", 0, 0, "1.76"))
     assert set(full["views"]) == set(live.VIEW_IDS.values())
     assert full["views"]["overview"] == ans["views"]["overview"]  # the same first screen, and the notebook too
+
+
+def look(table: str, row: int, col: int, value: Any) -> dict[str, Any]:
+    """A look ahead: the value still being typed (grid.js)."""
+    return {**cell(table, row, col, value), "look": True}
+
+
+def test_a_look_ahead_answers_as_its_commit_would_and_keeps_no_value(session: str) -> None:
+    """While a value is typed the page asks for its views (grid.js's look): the answer is the commit's own, for every
+    view, and the session's values stay the very ones they were (Escape must find nothing to undo)."""
+    before = wiring.STORE.get(session)["vals"]
+    ans = live.live_answer(session, look("x", 0, 0, "2"))
+    assert wiring.STORE.get(session)["vals"] is before
+    key = uuid.uuid4().hex  # the same edit committed on a page that never looked
+    wiring.STORE.put(key, {**wiring.STORE.get(session), "ahead": None}, used=False)
+    try:
+        assert ans == live.live_answer(key, cell("x", 0, 0, "2"))
+    finally:
+        wiring.STORE.drop(key)
+    out = html.unescape(ans["views"]["html-output"]["value"]).split("<pre class='tensor'>")[1].split("</pre>")[0]
+    x = torch.tensor([[2.0, *stored_x(session)[0][1:]], *stored_x(session)[1:]])
+    assert out == str(reference_output(x))
+
+
+def test_the_commit_of_a_looked_value_takes_the_look(session: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Committing the value looked at stores it without computing again, and a page that drew the look's answer
+    (``seen``) is answered that it is the same; the stored values equal a plain commit's."""
+    looked = live.live_answer(session, look("x", 0, 0, "2"))
+    computed = []
+    monkeypatch.setattr(live, "edit_result", lambda *a: computed.append(a) or pytest.fail("computed again"))
+    assert live.live_answer(session, {**cell("x", 0, 0, "2"), "seen": True}) == {"views": {}, "same": True}
+    assert stored_x(session)[0][0] == 2.0 and not computed
+    assert wiring.STORE.get(session)["ahead"] is None  # used once
+    monkeypatch.undo()
+    again = live.live_answer(session, look("x", 0, 0, "2"))  # (the same value again: an edit of nothing)
+    assert again["views"]["overview"] == looked["views"]["overview"]
+
+
+def queued_edit(key: str) -> None:
+    """What a queued event of the page does to its values (wiring.on): new values stored, no look dropped."""
+    entry = wiring.STORE.get(key)
+    vals, _, _ = edit_result("cell", entry["preset"], entry["vals"], cell("x", 1, 0, "3"))
+    wiring.STORE.put(key, {"vals": vals}, used=True)
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        lambda key: live.live_answer(key, cell("x", 1, 0, "3")),
+        queued_edit,
+        lambda key: live.live_answer(key, look("x", 0, 0, "4")),
+    ],
+    ids=["a live edit came first", "a queued event came first", "a newer look"],
+)
+def test_a_look_is_not_used_for_other_values_or_another_value(session: str, between: Callable[[str], Any]) -> None:
+    """A look is used only by the commit of its own value on the values it was computed for: after another edit,
+    or for another value, the commit computes its views (and the page, told nothing is the same, draws them)."""
+    live.live_answer(session, look("x", 0, 0, "2"))
+    between(session)
+    ans = live.live_answer(session, {**cell("x", 0, 0, "2"), "seen": True})
+    assert "same" not in ans and set(ans["views"]) == set(live.VIEW_IDS.values())
+    x = torch.tensor(stored_x(session), dtype=torch.float32)
+    assert x[0, 0] == 2.0
+    out = html.unescape(ans["views"]["html-output"]["value"]).split("<pre class='tensor'>")[1].split("</pre>")[0]
+    assert out == str(reference_output(x))
+
+
+def test_a_refused_look_stores_nothing_and_its_commit_is_refused_alike(session: str) -> None:
+    before = wiring.STORE.get(session)["vals"]
+    ans = live.live_answer(session, look("x", 0, 0, "1e39"))  # past float32: refused, naming the cell
+    assert list(ans["views"]) == ["message"] and "x row 1, column 1" in ans["views"]["message"]["value"]
+    assert live.live_answer(session, cell("x", 0, 0, "1e39")) == ans
+    assert wiring.STORE.get(session)["vals"] is before
+
+
+def test_a_look_is_answered_busy_at_once_when_no_core_is_free(session: str) -> None:
+    """Looks only use a free core: with both live slots taken a look is told busy at once (the page then commits
+    as it always did), while an edit still waits for its turn."""
+
+    async def taken() -> tuple[dict[str, Any], dict[str, Any]]:
+        holders = [object(), object()]
+        for h in holders:
+            await live.LIVE_SLOTS.acquire_on_behalf_of(h)
+        try:
+            with anyio.fail_after(2):  # (at once: a look that waited for a slot would fail here)
+                told = await live.answer(session, look("x", 0, 0, "2"))
+            with anyio.move_on_after(0.3):
+                await live.answer(session, cell("x", 0, 0, "2"))
+                pytest.fail("an edit went past two taken slots")
+            return told, wiring.STORE.get(session)
+        finally:
+            for h in holders:
+                live.LIVE_SLOTS.release_on_behalf_of(h)
+
+    told, entry = anyio.run(taken)
+    assert told == {"busy": True}
+    assert entry.get("ahead") is None and stored_x(session)[0][0] != 2.0
 
 
 def test_an_edit_is_stored_and_answered_with_every_view(session: str) -> None:

@@ -52,7 +52,8 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
     Not a queued event: gradio's frontend then copies every output component's value several times per event
     (its loading-status bookkeeping), about a third of an edit at T=64. ``data``: ``{"kind": "cell", table, row,
     col, value}`` (with ``"scrub": true`` while the value is being dragged: only the first screen's views come
-    back, see ui/edits.py) or ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id:
+    back, see ui/edits.py; with ``"look": true`` while it is still being typed, see :func:`live_answer`) or
+    ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id:
     {"value"?, "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
     """
     try:
@@ -66,21 +67,57 @@ async def answer(key: Any, data: Any) -> dict[str, Any]:
     """:func:`live_edit`'s answer for the page with session hash ``key``: no state is made for an unknown page."""
     if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
         return {"views": live_views(expired_got())}
-    if LIVE_SLOTS.statistics().tasks_waiting >= LIVE_WAITING:
+    stats = LIVE_SLOTS.statistics()
+    if is_look(data) and (stats.tasks_waiting or stats.borrowed_tokens >= stats.total_tokens):
+        return {"busy": True}  # a look ahead only uses a free core: the page commits the edit as usual
+    if stats.tasks_waiting >= LIVE_WAITING:
         return {"busy": True}  # grid.js sends this edit, and the next ones, as queued events
     return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
 
 
+def is_look(data: Any) -> bool:
+    """Whether ``data`` is a look ahead: a value still being typed, computed but not kept (see :func:`live_answer`)."""
+    return isinstance(data, dict) and data.get("kind") == "cell" and data.get("look") is True
+
+
 def live_answer(key: str | None, data: Any) -> dict[str, Any]:
+    """The answer to one live edit, and the session's values stored when the edit is taken.
+
+    A look ahead (``"look": true``: grid.js, while a value is typed and before it is committed) is computed for
+    the session's values as they are, answered, and kept only as the session's ``ahead`` (never as its values).
+    The commit of that very edit on those very values (the same objects: values are never mutated) then takes
+    those views instead of computing them again; with ``"seen": true`` (the page drew the look's answer) it is
+    answered ``{"views": {}, "same": true}``. Any other commit computes, and drops the look."""
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind not in ("cell", "paste"):
         return {"views": live_views({"message": vw.message_html([], error="edit: not a cell edit or a paste")})}
+    look, edit = is_look(data), edit_key(kind, data)
     with STORE.lock(key):
         entry = STORE.get(key) or {}
-        nv, got, grid = edit_result(kind, entry.get("preset"), entry.get("vals"), data)
-        if nv is not None:
-            STORE.put(key, {"vals": nv}, used=True)
+        vals, ahead = entry.get("vals"), entry.get("ahead")
+        same = isinstance(ahead, dict) and ahead["edit"] == edit and ahead["base"] is vals
+        hit = not look and edit is not None and same
+        if hit:
+            nv, got, grid = ahead["nv"], ahead["views"], None
+        else:
+            nv, got, grid = edit_result(kind, entry.get("preset"), vals, data)
+        if look:
+            STORE.put(key, {"ahead": {"edit": edit, "base": vals, "nv": nv, "views": got}}, used=False)
+        elif nv is not None:
+            STORE.put(key, {"vals": nv, "ahead": None}, used=True)
+        elif ahead is not None:
+            STORE.put(key, {"ahead": None}, used=False)
+    if hit and data.get("seen") is True:
+        return {"views": {}, "same": True}
     return {"views": live_views(got), "grid": grid}
+
+
+def edit_key(kind: str, data: dict[str, Any]) -> str | None:
+    """What a look ahead and its commit share: the cell and the value as typed (a scrub's values are not looked
+    ahead: they answer the first screen only)."""
+    if kind != "cell" or data.get("scrub") is True:
+        return None
+    return repr((data.get("table"), data.get("row"), data.get("col"), data.get("value")))
 
 
 def live_views(got: dict[str, Any]) -> dict[str, dict[str, Any]]:

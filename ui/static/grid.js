@@ -37,7 +37,10 @@ const loaded = new Promise((ok) => {
 let chain = loaded;  // (the load event itself does not wait for it: wiring.py)
 let live = !!(server && server.live_edit);
 const LIVE_TIMEOUT_MS = 20000;
-window.apLiveIdle = () => chain.then(() => window.apTellAll?.());  // (gradio then holds what the views show: live.js)
+window.apLiveIdle = () => {  // (gradio then holds what the views show: live.js)
+  epoch++;  // a queued event may change the values: no look made before it is drawn
+  return chain.then(() => window.apTellAll?.());
+};
 function apply(ans) {
   if (!ans || ans.busy) throw new Error('busy');
   for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
@@ -45,20 +48,27 @@ function apply(ans) {
   return ans;
 }
 // ``answered(refused)`` runs once the server has answered a live edit (not for a queued one). ``payload`` may be a
-// function, asked for the payload only when this edit's turn comes (a scrub's newest value: scrub.js)
+// function, asked for the payload only when this edit's turn comes (a scrub's newest value: scrub.js). ``looked``:
+// this very edit, looked ahead while it was typed (see look): its answer is drawn as soon as it is there (at once,
+// in the Enter's own task, when it came while the learner typed), and the commit is told so.
 // An edit made while none is on its way is sent at once, in the event that made it: before the page's own work on
 // that event (the editor's removal, the focus moving on, the observers that follow), which at T=64 took 5 ms.
 let unanswered = 0;  // edits sent or waiting in the chain, not yet answered
-function send(kind, payload, event, answered) {
+let epoch = 0;  // edits and queued events so far: a look is drawn only on the values it was computed for
+function send(kind, payload, event, answered, looked = null) {
   if (typeof payload !== 'function') newest = null;  // a scrub's later values go after this edit, not before it
   const before = early;
+  const mine = ++epoch;
   const turn = () => {
     if (typeof payload === 'function') payload = payload();  // (taken even when dropped: scrub.js's slot is freed)
     if (before && props.value !== built) return;  // made on grids the load has replaced (see loaded)
     if (!payload) return;  // (a scrub value that a later one made pointless)
     if (!live) { trigger(event, payload); return; }
     const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
-    return Promise.race([server.live_edit({ kind, ...payload }), late]).then(apply).then(
+    const go = (shown) => Promise.race([server.live_edit({ kind, ...payload, ...(shown ? { seen: true } : {}) }), late])
+      .then((ans) => (ans?.same && shown ? shown : apply(ans)));
+    const shown = looked ? looked.answer.then((ans) => (ans && epoch === mine ? apply(ans) : null)) : null;
+    return (shown ? shown.then(go) : go(null)).then(
       (ans) => {  // (never rejects: a rejected chain would hold every later edit back)
         try { answered?.(/msg-error/.test(ans.views?.message?.value || '')); } catch (err) { console.error(err); }
       },
@@ -71,6 +81,38 @@ function send(kind, payload, event, answered) {
   // (now: the turn starts in this task; a throw rejects, as it would in .then)
   const failed = (err) => { console.error(err); done(); };
   chain = (now ? new Promise((ok) => ok(turn())) : chain.then(turn)).then(done, failed);
+}
+
+// ---- looking ahead: the value being typed is computed before the Enter ------------------------------------------
+// While a cell's editor holds a number, the server computes the views for it without keeping it (ui/live.py's
+// look ahead), one look on its way at a time and the newest value waiting. Committing that value draws the look's
+// answer at once, with the Enter; the commit itself then only stores it. A look is used only if no edit or queued
+// event came after it was made (epoch), and the server checks that its values are still the ones it looked at.
+const LOOK_TIMEOUT_MS = 2000;
+let ahead = null;  // the newest look sent: {key, epoch, answer: Promise of its answer or null, done}
+let waiting = null;  // an editor whose newer value waits for the look on its way
+const lookKey = (p) => `${p.table}|${p.row}|${p.col}|${p.value}`;
+function look(inp) {
+  const value = inp.value;
+  if (!live || early || unanswered || !isNumber(value) || value === inp.dataset.was) return;
+  if (ahead && !ahead.done) { waiting = inp; return; }
+  const payload = { ...at(inp.closest('td')), value };
+  const mine = { key: lookKey(payload), epoch, done: false };
+  const late = new Promise((ok) => setTimeout(() => ok(null), LOOK_TIMEOUT_MS));
+  mine.answer = Promise.race([server.live_edit({ kind: 'cell', ...payload, look: true }), late])
+    .then((ans) => (ans && ans.views && !ans.busy ? ans : null), () => null)
+    .then((ans) => {
+      mine.done = true;
+      const next = waiting;
+      waiting = null;
+      if (next?.isConnected && !next.dataset.done) look(next);
+      return ans;
+    });
+  ahead = mine;
+}
+function lookFor(payload) {  // the look made for this edit, on the values as they are now
+  waiting = null;
+  return ahead && ahead.key === lookKey(payload) && ahead.epoch === epoch ? ahead : null;
 }
 
 // ---- one Tab stop per grid (a roving tabindex) ---------------------------------------------------------------
@@ -197,9 +239,10 @@ function finish(inp, keep) {
   if (!keep && td.dataset.good !== undefined) { unmark(td); unsay(cellName(td)); }
   else if (value !== was) {
     if (isNumber(value)) unmark(td); else mark(td, good);
-    send('cell', { ...at(td), value }, 'edit', (refused) => {
+    const edit = { ...at(td), value };
+    send('cell', edit, 'edit', (refused) => {
       if (td.isConnected && td.textContent === value) { if (refused) mark(td, good); else unmark(td); }
-    });
+    }, isNumber(value) ? lookFor(edit) : null);
   }
   noteStale();
   return td;
@@ -232,6 +275,7 @@ element.addEventListener('change', (e) => {
     if (refused && box.checked === sent) box.checked = !sent;  // the server kept the old mask: show it
   });
 });
+element.addEventListener('input', (e) => { if (e.target.matches(EDITOR)) look(e.target); });
 element.addEventListener('focusout', (e) => {
   if (e.target.matches(EDITOR)) finish(e.target, true);
 });
