@@ -5,7 +5,11 @@
 
 Each learner is a page: its own session hash, opened through the page's own load event (queue/join, then the event
 stream until it completes, as the browser does), then one live cell edit every ``--period`` seconds with ±50%
-jitter, through the path the grid uses (``component_server`` → ``live_edit``). Beside them ``--extras`` learners
+jitter, through the path the grid uses (``component_server`` → ``live_edit``), each edit looked ahead as the page
+does while a value is typed: its look is sent ``--lead`` seconds (a learner's pause) before the Enter, and the
+commit says ``seen`` when the look came back with views (static/grid.js). The latencies are the commits' round
+trips; "shown" is what the learner waits after the Enter for the views: nothing when the look was back, else until
+the look or the commit answers. Beside them ``--extras`` learners
 call ``/model_attention`` and as many call ``/train`` (a few steps), each about every 3 s. The idle p95 is measured
 in the same run: one learner alone, editing every 0.2 s. Each size reports edit latency p50/p95/p99 and p95 ÷ idle
 p95, the server's CPU per edit (all its work, the model and training included, divided by the edits), the cores it
@@ -50,6 +54,8 @@ class Learner:
     edits: list[dict[str, Any]] = field(default_factory=list)
     answers: list[bytes] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
+    shown_ms: list[float] = field(default_factory=list)  # after the Enter, until the views were in hand
+    looks_used: int = 0
 
 
 def page_ids(html: str) -> tuple[int, int]:
@@ -81,21 +87,48 @@ def edit_of(i: int, n: int) -> dict[str, Any]:
     return {"kind": "cell", "table": "x", "row": n % 3, "col": n % 2, "value": f"{1 + (i * 7 + n) % 50 / 10:.1f}"}
 
 
-async def learner(client: httpx.AsyncClient, comp: int, who: Learner, i: int, period: float, until: float) -> None:
+LEAD_S = 0.15  # a learner's pause between typing a value and pressing Enter: the look's head start
+
+
+async def post_edit(client: httpx.AsyncClient, comp: int, key: str, data: dict[str, Any]) -> tuple[bytes, float]:
+    """One live edit or look as the page posts it: (the answer's bytes, or "HTTP <status>"; when it was in)."""
+    body = {"data": data, "component_id": comp, "fn_name": "live_edit", "session_hash": key}
+    r = await client.post("gradio_api/component_server", json=body)
+    return (r.content if r.status_code == 200 else b"HTTP %d" % r.status_code), time.perf_counter()
+
+
+def usable(look: bytes) -> bool:
+    """Whether a look's answer has views the page would draw (not busy, not an HTTP error)."""
+    try:
+        got = json.loads(look)
+    except ValueError:
+        return False
+    return isinstance(got, dict) and "views" in got and not got.get("busy")
+
+
+async def learner(
+    client: httpx.AsyncClient, comp: int, who: Learner, i: int, period: float, until: float, lead: float = LEAD_S
+) -> None:
     rng = random.Random(i)
     await asyncio.sleep(rng.uniform(0, period))  # the class does not start in step
     n = 0
     while time.monotonic() < until:
         data = edit_of(i, n)
-        body = {"data": data, "component_id": comp, "fn_name": "live_edit", "session_hash": who.key}
+        look = asyncio.create_task(post_edit(client, comp, who.key, {**data, "look": True})) if lead > 0 else None
+        await asyncio.sleep(lead)  # typing done, the learner pauses; then the Enter
         t0 = time.perf_counter()
-        r = await client.post("gradio_api/component_server", json=body)
-        dt = time.perf_counter() - t0
+        seen, seen_at = await look if look else (b"", t0)  # (the page waits for a look still on its way)
+        used = usable(seen)
+        answer, t1 = await post_edit(client, comp, who.key, {**data, "seen": True} if used else data)
+        if used and answer.startswith(b"{") and json.loads(answer).get("same"):
+            answer = seen  # the views the page drew are the look's
         who.edits.append(data)
-        who.answers.append(r.content if r.status_code == 200 else b"HTTP %d" % r.status_code)
-        who.ms.append(dt * 1e3)
+        who.answers.append(answer)
+        who.ms.append((t1 - max(t0, seen_at if used else t0)) * 1e3)
+        who.shown_ms.append(max(0.0, (seen_at if used else t1) - t0) * 1e3)
+        who.looks_used += used
         n += 1
-        await asyncio.sleep(max(0.0, period * rng.uniform(0.5, 1.5) - dt))
+        await asyncio.sleep(max(0.0, period * rng.uniform(0.5, 1.5) - lead - (t1 - t0)))
 
 
 async def api_user(client: httpx.AsyncClient, api: str, i: int, until: float, out: list[tuple[Any, bytes]]) -> None:
@@ -202,20 +235,24 @@ async def class_round(url: str, pid: int, n: int, seconds: float, period: float,
         await asyncio.gather(*jobs)
         wall, cpu, own = time.monotonic() - t0, cpu_s(pid) - c0, time.process_time() - own0
     ms = [m for w in learners for m in w.ms]
+    shown = [m for w in learners for m in w.shown_ms]
     flat = [(api, p, t) for api, got in extras.items() for p, t in got]
     return {"learners": n, "edits": len(ms), "edits_per_s": len(ms) / wall, "p50": pct(ms, 0.5),
-            "p95": pct(ms, 0.95), "p99": pct(ms, 0.99), "cpu_ms_per_edit": cpu * 1e3 / max(1, len(ms)),
+            "p95": pct(ms, 0.95), "p99": pct(ms, 0.99), "shown_p50": pct(shown, 0.5), "shown_p95": pct(shown, 0.95),
+            "looks_used": sum(w.looks_used for w in learners) / max(1, len(ms)),
+            "cpu_ms_per_edit": cpu * 1e3 / max(1, len(ms)),
             "cores": cpu / wall, "client_cores": own / wall, "rss_mb": rss_mb(pid), "extra_calls": len(flat),
             "wrong": wrong_answers(learners, flat)}  # fmt: skip
 
 
 async def idle_p95(url: str, edits: int = 60) -> float:
-    """One learner alone, editing every 0.2 s: the idle p95 the class is compared with."""
+    """One learner alone, editing every 0.2 s without looking ahead: the idle p95 of a commit computed, which the
+    class's commits are compared with."""
     async with httpx.AsyncClient(base_url=url, timeout=60) as client:
         comp, load_fn = page_ids((await client.get("")).text)
         who = Learner(uuid.uuid4().hex[:12])
         await open_page(client, load_fn, who.key)
-        await learner(client, comp, who, 0, 0.2, time.monotonic() + edits * 0.2)
+        await learner(client, comp, who, 0, 0.2, time.monotonic() + edits * 0.2, lead=0.0)  # (commits only)
     assert wrong_answers([who], []) == 0, "the idle learner got a wrong answer"
     return pct(who.ms, 0.95)
 
@@ -238,11 +275,13 @@ def run(sizes: tuple[int, ...], seconds: float, period: float, n_extras: int) ->
 
 
 def table(idle: float, rounds: list[dict[str, Any]]) -> str:
-    head = ("| learners | edits/s | p50 | p95 | p99 | p95 ÷ idle p95 | server CPU per edit | server cores | "
-            "client cores | RSS | model + train calls | wrong |\n" + "|---" * 12 + "|\n")  # fmt: skip
+    head = ("| learners | edits/s | p50 | p95 | p99 | p95 ÷ idle p95 | looks used | shown p50 / p95 | "
+            "server CPU per edit | server cores | client cores | RSS | model + train calls | wrong |\n"
+            + "|---" * 14 + "|\n")  # fmt: skip
     rows = "".join(
         f"| {r['learners']} | {r['edits_per_s']:.1f} | {r['p50']:.1f} ms | {r['p95']:.1f} ms | {r['p99']:.1f} ms | "
-        f"{r['p95'] / idle:.2f}× | {r['cpu_ms_per_edit']:.1f} ms | {r['cores']:.2f} | {r['client_cores']:.2f} | "
+        f"{r['p95'] / idle:.2f}× | {r['looks_used']:.0%} | {r['shown_p50']:.1f} / {r['shown_p95']:.1f} ms | "
+        f"{r['cpu_ms_per_edit']:.1f} ms | {r['cores']:.2f} | {r['client_cores']:.2f} | "
         f"{r['rss_mb']:.0f} MB | "
         f"{r['extra_calls']} | {r['wrong']} |\n"
         for r in rounds
