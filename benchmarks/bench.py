@@ -164,20 +164,30 @@ REPAINTED = (
 
 
 GRID_CELL = "#inputs table[data-name=x] td[data-r='0'][data-c='1']"
+PAUSE_MS = 150  # a learner's pause between typing a value and pressing Enter
 
 
-def edit(page: Any, app: bool, value: str, arm: Callable[[], None] = lambda: None) -> None:
+def edit(page: Any, app: bool, value: str, arm: Callable[[], None] = lambda: None, way: str = "typed") -> None:
     """One edit as a user makes it: the app's grid cell (type, Enter), or the floor's Dataframe cell; ``arm`` runs
-    just before the Enter."""
+    just before the Enter. ``way``: "typed" (Playwright's fill, then the Enter at once), "paused" (a learner's pause,
+    PAUSE_MS, between typing and the Enter), or "unseen" (the value set without an input event, so the app's grid
+    cannot look ahead at it: the edit is computed after the Enter, as before the look ahead)."""
     if app:
         page.locator(GRID_CELL).click()  # opens the cell's editor
         editor = page.locator("#inputs table.grid td input")
-        editor.fill(value)
+        if way == "unseen":
+            editor.evaluate("(e, v) => { e.value = v; }", value)
+        else:
+            editor.fill(value)
+        if way == "paused":
+            page.wait_for_timeout(PAUSE_MS)
         arm()
         editor.press("Enter")
         return
     if page.locator("#bare-in").count():  # the bare page (bare_app.py): its one box, type, Enter
         page.locator("#bare-in").fill(value)
+        if way == "paused":
+            page.wait_for_timeout(PAUSE_MS)
         arm()
         page.locator("#bare-in").press("Enter")
         return
@@ -188,10 +198,16 @@ def edit(page: Any, app: bool, value: str, arm: Callable[[], None] = lambda: Non
 
 
 def bench_browser(
-    url: str, selectors: list[str], reps: int, with_plot: bool, app: bool = True, clock: str = "observer"
+    url: str,
+    selectors: list[str],
+    reps: int,
+    with_plot: bool,
+    app: bool = True,
+    clock: str = "observer",
+    way: str = "typed",
 ) -> dict[str, float]:
     """Commit an edit with Enter and time until every listed view (and the heatmap) has repainted, on the observer
-    clock (ARM) or the rAF-polled one (REPAINTED).
+    clock (ARM) or the rAF-polled one (REPAINTED); each edit made ``way`` (see ``edit``).
 
     Also counts the bytes the browser sends for each edit (request bodies to the server, P3 sent).
     """
@@ -222,10 +238,10 @@ def bench_browser(
             arg = [selectors, before, z]
             try:
                 if clock == "observer":
-                    edit(page, app, f"{0.3 + 0.1 * i:.2f}", lambda a=arg: page.evaluate(ARM, a))
+                    edit(page, app, f"{0.3 + 0.1 * i:.2f}", lambda a=arg: page.evaluate(ARM, a), way)
                     page.wait_for_function("() => window.__t1 !== undefined", polling=50)
                 else:
-                    edit(page, app, f"{0.3 + 0.1 * i:.2f}")
+                    edit(page, app, f"{0.3 + 0.1 * i:.2f}", way=way)
                     page.wait_for_function(REPAINTED, arg=arg, polling="raf")
             except Exception:
                 now = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
@@ -355,11 +371,16 @@ def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
 
 def p1_rows(reps: int, app: dict[str, Any], polled: dict[str, Any], quick: bool) -> list[tuple[str, ...]]:
     """P1's rows: the floors (the bare page twice as many times, for its time is a frame's luck: see ARM), the app
-    on the observer clock against the bare page, the same on the rAF-polled clock (earlier stops' numbers), the
-    bare page with a slower server (the frame budget), and the bytes each edit sends."""
+    on the observer clock against the bare page; both with a learner's pause before the Enter, and the app's edit
+    when it cannot look ahead; the same on the rAF-polled clock (earlier stops' numbers), the bare page with a slower
+    server (the frame budget), and the bytes each edit sends. ``app`` holds each case's runs by way and clock."""
+    paused = {c: app[c, "paused"] for c in ("default", "large")}
+    unseen = {c: app[c, "unseen"] for c in ("default", "large")}
+    app = {c: app[c, "typed"] for c in ("default", "large")}
     with serve("benchmarks/bare_app.py") as url:  # the physical floor: one fetch, the answer written in
         bare = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False)
         bare_polled = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False, clock="raf")
+        bare_paused = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False, way="paused")
     budget = {}
     for wait in (8,) if quick else (4, 8, 16):
         with serve("benchmarks/bare_app.py", env={"BARE_DELAY_MS": str(wait)}) as url:
@@ -375,6 +396,14 @@ def p1_rows(reps: int, app: dict[str, Any], polled: dict[str, Any], quick: bool)
     for case, target in (("default", 2), ("large", 8)):
         rows.append(("P1 browser", case, *ms(app[case]), f"{app[case]['p50'] / bare['p50']:.2f}× bare page "
                      f"(target ≤{target}×)"))  # fmt: skip
+    rows.append(("P1 learner's pause", f"bare page, Enter {PAUSE_MS} ms after typing", *ms(bare_paused),
+                 "the floor with the pause"))  # fmt: skip
+    for case in ("default", "large"):
+        rows.append(("P1 learner's pause", case, *ms(paused[case]),
+                     f"{paused[case]['p50'] / bare_paused['p50']:.2f}× its bare page"))  # fmt: skip
+    for case in ("default", "large"):
+        rows.append(("P1 no look ahead", f"{case}, value set without typing", *ms(unseen[case]),
+                     f"{unseen[case]['p50'] / bare['p50']:.2f}× bare page"))  # fmt: skip
     rows.append(("P1 rAF-polled clock", "bare page", *ms(bare_polled), "the floor on that clock"))
     for case in ("default", "large"):
         rows.append(("P1 rAF-polled clock", case, *ms(polled[case]),
@@ -414,7 +443,8 @@ def main() -> None:
         link = share.encode_link(large_scenario())
         app, polled = {}, {}
         for case, u, n in (("default", url, reps), ("large", f"{url}?scenario={link}", max(3, reps // 2))):
-            app[case] = bench_browser(u, views, n, True)
+            for way in ("typed", "paused", "unseen"):
+                app[case, way] = bench_browser(u, views, n, True, way=way)
             polled[case] = bench_browser(u, views, n, True, clock="raf")
         drag_s = 1.0 if args.quick else 3.0
         scrub = {"default": bench_scrub(url, drag_s), "large": bench_scrub(f"{url}?scenario={link}", drag_s)}
@@ -428,7 +458,7 @@ def main() -> None:
         rows.append(("Scrub rate", case, f"{scrub[case]:.1f} repaints/s", "",
                      f"{drag_s:.0f} s drag (target ≥{goal}/s)"))  # fmt: skip
     for case in ("default", "large"):
-        rows.append(("P3 sent per edit", case, f"{app[case]['sent'] / 1000:.2f} KB", "", "target ≤2 KB"))
+        rows.append(("P3 sent per edit", case, f"{app[case, 'typed']['sent'] / 1000:.2f} KB", "", "target ≤2 KB"))
 
     cold_reps = 1 if args.quick else 3
     trivial, play = bench_cold("benchmarks/trivial_app.py", cold_reps), bench_cold("playground.py", cold_reps)
