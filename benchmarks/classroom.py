@@ -88,6 +88,7 @@ def edit_of(i: int, n: int) -> dict[str, Any]:
 
 
 LEAD_S = 0.15  # a learner's pause between typing a value and pressing Enter: the look's head start
+LOOK_WAIT_S = 2.0  # what the page waits at most for a look on its way (grid.js's LOOK_TIMEOUT_MS)
 
 
 async def post_edit(client: httpx.AsyncClient, comp: int, key: str, data: dict[str, Any]) -> tuple[bytes, float]:
@@ -117,7 +118,10 @@ async def learner(
         look = asyncio.create_task(post_edit(client, comp, who.key, {**data, "look": True})) if lead > 0 else None
         await asyncio.sleep(lead)  # typing done, the learner pauses; then the Enter
         t0 = time.perf_counter()
-        seen, seen_at = await look if look else (b"", t0)  # (the page waits for a look still on its way)
+        try:  # (the page waits for a look still on its way, at most LOOK_WAIT_S)
+            seen, seen_at = await asyncio.wait_for(look, LOOK_WAIT_S) if look else (b"", t0)
+        except TimeoutError:
+            seen, seen_at = b"", t0
         used = usable(seen)
         answer, t1 = await post_edit(client, comp, who.key, {**data, "seen": True} if used else data)
         if used and answer.startswith(b"{") and json.loads(answer).get("same"):

@@ -51,6 +51,8 @@ def _size(v: Any, known: Sizes, memo: Sizes) -> int:
         return len(v)
     if not isinstance(v, (dict, list)):
         return 0
+    if id(v) in memo and memo[id(v)][0] is v:
+        return 0  # counted already in this pass (one table held twice, e.g. by a look ahead's values)
     hit = known.get(id(v))
     if hit is not None and hit[0] is v:
         memo[id(v)] = hit

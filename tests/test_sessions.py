@@ -57,7 +57,7 @@ def test_reading_an_entry_keeps_it_recent() -> None:
 
 
 def test_the_byte_bound_holds_and_is_counted_back_on_every_drop() -> None:
-    big = {"vals": {"x": {"data": [["t", *([0.5] * 1000)]] * 10}}}  # ~10,000 cells
+    big = {"vals": {"x": {"data": [["t", *([0.5] * 1000)] for _ in range(10)]}}}  # ~10,000 cells, 10 rows
     size, _ = estimate_bytes(big)
     assert 10_000 * 40 <= size <= 10_000 * 40 + 50_000
     st = SessionStore(max_bytes=3 * size + 100)
@@ -118,6 +118,18 @@ def test_an_edit_is_weighed_by_what_it_changed_and_the_total_equals_a_fresh_coun
     # ... and a table whose id is reused by another object is counted anew (the table is compared, not its id)
     other = [[0.0] * 100]
     assert estimate_bytes({"v": other}, {id(other): ([], 1)})[0] == estimate_bytes({"v": other})[0]
+
+
+def test_a_table_held_twice_is_counted_once() -> None:
+    """A look ahead (ui/live.py) holds the values it was computed on, the page's own values, and the next values,
+    which share every table but one: each table weighs once, or a page that looked ahead would count three times."""
+    rows = [[f"t{r}", *([0.25] * 64)] for r in range(64)]
+    vals = {"x": {"data": rows}, "W_q": {"data": [list(r) for r in rows]}}
+    nv = {**vals, "x": {"data": [list(r) for r in rows]}}
+    alone, _ = estimate_bytes({"vals": vals})
+    both, _ = estimate_bytes({"vals": vals, "ahead": {"base": vals, "nv": nv}})
+    one_table = estimate_bytes({"t": rows})[0] - estimate_bytes({})[0]
+    assert both - alone < one_table * 1.01  # only the table the look changed is new
 
 
 def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_stored() -> None:

@@ -67,12 +67,19 @@ async def answer(key: Any, data: Any) -> dict[str, Any]:
     """:func:`live_edit`'s answer for the page with session hash ``key``: no state is made for an unknown page."""
     if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
         return {"views": live_views(expired_got())}
-    stats = LIVE_SLOTS.statistics()
-    if is_look(data) and (stats.tasks_waiting or stats.borrowed_tokens >= stats.total_tokens):
-        return {"busy": True}  # a look ahead only uses a free core: the page commits the edit as usual
-    if stats.tasks_waiting >= LIVE_WAITING:
+    run = functools.partial(live_answer, key, data)
+    if is_look(data):  # a look only takes a slot free now, never waits for one: the page then commits as usual
+        try:
+            LIVE_SLOTS.acquire_nowait()
+        except anyio.WouldBlock:
+            return {"busy": True}
+        try:
+            return await anyio.to_thread.run_sync(run)
+        finally:
+            LIVE_SLOTS.release()
+    if LIVE_SLOTS.statistics().tasks_waiting >= LIVE_WAITING:
         return {"busy": True}  # grid.js sends this edit, and the next ones, as queued events
-    return await anyio.to_thread.run_sync(functools.partial(live_answer, key, data), limiter=LIVE_SLOTS)
+    return await anyio.to_thread.run_sync(run, limiter=LIVE_SLOTS)
 
 
 def is_look(data: Any) -> bool:
@@ -94,15 +101,16 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
     look, edit = is_look(data), edit_key(kind, data)
     with STORE.lock(key):
         entry = STORE.get(key) or {}
-        vals, ahead = entry.get("vals"), entry.get("ahead")
+        preset, vals, ahead = entry.get("preset"), entry.get("vals"), entry.get("ahead")
         same = isinstance(ahead, dict) and ahead["edit"] == edit and ahead["base"] is vals
-        hit = not look and edit is not None and same
+        hit = not look and edit is not None and same and ahead["preset"] == preset
         if hit:
             nv, got, grid = ahead["nv"], ahead["views"], None
         else:
-            nv, got, grid = edit_result(kind, entry.get("preset"), vals, data)
-        if look:
-            STORE.put(key, {"ahead": {"edit": edit, "base": vals, "nv": nv, "views": got}}, used=False)
+            nv, got, grid = edit_result(kind, preset, vals, data)
+        if look and vals is not None:  # (an entry dropped meanwhile is not made again)
+            slot = {"edit": edit, "preset": preset, "base": vals, "nv": nv, "views": got}
+            STORE.put(key, {"ahead": slot}, used=False)
         elif nv is not None:
             STORE.put(key, {"vals": nv, "ahead": None}, used=True)
         elif ahead is not None:

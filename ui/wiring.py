@@ -80,8 +80,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
             out = fn(*full, *given[len(shown_in) :])
             writes, rest = split_slots(out, outputs)
-            if writes:
-                STORE.put(key, writes, used=not loads)
+            if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
+                STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
         return rest
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -38,9 +38,10 @@ let chain = loaded;  // (the load event itself does not wait for it: wiring.py)
 let live = !!(server && server.live_edit);
 const LIVE_TIMEOUT_MS = 20000;
 window.apLiveIdle = () => {  // (gradio then holds what the views show: live.js)
-  epoch++;  // a queued event may change the values: no look made before it is drawn
+  epoch++;  // a queued event may change the values: no look made before it is drawn ...
   return chain.then(() => window.apTellAll?.());
 };
+window.apStale = () => { epoch++; };  // ... nor one made before its answer is drawn (live.js's drawnView)
 function apply(ans) {
   if (!ans || ans.busy) throw new Error('busy');
   for (const [id, u] of Object.entries(ans.views || {})) window.apViews?.[id]?.(u);
@@ -225,6 +226,7 @@ function startEdit(td, text) {
   td.appendChild(inp);
   inp.focus();
   if (text === undefined) inp.select();
+  else look(inp);  // (the key that opened the editor typed its first character: no input event says so)
 }
 
 function finish(inp, keep) {

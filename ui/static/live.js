@@ -29,7 +29,10 @@ function drawnView(after) {
     if (after) after(kept);
   };
   draw();  // the value the page was built with
-  watch('value', () => draw());  // an event's output
+  watch('value', () => {  // an event's output (or gradio told what a live edit drew: the same value)
+    if ((props.value ?? '') !== shown) window.apStale?.();  // a look made before it is of other values
+    draw();
+  });
   const id = viewId();
   if (!id) return;
   // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
