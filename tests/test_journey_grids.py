@@ -430,3 +430,20 @@ def test_a_typed_value_put_back_with_escape_is_not_kept_by_the_server(page: Page
     page.keyboard.type("-1", delay=40)
     page.keyboard.press("Enter")
     assert_shows(page, expected(values.DEFAULT_PRESET, [(1, 1, "-1")]))
+
+
+def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
+    """A learner on a cell (not editing) types one digit, which opens the editor with it, pauses and presses Enter:
+    that value too was worked out ahead and is drawn with the Enter, exactly the server's numbers."""
+    calls = live_calls(page)
+    want = expected(values.DEFAULT_PRESET, [(0, 1, "3")])
+    page.locator(grid_cell("x", 0, 1)).click()
+    page.keyboard.press("Escape")  # the editor closes, the cell keeps the focus
+    with page.expect_response(looked_at("3"), timeout=TIMEOUT):
+        page.keyboard.press("3")
+    page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => window.__withEnter") == first_output_title(want)
+    assert_shows(page, want)
+    page.evaluate("() => window.apLiveIdle()")
+    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
