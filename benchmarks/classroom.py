@@ -128,7 +128,7 @@ async def learner(
             answer = seen  # the views the page drew are the look's
         who.edits.append(data)
         who.answers.append(answer)
-        who.ms.append((t1 - max(t0, seen_at if used else t0)) * 1e3)
+        who.ms.append((t1 - max(t0, seen_at)) * 1e3)  # (the commit leaves once the look is in, or given up)
         who.shown_ms.append(max(0.0, (seen_at if used else t1) - t0) * 1e3)
         who.looks_used += used
         n += 1

@@ -196,8 +196,22 @@ STILL = "<td class='s1' data-r='9' title='7'>7</td>"
             f"<pre class='tensor'>tensor([&nbsp;2.])</pre><table><tr><td>1</td>{STILL}</tr></table>",
             False,
         ),
+        (  # a print among unchanged cells, then a cell and a print that change: the second print is written
+            f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
+            f"<table><tr><td>1</td></tr></table><pre class='tensor'>tensor([2.])</pre>",
+            f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
+            f"<table><tr><td>3</td></tr></table><pre class='tensor'>tensor([4.])</pre>",
+            True,
+        ),
     ],
-    ids=["cells and a print", "a tag in a cell", "a heading", "an unknown entity", "an unknown entity in a print"],
+    ids=[
+        "cells and a print",
+        "a tag in a cell",
+        "a heading",
+        "an unknown entity",
+        "an unknown entity in a print",
+        "an unchanged print first",
+    ],
 )
 def test_a_redraw_from_the_strings_equals_a_fresh_parse(page: Page, old: str, now: str, string_path: bool) -> None:
     """live.js draws an edit of one shape from the old and new HTML strings when only cells and torch's prints

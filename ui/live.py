@@ -102,8 +102,8 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
     with STORE.lock(key):
         entry = STORE.get(key) or {}
         preset, vals, ahead = entry.get("preset"), entry.get("vals"), entry.get("ahead")
-        same = isinstance(ahead, dict) and ahead["edit"] == edit and ahead["base"] is vals
-        hit = not look and edit is not None and same and ahead["preset"] == preset
+        hit = (not look and edit is not None and isinstance(ahead, dict) and ahead["base"] is vals
+               and (ahead["edit"], ahead["preset"]) == (edit, preset))  # fmt: skip
         if hit:
             nv, got, grid = ahead["nv"], ahead["views"], None
         else:

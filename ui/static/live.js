@@ -153,7 +153,7 @@ window.apMorph = window.apMorph || (() => {
     const cells = [], texts = [];
     let pres = 0;
     for (let i = 0; i < b.length; i++) {
-      if (a[i] === b[i]) { if (b[i].includes(PRE)) pres = prints(b[i], b[i], pres, texts); continue; }
+      if (a[i] === b[i]) { pres += b[i].split(`<${PRE}`).length - 1; continue; }  // (prints unchanged: counted)
       let was = a[i], now = b[i];
       if (i > 0) {
         const x = cellOf(was), y = cellOf(now);
