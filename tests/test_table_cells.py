@@ -1,4 +1,5 @@
-"""views.html_table's vectorised cells (numpy's shortest repr, torch's rounding) against the cell-by-cell rules."""
+"""views.html_table's cells, written through numpy at once (a large table) or one by one (a small one, the
+workbench's usual case), against the cell-by-cell rules (fmt, _bucket)."""
 
 from __future__ import annotations
 
@@ -28,22 +29,28 @@ def reference_cells(t: torch.Tensor, dtype: str, kind: str) -> list[tuple[str, s
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kind", ["signed", "prob"])
-def test_every_cell_has_the_class_and_exact_text_of_the_cell_by_cell_rules(dtype: str, kind: str) -> None:
+@pytest.mark.parametrize("n", [30, 8, 3])  # numpy at once (30×30, windowed to 24×24); one by one (8×8, 3×3)
+def test_every_cell_has_the_class_and_exact_text_of_the_cell_by_cell_rules(dtype: str, kind: str, n: int) -> None:
     t = values() if kind == "signed" else values().clamp(-1, 2)
+    t = t[:n, :n]
     if dtype == "float32":
         t = t.float().double()
-    page = vw.html_table(t, dtype, [f"r{i}" for i in range(30)], [f"c{j}" for j in range(30)], "q", kind=kind)
+    page = vw.html_table(t, dtype, [f"r{i}" for i in range(n)], [f"c{j}" for j in range(n)], "q", kind=kind)
     got = re.findall(r"<td class='([a-z0-9]+)' data-r='\d+' data-c='\d+'>([^<]*)</td>", page)
     assert got == reference_cells(t, dtype, kind)
-    assert len(got) == vw.WINDOW * vw.WINDOW
+    assert len(got) == min(n, vw.WINDOW) ** 2
+    assert (n * n <= vw.SMALL_TABLE) == (n < 30)  # both ways of writing the cells are checked
 
 
-def test_marks_and_the_short_overview_form_keep_their_cells() -> None:
-    t = values()[:3, :3].nan_to_num(0.0, 0.0, 0.0)
-    marks = {"pick": [(1, 2)], "used": [(0, None)]}
-    page = vw.html_table(t, "float64", ["a", "b", "c"], ["x", "y", "z"], "w", marks=marks, short=True)
-    cls = re.findall(r"<td class='([^']*)' data-r='(\d)' data-c='(\d)' title='([^']*)'>([^<]*)</td>", page)
-    assert [(r, c) for k, r, c, _, _ in cls if "pick" in k] == [("1", "2")]
-    assert [(r, c) for k, r, c, _, _ in cls if "used" in k] == [("0", "0"), ("0", "1"), ("0", "2")]
-    assert [title for *_, title, _ in cls] == [vw.fmt(v, "float64") for row in t.tolist() for v in row]
-    assert [text for *_, text in cls] == [vw._short(v) for row in t.tolist() for v in row]
+def test_a_small_table_of_many_scales_matches_the_large_tables_cells() -> None:
+    """Every 3×3 block of the 30×30 values (and of their negation, so the largest magnitude is sometimes
+    negative), written one by one, has the cell-by-cell rules' classes and texts."""
+    for sign in (1, -1):
+        t = sign * values()
+        for dtype in ("float32", "float64"):
+            for r in range(0, 24, 3):
+                for c in range(0, 24, 3):
+                    block = t[r : r + 3, c : c + 3]
+                    small = vw.html_table(block, dtype, ["a", "b", "c"], ["x", "y", "z"], "q")
+                    got = re.findall(r"<td class='([a-z0-9]+)' data-r='\d+' data-c='\d+'>([^<]*)</td>", small)
+                    assert got == reference_cells(block, dtype, "signed"), (sign, dtype, r, c)

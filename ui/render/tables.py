@@ -207,6 +207,29 @@ def _buckets(t: Tensor, kind: str, lim: float) -> list[list[str]]:
     return [[names[k] for k in row] for row in codes]
 
 
+SMALL_TABLE = 64  # cells up to which a table's numbers are written one by one (numpy's calls cost more)
+
+
+def _cells(shown: Tensor, dtype: str, kind: str) -> tuple[list[list[float]], list[list[str]], list[list[str]]]:
+    """The (R, C) ``shown`` cells' values (as floats), exact texts (:func:`fmt`) and colour classes
+    (:func:`_bucket`, scaled by the largest finite |value|). A small table (most of the workbench's: 3×3 at the
+    default size) goes cell by cell, where each numpy or torch call would cost more than the cells themselves;
+    a larger one goes through numpy at once. Both give the same cells (tests/test_table_cells.py)."""
+    if shown.numel() <= SMALL_TABLE:
+        listed = shown.double().tolist()
+        lim = max((abs(v) for row in listed for v in row if math.isfinite(v)), default=1.0) or 1.0
+        texts = [[fmt(v, dtype) for v in row] for row in listed]
+        return listed, texts, [[_bucket(v, kind, lim) for v in row] for row in listed]
+    finite = shown[torch.isfinite(shown)]
+    lim = float(finite.abs().max()) if finite.numel() else 1.0
+    lim = lim or 1.0
+    values = shown.double()
+    texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
+    if dtype != "float32":  # float64: long texts rounded to MAX_DIGITS, as fmt does
+        texts = [[t if _digits(t) <= MAX_DIGITS else fmt(float(t), dtype) for t in row] for row in texts]
+    return values.tolist(), texts, _buckets(values, kind, lim)
+
+
 Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
 
 
@@ -238,20 +261,13 @@ def html_table(
     win = window or WINDOW
     r0, c0 = (window_start(n, win, _targets(marks, axis, shift)) for n, axis, shift in ((n_r, 0, 0), (n_c, 1, col0)))
     shown = t[r0 : r0 + win, c0 : c0 + win]
-    finite = shown[torch.isfinite(shown)]
-    lim = float(finite.abs().max()) if finite.numel() else 1.0
-    lim = lim or 1.0
     head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[c0 : c0 + win])
-    values = shown.double()
-    texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
-    if dtype != "float32":  # float64: long texts rounded to MAX_DIGITS, as fmt does
-        texts = [[t if _digits(t) <= MAX_DIGITS else fmt(float(t), dtype) for t in row] for row in texts]
-    classes = _buckets(values, kind, lim)
+    listed, texts, classes = _cells(shown, dtype, kind)
     body = []
     marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
     cidx = [str(j + first) for j in range(shown.shape[1])]
-    for i, row in enumerate(values.tolist() if short else texts):
+    for i, row in enumerate(listed if short else texts):
         cls, text, r = classes[i], texts[i], i + r0
         if marked:
             cls = [f"{c}{_marked(marks, r, j + first)}" for c, j in zip(cls, range(len(row)), strict=True)]
