@@ -20,6 +20,7 @@ import attention_core as ac
 from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.scenario_modern import MODERN_KEYS
 from attention_core.sdpa import fill_verdicts
+from ui.render import printing
 
 STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
 
@@ -394,8 +395,9 @@ def grid(table: Any) -> list[list[Any]]:
 
 
 def torch_print(t: Tensor) -> str:
-    """Exactly what ``print(t)`` shows in the notebooks (torch's default print options)."""
-    return str(t)
+    """Exactly what ``print(t)`` shows in the notebooks (torch's default print options): ``str(t)``, written
+    from the values for a plain float tensor (printing.py)."""
+    return printing.torch_str(t)
 
 
 # ---- weights tables: heads stacked vertically ------------------------------------------------
