@@ -24,9 +24,11 @@ def torch_str(t: Tensor) -> str:
     """Exactly ``str(t)`` (any shape); written here for a plain CPU float32/float64 tensor of 1-3 dims."""
     if not _plain(t):
         return str(t)
-    flat = t.reshape(-1).tolist()
-    fmt = _formatter(flat)
-    text = "tensor(" + _nested(t.tolist(), t.dim(), INDENT, fmt)
+    vals = t.tolist()
+    flat = vals
+    for _ in range(t.dim() - 1):
+        flat = [v for row in flat for v in row]
+    text = "tensor(" + _nested(vals, t.dim(), INDENT, _formatter(flat))
     suffixes = [] if t.dtype == torch.get_default_dtype() else [f"dtype={t.dtype}"]
     return _add_suffixes(text, suffixes)
 
@@ -41,8 +43,7 @@ def _plain(t: Tensor) -> bool:
         and t.device.type == "cpu"
         and 1 <= t.dim() <= 3
         and 0 < t.numel() <= DEFAULTS["threshold"]
-        and not t.requires_grad
-        and t.grad_fn is None
+        and not t.requires_grad  # (so no grad_fn either)
         and not t.is_neg()
         and torch.get_default_dtype() == torch.float32
         and torch._C._get_default_device() == "cpu"
@@ -65,7 +66,7 @@ def _formatter(flat: list[float]) -> tuple[int, bool, bool]:
         width = max(len(f"{v:.0f}") + 1 for v in nonzero)
     else:
         width = max(len(f"{v:.4f}") for v in nonzero)
-    return max(1, width), sci, int_mode
+    return width, sci, int_mode
 
 
 def _number(v: float, fmt: tuple[int, bool, bool]) -> str:

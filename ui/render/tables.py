@@ -211,11 +211,14 @@ def _buckets(t: Tensor, kind: str, lim: float) -> list[list[str]]:
 SMALL_TABLE = 64  # cells up to which a table's numbers are written one by one (numpy's calls cost more)
 
 
-def _cells(shown: Tensor, dtype: str, kind: str) -> tuple[list[list[float]], list[list[str]], list[list[str]]]:
-    """The (R, C) ``shown`` cells' values (as floats), exact texts (:func:`fmt`) and colour classes
-    (:func:`_bucket`, scaled by the largest finite |value|). A small table (most of the workbench's: 3×3 at the
-    default size) goes cell by cell, where each numpy or torch call would cost more than the cells themselves;
-    a larger one goes through numpy at once. Both give the same cells (tests/test_table_cells.py)."""
+def _cells(
+    shown: Tensor, dtype: str, kind: str, short: bool
+) -> tuple[list[list[float]], list[list[str]], list[list[str]]]:
+    """The (R, C) ``shown`` cells' values as floats (for ``short``, else only for a small table), exact texts
+    (:func:`fmt`) and colour classes (:func:`_bucket`, scaled by the largest finite |value|). A small table (most
+    of the workbench's: 3×3 at the default size) goes cell by cell, where each numpy or torch call would cost more
+    than the cells themselves; a larger one goes through numpy at once. Both give the same
+    cells (tests/test_table_cells.py)."""
     if shown.numel() <= SMALL_TABLE:
         listed = shown.double().tolist()
         lim = max((abs(v) for row in listed for v in row if math.isfinite(v)), default=1.0) or 1.0
@@ -228,7 +231,7 @@ def _cells(shown: Tensor, dtype: str, kind: str) -> tuple[list[list[float]], lis
     texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
     if dtype != "float32":  # float64: long texts rounded to MAX_DIGITS, as fmt does
         texts = [[t if _digits(t) <= MAX_DIGITS else fmt(float(t), dtype) for t in row] for row in texts]
-    return values.tolist(), texts, _buckets(values, kind, lim)
+    return values.tolist() if short else [], texts, _buckets(values, kind, lim)
 
 
 Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
@@ -263,7 +266,7 @@ def html_table(
     r0, c0 = (window_start(n, win, _targets(marks, axis, shift)) for n, axis, shift in ((n_r, 0, 0), (n_c, 1, col0)))
     shown = t[r0 : r0 + win, c0 : c0 + win]
     head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[c0 : c0 + win])
-    listed, texts, classes = _cells(shown, dtype, kind)
+    listed, texts, classes = _cells(shown, dtype, kind, short)
     body = []
     marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
