@@ -8,14 +8,17 @@ from ui.render import printing
 from ui.render import tables as vw
 
 SHAPES = [(1,), (3,), (7,), (40,), (1, 1), (3, 2), (3, 3), (2, 30), (6, 17), (2, 3, 4), (1, 2, 1), (4, 1, 25)]
+# past torch's threshold (1,000 numbers) a print is a summary: the first and last 3 along each longer axis
+SUMMARIES = [(1001,), (64, 64), (40, 30), (7, 200), (200, 6), (2, 3, 400), (8, 8, 16), (64, 8, 8)]
 
 
 def cases() -> list[torch.Tensor]:
     """Tensors of every scale and shape the notebooks print, and the edge cases of torch's rules: integer
-    values, a ratio over 1000, values past 1e8 or under 1e-4, zeros, -0.0, nan and ±inf, lines that wrap."""
+    values, a ratio over 1000, values past 1e8 or under 1e-4, zeros, -0.0, nan and ±inf, lines that wrap, and
+    summaries (whose format only the numbers shown set: the holes below fall both there and in the hidden middle)."""
     g = torch.Generator().manual_seed(11)
     out = []
-    for shape in SHAPES:
+    for shape in SHAPES + SUMMARIES:
         for exp in range(-12, 13, 2):
             for dtype in (torch.float32, torch.float64):
                 t = (torch.randn(shape, generator=g, dtype=torch.float64) * 10.0**exp).to(dtype)
@@ -38,16 +41,19 @@ def cases() -> list[torch.Tensor]:
 
 def test_every_plain_tensor_prints_as_torch_prints_it() -> None:
     tensors = cases()
-    assert len(tensors) > 1500
-    plain = 0
+    assert len(tensors) > 2500
+    plain, summaries = 0, 0
     for t in tensors:
         plain += printing._plain(t)
-        assert printing.torch_str(t) == str(t), (t.dtype, tuple(t.shape), t.reshape(-1)[:4].tolist())
+        text = printing.torch_str(t)
+        summaries += "..." in text
+        assert text == str(t), (t.dtype, tuple(t.shape), t.reshape(-1)[:4].tolist())
     assert plain == len(tensors)  # each went through the rules written here, not torch's own str
+    assert summaries == 130 * len(SUMMARIES)
 
 
 def test_what_is_not_plain_is_torchs_own_print() -> None:
-    others = [torch.arange(6).reshape(2, 3), torch.ones(3, requires_grad=True), torch.randn(40, 30),
+    others = [torch.arange(6).reshape(2, 3), torch.ones(3, requires_grad=True),
               torch.randn(2, 2, 2, 2), torch.tensor(1.5), torch.empty(0, 3), torch.ones(2, dtype=torch.float16),
               torch.nn.Parameter(torch.ones(2))]  # fmt: skip
     for t in others:
