@@ -125,7 +125,13 @@ def parse_array(
     max_cols: int = MAX_D,
 ) -> np.ndarray:
     """:func:`parse_matrix` as a (rows, cols) float64 array: what tensors are made from (numpy reads the nested
-    lists once, at C speed; ``torch.tensor`` of the same lists takes ~3x longer)."""
+    lists once, at C speed; ``torch.tensor`` of the same lists takes ~3x longer). ``value`` may also be such an
+    array already (numbers read before: ui/values.py's weights), which is only checked; one that does not fit is
+    read as its rows, so the messages are the same."""
+    if isinstance(value, np.ndarray):
+        if _fits(value, rows, cols, max_rows, max_cols):
+            return value
+        value = value.tolist()
     if not isinstance(value, list):
         raise ScenarioError(field, f"must be a list of rows, not {type(value).__name__}")
     if not value:
@@ -155,6 +161,16 @@ def parse_array(
         ],
         dtype=np.float64,
     )
+
+
+def _fits(a: np.ndarray, rows: int | None, cols: int | None, max_rows: int, max_cols: int) -> bool:
+    """Whether a given array is a matrix :func:`parse_array` takes as it is: (R, C) float64, the sizes asked for,
+    every number finite and within MAX_ABS."""
+    if a.ndim != 2 or a.dtype != np.float64 or not (0 < a.shape[0] <= max_rows and 0 < a.shape[1] <= max_cols):
+        return False
+    if rows not in (None, a.shape[0]) or cols not in (None, a.shape[1]):
+        return False
+    return bool(np.isfinite(a).all()) and float(np.abs(a).max()) <= MAX_ABS
 
 
 def _fast_matrix(rows: list[list[Any]]) -> np.ndarray | None:
@@ -296,7 +312,9 @@ def parse_weights(
     width = d_out if mode == "concat" else d_in
     if width is None:  # concat without d_out: the width W_q's first matrix has
         m = value.get("W_q")
-        if isinstance(m, list) and m and isinstance(m[0], list) and m[0] and isinstance(m[0][0], list):
+        if isinstance(m, list) and m and isinstance(m[0], np.ndarray) and m[0].ndim == 2:
+            width = m[0].shape[0 if layout == "linear" else 1]
+        elif isinstance(m, list) and m and isinstance(m[0], list) and m[0] and isinstance(m[0][0], list):
             width = len(m[0]) if layout == "linear" else len(m[0][0])
     width = width or d_in
     mats = {
@@ -332,7 +350,7 @@ def _parse_mats(
     lst: Any, name: str, n: int, width: int, d_in: int, mode: str, layout: str, heads: int, dtype: torch.dtype
 ) -> Tensor:
     """One role's explicit matrices: ``n`` of them, each width×d_in (linear) or d_in×width (matmul) -> a tensor."""
-    if not isinstance(lst, list) or len(lst) != n or not all(isinstance(m, list) for m in lst):
+    if not isinstance(lst, list) or len(lst) != n or not all(isinstance(m, (list, np.ndarray)) for m in lst):
         if mode == "concat":
             what = f"{n} matrices, one per {'head' if n == heads else 'kv head'}"
         else:

@@ -7,10 +7,14 @@ and ``reshape_values`` applies a structural change, keeping every raw cell that 
 
 from __future__ import annotations
 
+import itertools
 import re
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import gradio as gr
+import numpy as np
 import torch
 
 import attention_core as ac
@@ -102,9 +106,9 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         "layout": v["layout"],
         "dtype": v["dtype"],
         "normalize": v["normalize"],
-        "weights": {name: vw.table_to_heads(v[name], n_mats) for name in ("W_q", "W_k", "W_v")},
+        "weights": {name: vw.split_heads(numeric(v[name]), n_mats) for name in ("W_q", "W_k", "W_v")},
     }
-    sc["weights"]["W_o"] = vw.cells(v["W_o"]) if v["use_wo"] else None
+    sc["weights"]["W_o"] = numeric(v["W_o"]) if v["use_wo"] else None
     for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
         if name != "b_o" or v["use_wo"]:
             sc["weights"][name] = b
@@ -124,6 +128,49 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
     sc["mask"] = mask
     sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
     return sc | modern_keys(v, heads)
+
+
+# ---- weight tables read once -------------------------------------------------------------------
+#
+# Every edit parses the whole scenario, and an edit of X leaves the weights as they were: at T=64, d=64 with 8 heads
+# they are 135,168 cells, ~10 ms of a 35 ms edit to read again. A table the page holds is never changed in place (an
+# edit makes a new one, ui/render/grids.py), so its numbers are kept here by the table's list of rows, which the
+# entry holds (its id cannot be reused meanwhile) along with each row (a row replaced is a miss).
+
+NUMERIC_TABLES = 64  # tables kept, the least recently used dropped (17 MB at most, all at the largest size)
+NUMERIC_CELLS = 256  # smaller tables are read as they are (cheaper than the lookup's bookkeeping)
+_numeric: OrderedDict[int, tuple[list[Any], list[Any], np.ndarray]] = OrderedDict()
+_numeric_lock = threading.Lock()
+
+
+def numeric(table: Any) -> Any:
+    """A stored table's cells (label column dropped) as an (R, C) float64 array when every cell is a float, as the
+    core takes them (attention_core.scenario.parse_array); else its raw cells (:func:`vw.cells`), typos included,
+    for the core to name."""
+    data = table.get("data") if isinstance(table, dict) else None
+    first = data[0] if isinstance(data, list) and data else None
+    if not isinstance(first, list) or len(data) * len(first) < NUMERIC_CELLS:
+        return vw.cells(table)
+    with _numeric_lock:
+        kept = _numeric.get(id(data))
+        if kept is not None and kept[0] is data and all(map(_same, data, kept[1])):
+            _numeric.move_to_end(id(data))
+            return kept[2]
+    rows = vw.cells(table)
+    if not all(isinstance(r, list) for r in rows) or set(map(type, itertools.chain.from_iterable(rows))) != {float}:
+        return rows
+    if len({len(r) for r in rows}) != 1:
+        return rows
+    got = np.array(rows, dtype=np.float64)
+    with _numeric_lock:
+        _numeric[id(data)] = (data, list(data), got)
+        while len(_numeric) > NUMERIC_TABLES:
+            _numeric.popitem(last=False)
+    return got
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b
 
 
 def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:

@@ -472,15 +472,18 @@ def message_html(warnings: list[str], error: str | None = None) -> str:
 
 
 def table_to_heads(table: Any, n_heads: int) -> list[Any]:
-    """Stacked table -> one raw matrix per head. Leftover rows stay with the last head so the core
-    reports the wrong shape by name instead of this function guessing."""
-    rows = cells(table)
-    if not isinstance(rows, list):
+    """Stacked table -> one raw matrix per head (:func:`split_heads` of its cells)."""
+    return split_heads(cells(table), n_heads)
+
+
+def split_heads(rows: Any, n_heads: int) -> list[Any]:
+    """A stacked table's cells (a list of rows, or ui/values.py's ``numeric`` array) -> one matrix per head.
+    Leftover rows stay with the last head so the core reports the wrong shape by name instead of this function
+    guessing."""
+    if not isinstance(rows, (list, np.ndarray)):
         return [rows] * n_heads
     per = max(1, len(rows) // max(1, n_heads))
-    heads = [rows[h * per : (h + 1) * per] for h in range(n_heads)]
-    heads[-1] = heads[-1] + rows[n_heads * per :]
-    return heads
+    return [rows[h * per : (h + 1) * per] for h in range(n_heads - 1)] + [rows[(n_heads - 1) * per :]]
 
 
 # ---- code, as each notebook writes it --------------------------------------------------------
