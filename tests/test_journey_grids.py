@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import torch
 from browser import open_page, settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page, Request, Response
 from test_journey_drawn import assert_shows, expected, first_output_title
 
 from ui import values
+from ui.share import encode_link
 
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
@@ -447,3 +449,32 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     assert_shows(page, want)
     page.evaluate("() => window.apLiveIdle()")
     assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+
+
+IN_VIEW = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return [e.dataset.r, e.dataset.c, !!hit && (hit === e || e.contains(hit))]; }"""
+
+
+def test_enter_and_the_arrows_keep_the_cell_in_view_down_a_long_grid(browser: Browser, app_url: str) -> None:
+    """At T=64 the X grid runs far below the screen: a learner who types a value and presses Enter row after row,
+    or walks down with ↓, always sees the cell that has the focus (its middle is on screen, not under the fold or
+    clipped by the grid's scroller), and the edited values are where they were typed."""
+    g = torch.Generator().manual_seed(7)
+    link = encode_link({"x": torch.randn(64, 8, generator=g).round(decimals=2).tolist(), "mask": {"kind": "causal"}})
+    pg = open_page(browser, f"{app_url}?scenario={link}")
+    try:
+        pg.locator(grid_cell("x", 0, 1)).click()
+        for r in range(24):  # type, Enter: the editor closes and the focus goes down a row
+            pg.keyboard.type(f"{r / 10:.1f}", delay=5)
+            pg.keyboard.press("Enter")
+            pg.wait_for_function("(r) => document.activeElement?.dataset?.r === r", arg=str(r + 1))
+            pg.wait_for_timeout(40)  # (a frame: the cell is brought into view with the next one)
+            assert pg.evaluate(IN_VIEW) == [str(r + 1), "1", True], f"after the Enter on row {r + 1}"
+        for r in range(25, 64):
+            pg.keyboard.press("ArrowDown")
+            pg.wait_for_timeout(40)
+            assert pg.evaluate(IN_VIEW) == [str(r), "1", True], f"after ↓ to row {r + 1}"
+        assert [pg.inner_text(grid_cell("x", r, 1)) for r in (0, 9, 23)] == ["0.0", "0.9", "2.3"]
+    finally:
+        pg.close()

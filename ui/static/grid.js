@@ -125,9 +125,16 @@ function rove(td) {
   if (stop.tabIndex !== 0) stop.tabIndex = 0;
   roving.set(t.dataset.name, `${td.dataset.r}|${td.dataset.c}`);
 }
+// The focus moves without scrolling (focus() that scrolls lays the page out at once, in the Enter's own task, before
+// the views an edit redraws: 8 ms of a T=64 edit); the cell is brought into view, if need be, at the next frame,
+// when the page is laid out for it anyway.
+let bring = null;
 function focusCell(td) {
   rove(td);
-  stopOf(td).focus();
+  const stop = stopOf(td);
+  stop.focus({ preventScroll: true });
+  if (!bring) requestAnimationFrame(() => { bring.scrollIntoView?.({ block: 'nearest', inline: 'nearest' }); bring = null; });
+  bring = stop;
 }
 function restore() {  // after a re-render (gradio resets every tabindex to the server's first cell)
   element.querySelectorAll('table.grid[data-name]').forEach((t) => {
