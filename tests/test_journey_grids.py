@@ -451,6 +451,25 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     assert [c.get("seen") for c in calls if not c.get("look")] == [True]
 
 
+def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) -> None:
+    """The commit of a value whose look was drawn leaves after the frame that shows it; a page that draws no frames
+    (a tab hidden right after the Enter) still sends it, and the server keeps the value: the next edit's views
+    are those of both values."""
+    calls = live_calls(page)
+    page.locator(grid_cell("x", 0, 1)).click()
+    with page.expect_response(looked_at("2.5"), timeout=TIMEOUT):
+        page.keyboard.type("2.5", delay=40)
+    page.evaluate("() => { window.requestAnimationFrame = () => 0; }")  # no frame callback ever runs
+    page.keyboard.press("Enter")
+    assert_shows(page, expected(values.DEFAULT_PRESET, [(0, 1, "2.5")]))
+    page.wait_for_function("() => window.apLiveIdle().then(() => true)", timeout=2_000)
+    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+    page.locator(grid_cell("x", 1, 1)).click()
+    page.keyboard.type("-1", delay=40)
+    page.keyboard.press("Enter")
+    assert_shows(page, expected(values.DEFAULT_PRESET, [(0, 1, "2.5"), (1, 1, "-1")]))
+
+
 IN_VIEW = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return [e.dataset.r, e.dataset.c, !!hit && (hit === e || e.contains(hit))]; }"""

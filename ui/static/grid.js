@@ -54,6 +54,8 @@ function apply(ans) {
 // in the Enter's own task, when it came while the learner typed), and the commit is told so.
 // An edit made while none is on its way is sent at once, in the event that made it: before the page's own work on
 // that event (the editor's removal, the focus moving on, the observers that follow), which at T=64 took 5 ms.
+const PAINTED_MS = 50;
+const painted = () => new Promise((ok) => { requestAnimationFrame(() => setTimeout(ok, 0)); setTimeout(ok, PAINTED_MS); });
 let unanswered = 0;  // edits sent or waiting in the chain, not yet answered
 let epoch = 0;  // edits and queued events so far: a look is drawn only on the values it was computed for
 function send(kind, payload, event, answered, looked = null) {
@@ -69,7 +71,9 @@ function send(kind, payload, event, answered, looked = null) {
     const go = (shown) => Promise.race([server.live_edit({ kind, ...payload, ...(shown ? { seen: true } : {}) }), late])
       .then((ans) => (ans?.same && shown ? shown : apply(ans)));
     const shown = looked ? looked.answer.then((ans) => (ans && epoch === mine ? apply(ans) : null)) : null;
-    return (shown ? shown.then(go) : go(null)).then(
+    // a look drawn: the commit only stores it, so it leaves after the frame that shows it (its call is work the
+    // Enter's task need not do); at most PAINTED_MS later, for a page that draws no frames (a hidden tab)
+    return (shown ? shown.then((ans) => (ans ? painted().then(() => go(ans)) : go(null))) : go(null)).then(
       (ans) => {  // (never rejects: a rejected chain would hold every later edit back)
         try { answered?.(/msg-error/.test(ans.views?.message?.value || '')); } catch (err) { console.error(err); }
       },
