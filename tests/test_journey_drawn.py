@@ -203,6 +203,27 @@ STILL = "<td class='s1' data-r='9' title='7'>7</td>"
             f"<table><tr><td>3</td></tr></table><pre class='tensor'>tensor([4.])</pre>",
             True,
         ),
+        (  # a heatmap's bytes, scale and labels change (and a cell): its canvas's attributes are written
+            f"<figure><canvas width='2' height='1' data-kind='prob' data-lo='0' data-z='AAA=' "
+            f"data-meta='{{&quot;rows&quot;: [&quot;t1&quot;]}}'></canvas></figure>"
+            f"<table><tr><td>1</td>{STILL}</tr></table>",
+            f"<figure><canvas width='2' height='1' data-kind='prob' data-lo='-0.5' data-z='AP8=' "
+            f"data-meta='{{&quot;rows&quot;: [&quot;&lt;s&gt;&quot;]}}'></canvas></figure>"
+            f"<table><tr><td>2</td>{STILL}</tr></table>",
+            True,
+        ),
+        (  # a canvas resized, the second of two: the string path
+            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>"
+            "<canvas width='1' data-z='A'></canvas>",
+            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>"
+            "<canvas width='3' data-z='ABC'></canvas>",
+            True,
+        ),
+        (  # a canvas that gains an attribute: the node walk
+            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>",
+            f"<canvas width='1' data-z='B' title='t'></canvas><table><tr>{STILL}</tr></table>",
+            False,
+        ),
     ],
     ids=[
         "cells and a print",
@@ -211,6 +232,9 @@ STILL = "<td class='s1' data-r='9' title='7'>7</td>"
         "an unknown entity",
         "an unknown entity in a print",
         "an unchanged print first",
+        "a heatmap's canvas",
+        "a canvas resized",
+        "a canvas that gains an attribute",
     ],
 )
 def test_a_redraw_from_the_strings_equals_a_fresh_parse(page: Page, old: str, now: str, string_path: bool) -> None:

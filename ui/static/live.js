@@ -102,11 +102,12 @@ window.apMorph = window.apMorph || (() => {
     return !x && !y;
   }
   // ---- a redraw from the two HTML strings alone: the common case of an edit ----
-  // Between two values of one shape only the number cells (<td>: class, title, text) and the text of torch's
-  // prints (<pre class='tensor'>) change. Then the new string is cut at every '<td' as the old one was, and only
-  // the cells whose text differs are written, without parsing the new HTML into nodes or reading the others (at
-  // T=64 parsing and walking ~8,000 cells was most of an edit's drawing). Anything else that differs, or a page
-  // that does not hold as many cells or prints as the strings say, is left to the walk below.
+  // Between two values of one shape only the number cells (<td>: class, title, text), the text of torch's
+  // prints (<pre class='tensor'>) and the heatmaps' canvases' attributes (their bytes and scale: heat.js paints
+  // them) change. Then the new string is cut at every '<td' as the old one was, and only the cells whose text
+  // differs are written, without parsing the new HTML into nodes or reading the others (at T=64 parsing and
+  // walking ~8,000 cells was most of an edit's drawing). Anything else that differs, or a page that does not hold
+  // as many cells, prints or canvases as the strings say, is left to the walk below.
   const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };  // (what html.escape writes)
   const NAMES = Object.keys(ENTITY).join('|');
   const ESCAPED = new RegExp(`&(${NAMES});`, 'g');
@@ -132,49 +133,83 @@ window.apMorph = window.apMorph || (() => {
     if (!plain(text) || attrs.some(([, v]) => /[\r\0]/.test(v))) return null;
     return { attrs, text: unescape(text), rest: part.slice(end + 5) };
   }
-  // the prints whose text differs in two runs of markup: [[ordinal, text]...], or null when anything else does
-  function prints(was, now, count, out) {
+  // a tag's attributes from ``from`` (the name's end) on: {attrs, rest} or null when not plain attributes
+  function tagOf(part, from) {
+    const tag = part.indexOf('>');
+    if (tag < 0) return null;
+    const attrs = [];
+    ATTR.lastIndex = from;
+    let m;
+    while (ATTR.lastIndex < tag && (m = ATTR.exec(part)) && ATTR.lastIndex <= tag) attrs.push([m[1], unescape(m[2])]);
+    if (ATTR.lastIndex !== tag || attrs.some(([, v]) => /[\r\0]/.test(v))) return null;
+    return { attrs, rest: part.slice(tag + 1) };
+  }
+  const CANVAS = 'canvas';
+  const isCanvas = (t) => t.startsWith(CANVAS) && /\s/.test(t[CANVAS.length]);
+  // the prints whose text differs in two runs of markup ([ordinal, text] into out.texts), and the canvases whose
+  // attributes differ ([ordinal, attrs] into out.tags); n: the prints and canvases before them. False when
+  // anything else differs, a canvas's attributes included other than in their values
+  function prints(was, now, n, out) {
     const a = was.split('<'), b = now.split('<');
-    if (a.length !== b.length) return null;
+    if (a.length !== b.length) return false;
     for (let i = 0; i < b.length; i++) {
-      const pre = b[i].startsWith(PRE);
+      const pre = b[i].startsWith(PRE), cv = isCanvas(b[i]);
       if (a[i] !== b[i]) {
-        if (!pre || !a[i].startsWith(PRE) || !plain(b[i].slice(PRE.length))) return null;
-        out.push([count, unescape(b[i].slice(PRE.length))]);
+        if (pre && a[i].startsWith(PRE) && plain(b[i].slice(PRE.length))) {
+          out.texts.push([n.pres, unescape(b[i].slice(PRE.length))]);
+        } else if (cv && isCanvas(a[i])) {
+          const x = tagOf(a[i], CANVAS.length), y = tagOf(b[i], CANVAS.length);
+          if (!x || !y || x.rest !== y.rest || x.attrs.map((p) => p[0]).join() !== y.attrs.map((p) => p[0]).join()) {
+            return false;
+          }
+          out.tags.push([n.canvases, y.attrs]);
+        } else return false;
       }
-      if (pre) count++;
+      if (pre) n.pres++;
+      if (cv) n.canvases++;
     }
-    return count;
+    return true;
   }
   function quick(host, html, old) {
     const a = old.split('<td'), b = html.split('<td');
     const tds = host.getElementsByTagName('td');
     if (a.length !== b.length || tds.length !== b.length - 1) return false;
-    const cells = [], texts = [];
-    let pres = 0;
+    const cells = [], out = { texts: [], tags: [] }, n = { pres: 0, canvases: 0 };
     for (let i = 0; i < b.length; i++) {
-      if (a[i] === b[i]) { pres += b[i].split(`<${PRE}`).length - 1; continue; }  // (prints unchanged: counted)
+      if (a[i] === b[i]) {  // (prints and canvases unchanged: counted)
+        n.pres += b[i].split(`<${PRE}`).length - 1;
+        n.canvases += b[i].split(`<${CANVAS}`).length - 1;  // (no other tag starts with it)
+        continue;
+      }
       let was = a[i], now = b[i];
       if (i > 0) {
         const x = cellOf(was), y = cellOf(now);
         if (!x || !y) return false;
-        cells.push([i - 1, x, y]);
+        if (was.length - x.rest.length !== now.length - y.rest.length || was.slice(0, was.length - x.rest.length)
+          !== now.slice(0, now.length - y.rest.length)) cells.push([i - 1, x, y]);  // (only what follows it differs)
         was = x.rest;
         now = y.rest;
       }
-      if (was !== now || now.includes(PRE)) pres = prints(was, now, pres, texts);
-      if (pres === null) return false;
+      if (was !== now || now.includes(PRE) || now.includes(`<${CANVAS}`)) { if (!prints(was, now, n, out)) return false; }
     }
-    const printed = host.querySelectorAll('pre.tensor');
-    if (printed.length !== pres) return false;
-    for (const [k, t] of texts) {
+    const printed = host.querySelectorAll('pre.tensor'), canvases = host.getElementsByTagName('canvas');
+    if (printed.length !== n.pres || canvases.length !== n.canvases) return false;
+    for (const [k, t] of out.texts) {
       const f = printed[k].firstChild;
       if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== t) f.data = t; } else printed[k].textContent = t;
     }
+    for (const [k, attrs] of out.tags) {
+      const cv = canvases[k];
+      for (const [name, v] of attrs) {
+        if (cv.getAttribute(name) === v) continue;
+        if (name === 'width' || name === 'height') delete cv.dataset.painted;  // (a canvas resized is blank)
+        cv.setAttribute(name, v);
+      }
+    }
     for (const [k, x, y] of cells) {
       const td = tds[k];
-      for (const [n, v] of y.attrs) if (td.getAttribute(n) !== v) td.setAttribute(n, v);
-      for (const [n] of x.attrs) if (!KEEP.has(n) && !y.attrs.some((p) => p[0] === n)) td.removeAttribute(n);
+      for (const [nm, v] of y.attrs) if (td.getAttribute(nm) !== v) td.setAttribute(nm, v);
+      for (const [nm] of x.attrs) if (!KEEP.has(nm) && !y.attrs.some((p) => p[0] === nm)) td.removeAttribute(nm);
       const f = td.firstChild;
       if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== y.text) f.data = y.text; }
       else if (td.textContent !== y.text) td.textContent = y.text;
