@@ -360,3 +360,22 @@ def test_a_windowed_table_says_what_is_hidden_and_reaches_it(browser: Browser, a
         assert page_width(pg)[0] <= 1280
     finally:
         pg.close()
+
+
+LINES_JS = """(sel) => [...document.querySelectorAll(sel)].map((t) => {
+  const rows = [...t.rows], box = t.getBoundingClientRect();
+  const spanned = rows[rows.length - 1].getBoundingClientRect().bottom - rows[0].getBoundingClientRect().top;
+  const edge = (td, side) => getComputedStyle(td)[`border${side}Width`] === '1px';
+  const lined = [...t.querySelectorAll('td[data-r]')].every((td) => edge(td, 'Right') && edge(td, 'Bottom')
+    && (td.previousElementSibling?.tagName !== 'TH' || edge(td, 'Left'))
+    && (td.parentElement !== rows[1] || edge(td, 'Top')));
+  return [t.dataset.name, Math.abs(box.height - spanned) < 0.5, lined]; })"""
+
+
+def test_every_number_sits_in_a_lined_box_and_no_room_is_lost_around_the_tables(page: Page) -> None:
+    """Each number of the workbench's tables and grids has a light line on every side (the first column's left and
+    the first row's top too), and a table takes no more room than its rows: room lost around the tables leaves
+    less for the numbers, which the page then draws smaller to keep the first screen."""
+    got = page.evaluate(LINES_JS, "#overview table.nt, #inputs table.grid")
+    assert len(got) >= 10
+    assert [g for g in got if g[1:] != [True, True]] == []
