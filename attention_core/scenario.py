@@ -365,8 +365,9 @@ def _parse_mats(
 
 
 def _tensor(a: np.ndarray, dtype: torch.dtype) -> Tensor:
-    """= ``torch.tensor(a.tolist(), dtype=dtype)`` (each float64 rounded once to ``dtype``), without the lists."""
-    return torch.from_numpy(a).to(dtype, copy=True)
+    """= ``torch.tensor(a.tolist(), dtype=dtype)`` (each float64 rounded once to ``dtype``), without the lists (a
+    read-only array, one a caller shares, is copied first: torch takes only writable ones)."""
+    return torch.from_numpy(np.require(a, requirements="W")).to(dtype, copy=True)
 
 
 def parse_vector(value: Any, field: str, n: int) -> list[float]:

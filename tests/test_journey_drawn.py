@@ -143,14 +143,16 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
 
 
 # apMorph on a detached host: drawn whole from ``old``, a mark put on the cell with ``data-r='9'`` (unchanged in
-# every case), then drawn again with ``now``: [drawn into the same nodes, the mark still there (the cell was not
-# touched, which only the string path does), the host equal to a fresh parse of ``now`` once the mark is gone]
+# every case) and a hover's title on the last canvas, if any, then drawn again with ``now``: [drawn into the same
+# nodes, the mark still there (the cell was not touched, which only the string path does), the host equal to a
+# fresh parse of ``now`` once the mark is gone (the hover's title gone with the old values)]
 MORPH = """([old, now]) => {
   const host = document.createElement('div');
   document.body.append(host);
   window.apMorph(host, old, null);
   const still = host.querySelector("td[data-r='9']");
   still.classList.add('zz');
+  [...host.querySelectorAll('canvas')].pop()?.setAttribute('title', 'a hover on the old values');  // (heat.js)
   const kept = window.apMorph(host, now, old);
   const untouched = still.isConnected && still.classList.contains('zz');
   host.querySelectorAll('.zz').forEach((e) => { e.classList.remove('zz'); });

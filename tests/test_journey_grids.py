@@ -452,9 +452,9 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
 
 
 def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) -> None:
-    """The commit of a value whose look was drawn leaves after the frame that shows it; a page that draws no frames
-    (a tab hidden right after the Enter) still sends it, and the server keeps the value: the next edit's views
-    are those of both values."""
+    """The commit of a value whose look was drawn leaves after the frame that shows it; a page whose frames do not
+    come (here: no animation frame callback ever runs) still sends it, and the server keeps the value: the next
+    edit's views are those of both values."""
     calls = live_calls(page)
     page.locator(grid_cell("x", 0, 1)).click()
     with page.expect_response(looked_at("2.5"), timeout=TIMEOUT):
@@ -470,6 +470,7 @@ def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) ->
     assert_shows(page, expected(values.DEFAULT_PRESET, [(0, 1, "2.5"), (1, 1, "-1")]))
 
 
+FRAMES = "() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))"  # two frames drawn
 IN_VIEW = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return [e.dataset.r, e.dataset.c, !!hit && (hit === e || e.contains(hit))]; }"""
@@ -488,11 +489,11 @@ def test_enter_and_the_arrows_keep_the_cell_in_view_down_a_long_grid(browser: Br
             pg.keyboard.type(f"{r / 10:.1f}", delay=5)
             pg.keyboard.press("Enter")
             pg.wait_for_function("(r) => document.activeElement?.dataset?.r === r", arg=str(r + 1))
-            pg.wait_for_timeout(40)  # (a frame: the cell is brought into view with the next one)
+            pg.evaluate(FRAMES)  # (the cell is brought into view with the next frame)
             assert pg.evaluate(IN_VIEW) == [str(r + 1), "1", True], f"after the Enter on row {r + 1}"
         for r in range(25, 64):
             pg.keyboard.press("ArrowDown")
-            pg.wait_for_timeout(40)
+            pg.evaluate(FRAMES)
             assert pg.evaluate(IN_VIEW) == [str(r), "1", True], f"after ↓ to row {r + 1}"
         assert [pg.inner_text(grid_cell("x", r, 1)) for r in (0, 9, 23)] == ["0.0", "0.9", "2.3"]
     finally:

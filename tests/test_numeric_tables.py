@@ -56,10 +56,16 @@ def test_a_table_is_read_once_and_an_edit_reads_its_new_numbers() -> None:
     assert values.numeric(v["W_q"]) is first  # the old table still reads as it was
     same_rows = {**v["W_q"], "data": v["W_q"]["data"]}  # another dict around the same rows: the same numbers
     assert values.numeric(same_rows) is first
-    # a row replaced in place (never done by the page, but it must not read stale numbers)
+    with pytest.raises(ValueError):
+        first[0, 0] = 1.0  # shared by every parse of the table: read-only
+    # a row replaced, added or taken away in place (never done by the page, but it must not read stale numbers)
     data = v["W_q"]["data"]
     data[2] = [data[2][0], *[1.25] * (len(data[2]) - 1)]
     assert (values.numeric(v["W_q"])[2] == 1.25).all()
+    data.append([data[0][0], *[7.5] * (len(data[0]) - 1)])
+    assert values.numeric(v["W_q"]).shape[0] == len(data) and (values.numeric(v["W_q"])[-1] == 7.5).all()
+    del data[-2:]
+    assert values.numeric(v["W_q"]).shape[0] == len(data)
 
 
 def test_small_tables_and_typos_stay_raw_cells() -> None:

@@ -11,6 +11,7 @@ import itertools
 import re
 import threading
 from collections import OrderedDict
+from operator import is_
 from typing import Any
 
 import gradio as gr
@@ -135,9 +136,10 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
 # Every edit parses the whole scenario, and an edit of X leaves the weights as they were: at T=64, d=64 with 8 heads
 # they are 135,168 cells, ~10 ms of a 35 ms edit to read again. A table the page holds is never changed in place (an
 # edit makes a new one, ui/render/grids.py), so its numbers are kept here by the table's list of rows, which the
-# entry holds (its id cannot be reused meanwhile) along with each row (a row replaced is a miss).
-
-NUMERIC_TABLES = 64  # tables kept, the least recently used dropped (17 MB at most, all at the largest size)
+# entry holds (its id cannot be reused meanwhile) along with each row: a row replaced, added or taken away is a miss
+# (a cell written into a row in place would not be seen: nothing does that). A miss costs what reading did before.
+NUMERIC_TABLES = 64  # tables kept, the least recently used dropped: 17 MB of arrays at most, all at the largest
+# size (the rows they hold are a session's own values while it lives); past ~16 large pages editing in turn, misses
 NUMERIC_CELLS = 256  # smaller tables are read as they are (cheaper than the lookup's bookkeeping)
 _numeric: OrderedDict[int, tuple[list[Any], list[Any], np.ndarray]] = OrderedDict()
 _numeric_lock = threading.Lock()
@@ -153,7 +155,7 @@ def numeric(table: Any) -> Any:
         return vw.cells(table)
     with _numeric_lock:
         kept = _numeric.get(id(data))
-        if kept is not None and kept[0] is data and all(map(_same, data, kept[1])):
+        if kept is not None and kept[0] is data and len(data) == len(kept[1]) and all(map(is_, data, kept[1])):
             _numeric.move_to_end(id(data))
             return kept[2]
     rows = vw.cells(table)
@@ -162,15 +164,12 @@ def numeric(table: Any) -> Any:
     if len({len(r) for r in rows}) != 1:
         return rows
     got = np.array(rows, dtype=np.float64)
+    got.setflags(write=False)  # (shared by every parse of this table: never written)
     with _numeric_lock:
         _numeric[id(data)] = (data, list(data), got)
         while len(_numeric) > NUMERIC_TABLES:
             _numeric.popitem(last=False)
     return got
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is b
 
 
 def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:

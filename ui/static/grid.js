@@ -55,7 +55,11 @@ function apply(ans) {
 // An edit made while none is on its way is sent at once, in the event that made it: before the page's own work on
 // that event (the editor's removal, the focus moving on, the observers that follow), which at T=64 took 5 ms.
 const PAINTED_MS = 50;
-const painted = () => new Promise((ok) => { requestAnimationFrame(() => setTimeout(ok, 0)); setTimeout(ok, PAINTED_MS); });
+const painted = () => new Promise((ok) => {
+  if (document.hidden) { ok(); return; }  // (no frame comes, and a hidden page's timers wait a second or more)
+  requestAnimationFrame(() => setTimeout(ok, 0));
+  setTimeout(ok, PAINTED_MS);
+});
 let unanswered = 0;  // edits sent or waiting in the chain, not yet answered
 let epoch = 0;  // edits and queued events so far: a look is drawn only on the values it was computed for
 function send(kind, payload, event, answered, looked = null) {
@@ -72,7 +76,7 @@ function send(kind, payload, event, answered, looked = null) {
       .then((ans) => (ans?.same && shown ? shown : apply(ans)));
     const shown = looked ? looked.answer.then((ans) => (ans && epoch === mine ? apply(ans) : null)) : null;
     // a look drawn: the commit only stores it, so it leaves after the frame that shows it (its call is work the
-    // Enter's task need not do); at most PAINTED_MS later, for a page that draws no frames (a hidden tab)
+    // Enter's task need not do); at most PAINTED_MS later for a page whose frames do not come, at once when hidden
     return (shown ? shown.then((ans) => (ans ? painted().then(() => go(ans)) : go(null))) : go(null)).then(
       (ans) => {  // (never rejects: a rejected chain would hold every later edit back)
         try { answered?.(/msg-error/.test(ans.views?.message?.value || '')); } catch (err) { console.error(err); }
@@ -137,7 +141,12 @@ function focusCell(td) {
   rove(td);
   const stop = stopOf(td);
   stop.focus({ preventScroll: true });
-  if (!bring) requestAnimationFrame(() => { bring.scrollIntoView?.({ block: 'nearest', inline: 'nearest' }); bring = null; });
+  if (!bring) {
+    requestAnimationFrame(() => {
+      if (bring.isConnected) bring.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      bring = null;
+    });
+  }
   bring = stop;
 }
 function restore() {  // after a re-render (gradio resets every tabindex to the server's first cell)

@@ -200,6 +200,7 @@ window.apMorph = window.apMorph || (() => {
     }
     for (const [k, attrs] of out.tags) {
       const cv = canvases[k];
+      if (!attrs.some(([name]) => name === 'title')) cv.removeAttribute('title');  // (a hover's, of the old values)
       for (const [name, v] of attrs) {
         if (cv.getAttribute(name) === v) continue;
         if (name === 'width' || name === 'height') delete cv.dataset.painted;  // (a canvas resized is blank)
