@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from browser import CHROMIUM_ARGS, chromium_path, serve
@@ -21,3 +22,18 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+# The suite runs on two workers, a test file each at a time (pyproject.toml: -n 2 --dist loadfile, in the order
+# collected). The files that take longest go first, so that neither worker is left running a long one alone at the
+# end (test_readme.py alone runs the benchmarks' smoke runs: about 5 minutes).
+FIRST = ("test_readme.py", "test_fuzz.py", "test_classroom.py", "test_journey_readable.py", "test_hostile.py",
+         "test_load.py", "test_spaces_api.py")  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = Path(str(item.fspath)).name
+        return FIRST.index(name) if name in FIRST else len(FIRST)
+
+    items.sort(key=rank)  # (stable: every file's own tests keep their order)

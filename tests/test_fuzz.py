@@ -2,7 +2,7 @@
 
 Bad input must end in a ScenarioError whose message names a field, never in another exception.
 CI runs a bounded set (FUZZ_EXAMPLES, default 200 per target: over 500 cases in all);
-`FUZZ_EXAMPLES=2500 python -m pytest tests/test_fuzz.py --hypothesis-show-statistics` runs 14,687 on demand.
+`FUZZ_EXAMPLES=2500 python -m pytest -n 0 tests/test_fuzz.py --hypothesis-show-statistics` runs 14,687 on demand.
 """
 
 from __future__ import annotations

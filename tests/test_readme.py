@@ -101,7 +101,8 @@ def run_screens(tmp: Path) -> None:
 
 
 def run_fuzz(_: Path) -> None:
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py", "-k", "links"]
+    args = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"]
+    args += ["tests/test_fuzz.py", "-k", "links"]
     r = run(args, 300, env={**os.environ, "FUZZ_EXAMPLES": "3"})
     assert " passed" in r.stdout
 
@@ -115,7 +116,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/classroom.py": run_classroom,
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
-    "FUZZ_EXAMPLES=2500 python3 -m pytest tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
+    "FUZZ_EXAMPLES=2500 python3 -m pytest -n 0 tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
 }
 
 
