@@ -6,7 +6,7 @@ while a drag lasts and flashes once when it ends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -88,8 +88,16 @@ def centre(pg: Page, sel: str) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-def drag(pg: Page, sel: str, dx: float, steps: int = 20, pause_ms: int = 0, shift: bool = False) -> None:
-    """Press on ``sel``, move ``dx`` pixels sideways in ``steps`` moves, release."""
+def drag(
+    pg: Page,
+    sel: str,
+    dx: float,
+    steps: int = 20,
+    pause_ms: int = 0,
+    shift: bool = False,
+    during: Callable[[], None] | None = None,
+) -> None:
+    """Press on ``sel``, move ``dx`` pixels sideways in ``steps`` moves (``during`` runs after every fifth), release."""
     x, y = centre(pg, sel)
     pg.mouse.move(x, y)
     pg.mouse.down()
@@ -99,6 +107,8 @@ def drag(pg: Page, sel: str, dx: float, steps: int = 20, pause_ms: int = 0, shif
         pg.mouse.move(x + dx * i / steps, y)
         if pause_ms:
             pg.wait_for_timeout(pause_ms)
+        if during and i % 5 == 0:
+            during()
     if shift:
         pg.keyboard.up("Shift")
     pg.mouse.up()
@@ -277,17 +287,30 @@ def test_phone_slider_sheet(browser: Browser, app_url: str) -> None:
         pg.context.close()
 
 
+# what the learner sees at the middle of an element: true when it is on screen and nothing covers it
+IN_SIGHT = """(s) => { const e = document.querySelector(s); const r = e.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return false;
+  const top = document.elementFromPoint(x, y); return !!top && (e === top || e.contains(top)); }"""
+
+
 def test_temperature_scrubs_and_the_views_follow(page: Page) -> None:
+    box = "input[type=number][aria-label='temperature (divide by)']"
+    assert not page.locator(box).is_visible()  # ÷√d_k: no temperature to set
     page.get_by_label("scale", exact=True).click()
     page.locator("li[role='option'][aria-label='temperature']").click()
     page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('temperature')")
-    page.locator("#more").get_by_text("More settings").click()
-    box = "input[type=number][aria-label='temperature (divide by)']"
-    page.wait_for_selector(box)
+    page.wait_for_selector(box)  # right by the scale, in the toolbar: no drawer to open
+    assert page.locator("#toolbar").locator(box).is_visible() and not page.locator("#more").locator(box).count()
     assert page.input_value(box) == "1"
     page.evaluate(RECORDER, OUT)
-    drag(page, box, 100, steps=25, pause_ms=40)  # 1 → 2 (0.01 a pixel)
+    # while it is dragged, the views it changes are in sight, not under a drawer
+    sight: list[list[bool]] = []
+    views = [OUT, "#overview table[data-name=weights]", "#overview table[data-name=scores]"]
+    look = lambda: sight.append([page.evaluate(IN_SIGHT, v) for v in views])  # noqa: E731
+    drag(page, box, 100, steps=25, pause_ms=40, during=look)  # 1 → 2 (0.01 a pixel)
     page.evaluate("() => { window.__rec.on = false; }")
+    assert sight and all(all(s) for s in sight), sight
     assert page.input_value(box) == "2"
     texts = page.evaluate("() => window.__rec.texts")
     assert len(texts) >= 3, texts  # the views followed while the drag lasted
@@ -354,3 +377,21 @@ def test_cross_attention_sources_and_w_o_scrub_too(page: Page) -> None:
         torch.testing.assert_close(
             torch.tensor(numbers(page, sel)), torch.tensor(numbers_want), msg=lambda m, s=sel: f"{s}: {m}"
         )
+
+
+def test_an_identity_w_o_made_something_else_is_no_longer_called_the_identity(page: Page) -> None:
+    page.locator("#more").get_by_text("More settings").click()
+    page.get_by_label("output projection W_o").check()
+    page.wait_for_selector(cell("W_o", 0, 0), state="attached")
+    page.keyboard.press("Escape")  # the drawer closes over the grids
+    note = page.locator("#inputs [data-card=W_o] .card-title .ident")
+    assert note.is_visible() and note.inner_text().startswith("= I (the identity")
+    page.locator("#inputs [data-card=W_o] button.expand").click()
+    drag(page, cell("W_o", 0, 1), 40)  # 0 → 0.4: W_o mixes the heads now
+    assert float(text(page, cell("W_o", 0, 1))) == pytest.approx(0.4, abs=1e-9)
+    assert not note.is_visible()
+    settled(page)
+    page.locator(cell("W_o", 0, 1)).click()  # typed back to 0: the identity again, and named so
+    page.locator("#inputs table.grid td input").fill("0")
+    page.keyboard.press("Enter")
+    note.wait_for(state="visible")

@@ -374,5 +374,6 @@ def shown(nv: dict[str, Any]) -> list[Any]:
         "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
         "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
         "d_out": nv["head_mode"] == "concat", "rope_base": nv.get("positions") == "rope",
+        "temperature": nv["scale_mode"] == "temperature",
     }  # fmt: skip
     return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]

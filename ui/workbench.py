@@ -93,6 +93,8 @@ def on_control(
         out[page.controls["view_head"]] = vals["view_head"]
     if field == "positions":
         out[page.controls["rope_base"]] = gr.update(visible=value == "rope")
+    if field == "scale_mode":
+        out[page.controls["temperature"]] = gr.update(visible=value == "temperature")
     if field in REDRAW and old.get(field) != value:
         try:
             out[page.inputs] = page_grids(vals)
@@ -232,6 +234,7 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
             [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
             value=first["fill"],
             label="fill",
+            elem_id="tb-fill",
             **drop,
         )
         c["heads"] = gr.Number(
@@ -243,6 +246,12 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
         c["scale_mode"] = gr.Dropdown(
             list(SCALE_MODES), value=first["scale_mode"], label="scale", elem_id="tb-scale", **drop
         )
+        # right by the scale, shown while it divides by a temperature: dragging it sideways (static/scrub.js) leaves
+        # the pipeline it changes in sight (in the drawer, the drawer covered it)
+        c["temperature"] = gr.Number(
+            first["temperature"], label="temperature (divide by)", visible=first["scale_mode"] == "temperature",
+            elem_id="tb-temperature", **drop,
+        )  # fmt: skip
         c["normalize"] = gr.Dropdown(
             ["softmax", "sum"], value=first["normalize"], label="normalise", elem_id="tb-normalize", **drop
         )
@@ -270,7 +279,6 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
             value=first["layout"],
             label="weight layout",
         )
-        c["temperature"] = gr.Number(first["temperature"], label="temperature (divide by)")
     with gr.Row():
         c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
         c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
@@ -353,6 +361,7 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
         own = [c[f]] if f == "view_head" else []  # "head shown" past the heads is set back to the last head
         own += [c["rope_base"]] if f == "positions" else []  # the base box shows while RoPE is on
+        own += [c["temperature"]] if f == "scale_mode" else []  # and the temperature's while it divides
         on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]

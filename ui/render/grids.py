@@ -227,7 +227,7 @@ def grid_html(
     ident = table.startswith("W_") and is_identity([data[i][1:] for i in picked])
     if ident:  # 003/004's weightless steps: one line instead of a square of zeros, the cells a click away
         note += (
-            f"<span class='sub'>= I (the identity: {identity_words(table, source)})</span><button class='expand' "
+            f"<span class='sub ident'>= I (the identity: {identity_words(table, source)})</span><button class='expand' "
             f"aria-label='show the cells of {html.escape(name)} to edit them'>edit cells</button>"
         )
     where = grid_where(table, str(data[picked[0]][0]) if picked else "", n_mats)

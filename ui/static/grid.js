@@ -158,7 +158,18 @@ function restore() {  // after a re-render (gradio resets every tabindex to the 
     if (zeros.length !== 1 || zeros[0] !== stopOf(td)) rove(td);
   });
 }
-new MutationObserver(() => { restore(); noteStale(); })
+// An identity W (003, 004) is named as one ("= I (the identity: k = x_k)"); once an edit or a scrub makes it
+// something else (the grid is not drawn again for a live edit), the note goes, and comes back if it is put back.
+function noteIdentity() {
+  element.querySelectorAll('.card-title .ident').forEach((note) => {
+    const rows = [...note.closest('.card').querySelectorAll('table.grid tr')].slice(1);
+    const text = (td) => td.querySelector('input')?.dataset.was ?? td.textContent;  // (a cell being edited: its old)
+    const still = rows.every((tr, i) => [...tr.querySelectorAll('td[data-r]')]
+      .every((td, j) => parseFloat(text(td)) === (i === j ? 1 : 0)));
+    if (note.hidden === still) note.hidden = !still;
+  });
+}
+new MutationObserver(() => { restore(); noteStale(); noteIdentity(); })
   .observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'class'] });
 element.addEventListener('focusin', (e) => { const td = cellOf(e.target); if (td) rove(td); });
 
