@@ -343,6 +343,40 @@ def test_scaling_lab_d_k_follows_while_dragging(page: Page) -> None:
     assert len(during) >= 3, during  # the lab followed d_k while the thumb was held, not only at release
 
 
+# every text of the scaling lab's figure (tick labels, axis titles, panel titles, legend entries) as boxes, and the
+# pairs of them that overlap by more than a pixel each way
+LABEL_CLASH = """() => {
+  const fig = document.querySelector('#scaling-fig');
+  const axes = ['x', 'x2', 'x3', 'y', 'y2', 'y3'];
+  const texts = [...axes.map((a) => `.${a}tick text, .g-${a}title text`), '.annotation-text', '.legendtext'].join();
+  const boxes = [...fig.querySelectorAll(texts)].map((e) => [e.textContent, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width);
+  const over = (r, q) => Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1
+    && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1;
+  const clash = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    if (over(boxes[i][1], boxes[j][1])) clash.push(`${boxes[i][0]} × ${boxes[j][0]}`);
+  }
+  return { names: boxes.map(([t]) => t), clash, sideways: document.documentElement.scrollWidth > innerWidth };
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)])
+def test_the_scaling_lab_draws_no_label_over_another(browser: Browser, app_url: str, size: tuple[int, int]) -> None:
+    pg = open_page(browser, app_url, *size)
+    try:
+        pg.get_by_role("tab", name="Scaling lab").click()
+        pg.wait_for_selector("#scaling-fig .legendtext")
+        pg.locator("#lab-dk input[type=number]").fill("340")  # a d_k between the ticks: its mark sits among them
+        pg.locator("#lab-dk input[type=number]").press("Enter")
+        pg.wait_for_function("() => document.querySelector('#scaling-fig').textContent.includes('d_k = 340')")
+        got = pg.evaluate(LABEL_CLASH)
+        assert {"d_k", "key", "512", "0.8", "var(QKᵀ)", "d_k = 340"} <= set(got["names"]), got  # (all were read)
+        assert got["clash"] == [] and not got["sideways"], got
+    finally:
+        pg.context.close()
+
+
 def grid_values(pg: Page, table: str) -> list[list[float]]:
     """An input grid's numbers as the page shows them."""
     return pg.evaluate(

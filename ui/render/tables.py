@@ -792,14 +792,17 @@ def scaling_figure(lab: Any) -> PlotData:
         return {"text": text, "x": x, "y": 1.0, "yanchor": "bottom", "xref": "paper", "yref": "paper",
                 "showarrow": False}  # fmt: skip
 
-    dk_ticks = {"type": "log", "tickvals": [2, 8, 32, 128, 512], "title": {"text": "d_k"}}  # no crowded minor labels
+    # each x axis's title sits below its tick labels (standoff), and the legend below both (the bottom margin holds
+    # the tick labels, the titles and two legend rows): nothing is drawn over anything else
+    below = {"standoff": 6}
+    dk_ticks = {"type": "log", "tickvals": [2, 8, 32, 128, 512], "title": {"text": "d_k", **below}}  # no minor labels
     layout = {
-        "template": "none", "height": 420, "font": {"size": 13}, "barmode": "group",
-        "margin": {"l": 50, "r": 10, "t": 70, "b": 40},
+        "template": "none", "height": 480, "font": {"size": 13}, "barmode": "group",
+        "margin": {"l": 50, "r": 10, "t": 70, "b": 120},
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},  # below the axis titles
         "xaxis": {**dk_ticks, "domain": [0, 0.28]},
         "yaxis": {"type": "log", "dtick": 1},
-        "xaxis2": {"domain": [0.36, 0.64], "anchor": "y2", "title": {"text": "key"}},
+        "xaxis2": {"domain": [0.36, 0.64], "anchor": "y2", "title": {"text": "key", **below}},
         "yaxis2": {"anchor": "x2", "range": [0, 1]},
         "xaxis3": {**dk_ticks, "domain": [0.72, 1], "anchor": "y3"},
         "yaxis3": {"type": "log", "anchor": "x3"},
