@@ -47,9 +47,18 @@ def chromium_path() -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port. Under pytest-xdist each worker takes ports of its own remainder (gw0 even, gw1 odd with
+    two workers), so two workers starting servers at once never pick the same port between this check and the
+    server's bind (one would then wait on the other's server)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    n = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    k = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if n <= 1 or port % n == k % n:
+            return port
 
 
 @contextmanager

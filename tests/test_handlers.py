@@ -388,3 +388,17 @@ def test_the_plain_page_load_leaves_controls_and_grids_as_built_which_are_the_de
         sent = sent.get("value", c.value) if isinstance(sent, dict) else sent
         assert sent == c.value or (sent in (None, "") and c.value in (None, "")), (c.label, sent, c.value)
     assert linked[inputs].split("<!-- drawn ")[0] == inputs.value
+
+
+def test_the_temperature_box_shows_while_the_scale_is_a_temperature_and_a_link_restores_it() -> None:
+    """The scale's own answer shows or hides the temperature box beside it; any whole new state (a link) does too."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    scale = handler("on_control", "scale")
+    box = next(c for c in scale.outputs if getattr(c, "label", None) == "temperature (divide by)")
+    shown = dict(zip(scale.outputs, call(scale, key, "temperature"), strict=True))[box]
+    assert shown == {"__type__": "update", "visible": True}
+    hidden = dict(zip(scale.outputs, call(scale, key, "√d_k"), strict=True))[box]
+    assert hidden == {"__type__": "update", "visible": False}
+    nv = values.values_from_scenario(ac.parse({**ac.scenario_of("statquest-self"), "scale": 2.5})) | {"seed": 42}
+    assert dict(zip(values.FIELDS, values.shown(nv), strict=True))["temperature"] == gr.update(value=2.5, visible=True)

@@ -429,3 +429,9 @@ def test_an_identity_w_o_made_something_else_is_no_longer_called_the_identity(pa
     page.locator("#inputs table.grid td input").fill("0")
     page.keyboard.press("Enter")
     note.wait_for(state="visible")
+    settled(page)
+    page.locator(cell("W_o", 1, 0)).click()  # a typo is refused: the server keeps the identity, and so does the note
+    page.locator("#inputs table.grid td input").fill("0.5x")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#message').textContent.includes('0.5x')")
+    assert note.is_visible()

@@ -102,9 +102,9 @@ def run_screens(tmp: Path) -> None:
 
 def run_fuzz(_: Path) -> None:
     args = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider"]
-    args += ["tests/test_fuzz.py", "-k", "links"]
+    args += ["tests/test_fuzz.py", "-k", "links", "--hypothesis-show-statistics"]
     r = run(args, 300, env={**os.environ, "FUZZ_EXAMPLES": "3"})
-    assert " passed" in r.stdout
+    assert " passed" in r.stdout and "Hypothesis Statistics" in r.stdout
 
 
 QUICK: dict[str, Callable[[Path], None]] = {

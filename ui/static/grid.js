@@ -160,16 +160,25 @@ function restore() {  // after a re-render (gradio resets every tabindex to the 
 }
 // An identity W (003, 004) is named as one ("= I (the identity: k = x_k)"); once an edit or a scrub makes it
 // something else (the grid is not drawn again for a live edit), the note goes, and comes back if it is put back.
-function noteIdentity() {
-  element.querySelectorAll('.card-title .ident').forEach((note) => {
-    const rows = [...note.closest('.card').querySelectorAll('table.grid tr')].slice(1);
-    const text = (td) => td.querySelector('input')?.dataset.was ?? td.textContent;  // (a cell being edited: its old)
+// Only the cards a change touched are read; a cell being edited or holding a refused value counts as the value
+// the server holds.
+function noteIdentity(changes) {
+  const cards = new Set();
+  for (const m of changes) {
+    const card = (m.target.nodeType === 1 ? m.target : m.target.parentElement)?.closest('.card');
+    if (card) cards.add(card);
+  }
+  for (const card of cards) {
+    const note = card.querySelector('.card-title .ident');
+    if (!note) continue;
+    const held = (td) => td.querySelector('input')?.dataset.was ?? td.dataset.good ?? td.textContent;
+    const rows = [...card.querySelectorAll('table.grid tr')].slice(1);
     const still = rows.every((tr, i) => [...tr.querySelectorAll('td[data-r]')]
-      .every((td, j) => parseFloat(text(td)) === (i === j ? 1 : 0)));
+      .every((td, j) => isNumber(held(td)) && parseFloat(held(td)) === (i === j ? 1 : 0)));
     if (note.hidden === still) note.hidden = !still;
-  });
+  }
 }
-new MutationObserver(() => { restore(); noteStale(); noteIdentity(); })
+new MutationObserver((changes) => { restore(); noteStale(); noteIdentity(changes); })
   .observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'class'] });
 element.addEventListener('focusin', (e) => { const td = cellOf(e.target); if (td) rove(td); });
 

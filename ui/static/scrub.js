@@ -11,8 +11,9 @@
 // value kept is sent once more as a plain edit, which brings every view (the notebook's too). While a scrub lasts the
 // page carries the class ap-scrub: the change flash holds still (watch.js), and once the scrub's last answer is in,
 // the event ap-scrub-end flashes, once, every number the whole scrub changed.
-// The workbench's temperature box (a gr.Number in More settings) scrubs the same way; its values go to gradio as
-// typing does, and gradio sends the newest one once the last has answered (trigger_mode always_last).
+// The workbench's temperature box (a gr.Number in the toolbar while the scale is a temperature) scrubs the same
+// way; its values go to gradio as typing does, and gradio sends the newest one once the last has answered
+// (trigger_mode always_last).
 const SLOP = 4;  // px a press may move and still be a click
 const MAX_ABS = 1e6;  // the largest |cell| the server takes
 const SHEET_STEPS = 300;  // the sheet's slider: ±300 steps of a hundredth of the value's scale
