@@ -8,6 +8,7 @@ into a pytest failure (tests/browser.py).
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -47,18 +48,23 @@ def chromium_path() -> str:
 
 
 def free_port() -> int:
-    """A free loopback port. Under pytest-xdist each worker takes ports of its own remainder (gw0 even, gw1 odd with
-    two workers), so two workers starting servers at once never pick the same port between this check and the
-    server's bind (one would then wait on the other's server)."""
+    """A free loopback port below Linux's ephemeral range (32768 on), which clients' sockets draw from. Under
+    pytest-xdist each worker takes ports of its own remainder (gw0 even, gw1 odd with two workers), so two workers
+    starting servers at once never pick the same port between this check and the server's bind (one would then wait
+    on the other's server). (bind(0) cannot do that: Linux gives it even ports.)"""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    n = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    k = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    while True:
+    n = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    k = int(worker[2:]) % n if worker.startswith("gw") and worker[2:].isdigit() else 0
+    draw = random.Random()  # (its own generator, seeded from the OS)
+    for _ in range(1000):
+        port = draw.randrange(20000 + k, 32000, n)
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if n <= 1 or port % n == k % n:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
             return port
+    raise HarnessError("no free port found between 20000 and 32000")
 
 
 @contextmanager
