@@ -368,12 +368,18 @@ def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
     return [["", *r] for r in keep.int().tolist()]
 
 
-def shown(nv: dict[str, Any]) -> list[Any]:
-    """Editable values as updates, hiding the controls that do not apply (cross, W_o, mask grid)."""
-    visible = {
+def visibility(nv: dict[str, Any]) -> dict[str, bool]:
+    """Whether each control that applies only sometimes shows for the values ``nv`` (cross, W_o, the mask grid,
+    the padded keys, RoPE's base, the temperature): the one rule for every answer that shows or hides them."""
+    return {
         "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
         "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
         "d_out": nv["head_mode"] == "concat", "rope_base": nv.get("positions") == "rope",
         "temperature": nv["scale_mode"] == "temperature",
     }  # fmt: skip
+
+
+def shown(nv: dict[str, Any]) -> list[Any]:
+    """Editable values as updates, hiding the controls that do not apply (:func:`visibility`)."""
+    visible = visibility(nv)
     return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]

@@ -17,7 +17,7 @@ from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES
+from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, visibility
 from ui.wiring import COMMON, Page, bind, expired, on
 
 DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
@@ -31,6 +31,9 @@ LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "d
 
 
 STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind", "kv_heads")
+
+# live controls whose own answer shows or hides a box beside them (values.visibility says when)
+SHOWS = {"positions": "rope_base", "scale_mode": "temperature"}
 
 
 # Gradio's Dropdown fires .input on every blur as well as on a choice (js/dropdown/shared/Dropdown.svelte,
@@ -91,10 +94,8 @@ def on_control(
     if past:
         out[page.views["message"]] = vw.message_html([past]) + got["message"]
         out[page.controls["view_head"]] = vals["view_head"]
-    if field == "positions":
-        out[page.controls["rope_base"]] = gr.update(visible=value == "rope")
-    if field == "scale_mode":
-        out[page.controls["temperature"]] = gr.update(visible=value == "temperature")
+    if field in SHOWS:  # the box this control shows or hides
+        out[page.controls[SHOWS[field]]] = gr.update(visible=visibility(vals)[SHOWS[field]])
     if field in REDRAW and old.get(field) != value:
         try:
             out[page.inputs] = page_grids(vals)
@@ -249,7 +250,7 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
         # right by the scale, shown while it divides by a temperature: dragging it sideways (static/scrub.js) leaves
         # the pipeline it changes in sight (in the drawer, the drawer covered it)
         c["temperature"] = gr.Number(
-            first["temperature"], label="temperature (divide by)", visible=first["scale_mode"] == "temperature",
+            first["temperature"], label="temperature (divide by)", visible=visibility(first)["temperature"],
             elem_id="tb-temperature", **drop,
         )  # fmt: skip
         c["normalize"] = gr.Dropdown(
@@ -306,7 +307,7 @@ def build_modern(c: dict[str, Any], first: dict[str, Any]) -> None:
             value=first["positions"], label="positions", elem_id="md-positions", min_width=150,
         )  # fmt: skip
         c["rope_base"] = gr.Number(
-            first["rope_base"], label="RoPE base", elem_id="md-rope-base", visible=first["positions"] == "rope",
+            first["rope_base"], label="RoPE base", elem_id="md-rope-base", visible=visibility(first)["rope_base"],
             min_width=96,
         )  # fmt: skip
         c["alibi"] = gr.Checkbox(first["alibi"], label="ALiBi bias", elem_id="md-alibi", min_width=96)
@@ -360,8 +361,7 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
         trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
         own = [c[f]] if f == "view_head" else []  # "head shown" past the heads is set back to the last head
-        own += [c["rope_base"]] if f == "positions" else []  # the base box shows while RoPE is on
-        own += [c["temperature"]] if f == "scale_mode" else []  # and the temperature's while it divides
+        own += [c[SHOWS[f]]] if f in SHOWS else []  # RoPE's base, the temperature
         on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]

@@ -171,10 +171,11 @@ function noteIdentity(changes) {
   for (const card of cards) {
     const note = card.querySelector('.card-title .ident');
     if (!note) continue;
-    const held = (td) => td.querySelector('input')?.dataset.was ?? td.dataset.good ?? td.textContent;
     const rows = [...card.querySelectorAll('table.grid tr')].slice(1);
-    const still = rows.every((tr, i) => [...tr.querySelectorAll('td[data-r]')]
-      .every((td, j) => isNumber(held(td)) && parseFloat(held(td)) === (i === j ? 1 : 0)));
+    const still = rows.every((tr, i) => [...tr.querySelectorAll('td[data-r]')].every((td, j) => {
+      const held = td.querySelector('input')?.dataset.was ?? td.dataset.good ?? td.textContent;
+      return isNumber(held) && parseFloat(held) === (i === j ? 1 : 0);
+    }));
     if (note.hidden === still) note.hidden = !still;
   }
 }
