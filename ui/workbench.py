@@ -228,7 +228,7 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
         )
         # right by the mask, shown while the mask pads (choosing padding fills in the last key: values.py)
         c["padding"] = gr.Textbox(
-            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible="padding" in first["mask_kind"],
+            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=visibility(first)["padding"],
             elem_id="tb-padding", placeholder="key numbers, e.g. 3", **drop,
         )  # fmt: skip
         c["fill"] = gr.Dropdown(
@@ -271,7 +271,7 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
         c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
         c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
         c["S"] = gr.Number(
-            first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)", visible=first["cross"]
+            first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)", visible=visibility(first)["S"]
         )
         c["d_out"] = gr.Number(first["d_out"], precision=0, minimum=1, maximum=MAX_D, label="d_out per head")
         c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
@@ -288,7 +288,9 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
         c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
-        c["tokens_k"] = gr.Textbox(first["tokens_k"], label="key/value token labels", visible=first["cross"])
+        c["tokens_k"] = gr.Textbox(
+            first["tokens_k"], label="key/value token labels", visible=visibility(first)["tokens_k"]
+        )
     build_modern(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}
 
