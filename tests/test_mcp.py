@@ -113,8 +113,8 @@ def test_gradio_still_answers_tools_with_str_so_the_json_answer_is_still_needed(
     assert json.loads(content.text) == {"a": [1.5, None], "b": True}
 
 
-def test_the_readme_points_agents_at_the_root(app_url: str) -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_api_page_points_agents_at_the_root(app_url: str) -> None:
+    readme = (ROOT / "docs" / "api.md").read_text()  # the API page: where the README sends an engineer
     config = json.loads(next(b for b in re.findall(r"^```json\n(.*?)^```", readme, flags=re.S | re.M) if "mcp" in b))
     url = config["mcpServers"]["attention-playground"]["url"]
     assert url == "http://127.0.0.1:7860/gradio_api/mcp/"  # the root, where this file's first test connects
@@ -123,11 +123,11 @@ def test_the_readme_points_agents_at_the_root(app_url: str) -> None:
     assert r.status_code == 200 and "mcp" in r.text.lower()
 
 
-def test_the_readme_model_example_runs_at_the_root(app_url: str) -> None:
+def test_the_api_page_model_example_runs_at_the_root(app_url: str) -> None:
     import subprocess
     import sys
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "api.md").read_text()  # the API page: where the README sends an engineer
     blocks = re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
     client = next(b for b in blocks if "gradio_client" in b)
     example = next(b for b in blocks if "/model_attention" in b)
