@@ -81,7 +81,8 @@ def answer(text: str) -> Any:
     """The first output in a result stream's text (see :func:`send`)."""
     if "event: complete" not in text:
         raise RuntimeError(text[:300])
-    return json.loads(text.split("data: ", 1)[1])[0]
+    # the complete event's own data line: a loaded server may send heartbeats ("data: null") before it
+    return json.loads(text.split("event: complete\ndata: ", 1)[1].split("\n", 1)[0])[0]
 
 
 def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:
