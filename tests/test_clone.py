@@ -14,16 +14,29 @@ import pytest
 from browser import ROOT
 from seed_text import REQUIRE_SEEDS
 
+# what .gitignore leaves out (and git's own folder), for a copy of the repository that is no git checkout
+SKIP = {".git", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", ".venv", "artifacts",
+        ".whl", ".gl"}  # fmt: skip
+
+
+def repository_files() -> list[str]:
+    """The repository's files: git's (tracked, and new ones not ignored), or, in a copy without git, every file
+    outside what .gitignore leaves out."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        ).stdout.split("\0")  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        listed = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if not SKIP & set(p.relative_to(ROOT).parts)]
+    return [name for name in listed if name]
+
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's files (tracked, and new ones not ignored) copied to a folder with nothing beside it."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout.split("\0")  # fmt: skip
+    """The repository's files copied to a folder with nothing beside it."""
     copy = tmp_path_factory.mktemp("clone") / "attention-playground"
-    for name in filter(None, listed):
+    for name in repository_files():
         if (ROOT / name).is_file():  # (a file deleted but not yet committed is listed too)
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, copy / name)
@@ -37,6 +50,13 @@ def pytest_in(copy: Path, *args: str, require: bool = False) -> subprocess.Compl
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *args],
         cwd=copy, capture_output=True, text=True, timeout=600, env=env, check=False,
     )  # fmt: skip
+
+
+def test_the_files_without_git_are_the_files_git_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    listed = set(repository_files())
+    monkeypatch.setenv("PATH", "")  # no git: the walk of the tree
+    walked = {name for name in repository_files() if (ROOT / name).is_file()}
+    assert {name for name in listed if (ROOT / name).is_file()} <= walked and "tests/test_clone.py" in walked
 
 
 def test_a_copy_without_the_notebooks_text_collects_every_test(clone: Path) -> None:
