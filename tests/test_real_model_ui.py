@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from attention_core import real_model as rm
+from attention_core.teaching import real_model as rm
 from ui import pipeline
 from ui import real_model as ui
 

@@ -14,13 +14,14 @@ from torch import Tensor
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-from attention_core.decoding import kv_cache_decode
-from attention_core.modern import modern_attention
-from attention_core.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
-from attention_core.scenario import ScenarioError
-from attention_core.sdpa import attend
-from attention_core.tiled import tiled_attention
-from attention_core.variants import grouped_query_attention, kv_head_map, window_keep
+from attention_core.ops.kv_heads import grouped_query_attention, kv_head_map
+from attention_core.ops.masks import window_keep
+from attention_core.ops.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
+from attention_core.ops.sdpa import attend
+from attention_core.pipeline.decoder_layer import modern_attention
+from attention_core.pipeline.kv_cache import kv_cache_decode
+from attention_core.pipeline.tiled import tiled_attention
+from attention_core.validation.errors import ScenarioError
 
 # ---- independent references, written from the papers and official code --------------------------------------
 

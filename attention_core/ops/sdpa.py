@@ -167,35 +167,6 @@ def attend(
     )
 
 
-def causal_keep(n_q: int, n_k: int) -> Tensor:
-    """(L, S) look-ahead mask: query i sees keys 0..i (``torch.tril(torch.ones(L, S))``)."""
-    return torch.ones(n_q, n_k, dtype=torch.bool).tril()
-
-
-def padding_keep(n_q: int, pad: list[bool]) -> Tensor:
-    """(L, S) padding mask: ``pad[j]`` True marks key j as padding, hidden from every query."""
-    visible = ~torch.tensor(pad, dtype=torch.bool)  # (S,)
-    return visible.unsqueeze(0).expand(n_q, len(pad)).clone()
-
-
-def compose_keep(n_q: int, n_k: int, causal: bool, pad: list[bool], hidden_rows: list[int]) -> dict[str, Tensor]:
-    """The mask lab's masks, each (L, S) bool with True = visible, and how they combine.
-
-    causal      query i sees keys 0..i               padding   key j hidden from every query when pad[j]
-    rows        query rows in ``hidden_rows`` see no key (to build a fully masked row on purpose)
-    combined    causal ∧ padding ∧ rows: a key is visible only if every mask allows it
-    """
-    every = torch.ones(n_q, n_k, dtype=torch.bool)
-    parts = {
-        "causal": causal_keep(n_q, n_k) if causal else every,
-        "padding": padding_keep(n_q, pad),
-        "rows": every.clone().index_fill_(0, torch.tensor(hidden_rows, dtype=torch.long), False)
-        if hidden_rows
-        else every,
-    }
-    return parts | {"combined": parts["causal"] & parts["padding"] & parts["rows"]}
-
-
 def compare_fills(
     q: Tensor, k: Tensor, v: Tensor, keep: Tensor, scale: bool | float = True, normalize: str = "softmax"
 ) -> dict[str, AttentionTrace]:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_count, field_error
-from .positions import alibi, alibi_slopes, rope
-from .sdpa import scale_divisor
-from .variants import check_qkv, grouped_query_attention, kv_head_map
+from ..ops.kv_heads import check_qkv, grouped_query_attention, kv_head_map
+from ..ops.positions import alibi, alibi_slopes, rope
+from ..ops.sdpa import scale_divisor
+from ..validation.errors import check_count, field_error
 
 
 @dataclass(frozen=True)

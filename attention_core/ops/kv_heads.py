@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_count, field_error
+from ..validation.errors import check_count, field_error
 from .sdpa import fully_masked_note, scale_divisor
 
 
@@ -132,30 +132,3 @@ def grouped_query_attention(
         fully_masked_rows=rows,
         warnings=warnings,
     )
-
-
-def window_keep(n_q: int, n_k: int, window: int, causal: bool = True) -> Tensor:
-    """(L, S) bool sliding-window mask, True = visible.
-
-    causal=True (Mistral): query i sees key j when i − w < j ≤ i (the last w keys, itself included).
-    causal=False: the band |i − j| < w. A window of at least S hides nothing a causal mask would not.
-    """
-    check_count(n_q, "n_q")
-    check_count(n_k, "n_k")
-    check_count(window, "window")
-    i = torch.arange(n_q).unsqueeze(1)  # (L, 1)
-    j = torch.arange(n_k).unsqueeze(0)  # (1, S)
-    if causal:
-        return (j > i - window) & (j <= i)
-    return (i - j).abs() < window
-
-
-def combine_keep(*keeps: Tensor | None) -> Tensor | None:
-    """The masks' AND (a key is visible only if every mask allows it); None when every mask is None."""
-    present = [m for m in keeps if m is not None]
-    if not present:
-        return None
-    out = present[0]
-    for m in present[1:]:
-        out = out & m
-    return out

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_count, field_error
-from .sdpa import scale_divisor
-from .variants import grouped_query_attention
+from ..ops.kv_heads import grouped_query_attention
+from ..ops.sdpa import scale_divisor
+from ..validation.errors import check_count, field_error
 
 
 @dataclass(frozen=True)

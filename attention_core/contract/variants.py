@@ -1,75 +1,46 @@
-"""The contract's optional modern keys: RoPE or sinusoidal positions, ALiBi, grouped-query heads, a sliding window,
+"""The contract's optional variant keys: RoPE or sinusoidal positions, ALiBi, grouped-query heads, a sliding window,
 FlashAttention's tiles and KV-cache decoding, parsed, evaluated on the scenario's own weights, and written as JSON.
 
 Symbols: L queries, S keys, D = d_model, H query heads, G kv heads (G divides H), E head width (d_out in concat mode,
-D/H in split mode), B_r × B_c a tile. The order is a decoder layer's (``modern.py``):
+D/H in split mode), B_r × B_c a tile. The order is a decoder layer's:
 
     x (+ sinusoidal PE) ─ W_q (H heads), W_k, W_v (G heads) ─ RoPE on q, k ─ q kᵀ / s ─ + ALiBi ─ mask (the scenario's
       mask ∧ the window) ─ the fill and the normalisation the scenario names ─ · v (each query head reads its group's)
 
-With none of the keys set (or each at its default) :func:`parse_modern` returns None and the scenario runs the plain
+With none of the keys set (or each at its default) :func:`parse_variants` returns None and the scenario runs the plain
 path: every result stays as it always was. Setting ``kv_heads`` = ``heads`` alone is that plain path too.
 
-``scenario.py`` imports this module inside its functions: this one imports ``scenario``'s parsers at the top.
+``scenario.py`` imports this module; this one reads the shared parsers from ``validation`` and the record from
+``record.py``, so there is no cycle.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from torch import Tensor
 
-from .decoding import DecodeTrace, kv_cache_decode
-from .multihead import MultiHeadTrace, apply_out, merge_heads, project, split_heads
-from .positions import ROPE_BASE, AlibiTrace, RopeTrace, alibi, rope, sinusoidal
-from .scenario import MAX_T, Scenario, ScenarioError, _parse_flag, parse_choice, parse_int, parse_number
-from .scenario import to_json as js
-from .sdpa import attend
-from .tiled import Tile, TiledTrace, tiled_attention
-from .variants import combine_keep, kv_head_map, share_kv, window_keep
+from ..ops.kv_heads import kv_head_map, share_kv
+from ..ops.masks import combine_keep, window_keep
+from ..ops.positions import ROPE_BASE, alibi, rope, sinusoidal
+from ..ops.projections import apply_out, merge_heads, project, split_heads
+from ..ops.sdpa import attend
+from ..pipeline.kv_cache import DecodeTrace, kv_cache_decode
+from ..pipeline.layer import MultiHeadTrace, VariantParts, Variants
+from ..pipeline.tiled import Tile, TiledTrace, tiled_attention
+from ..validation.errors import ScenarioError
+from ..validation.fields import MAX_T, parse_choice, parse_flag, parse_int, parse_number
+from .record import Scenario
+from .record import to_json as js
 
 POSITIONS = ("none", "sinusoidal", "rope")
-MODERN_KEYS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+VARIANT_KEYS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
 MAX_BLOCKS = 8  # row blocks and column blocks at most: 64 tiles a head, so the JSON stays small
 
 
-@dataclass(frozen=True)
-class Modern:
-    """The modern keys of one scenario, validated; a key left out has its default."""
-
-    positions: str = "none"  # "none" | "sinusoidal" (added to x) | "rope" (q and k turned)
-    rope_base: float = ROPE_BASE  # θ_i = base^(-2i/E); used with RoPE only
-    alibi: bool = False  # −m_h·|i − j| added to the scaled scores
-    kv_heads: int | None = None  # G; None = H (every query head has its own K and V)
-    window: int | None = None  # w: causal, the last w keys; otherwise the band |i − j| < w
-    block_rows: int | None = None  # B_r; with block_cols, also run the tiled online softmax
-    block_cols: int | None = None  # B_c
-    decode: bool = False  # also decode token by token with a KV cache
-
-    @property
-    def tiled(self) -> bool:
-        return self.block_rows is not None or self.block_cols is not None
-
-    def as_json(self) -> dict[str, Any]:
-        """The keys that differ from their defaults, as a scenario writes them."""
-        out: dict[str, Any] = {}
-        if self.positions != "none":
-            out["positions"] = self.positions
-        if self.positions == "rope" and self.rope_base != ROPE_BASE:
-            out["rope_base"] = self.rope_base
-        for key in ("alibi", "decode"):
-            if getattr(self, key):
-                out[key] = True
-        for key in ("kv_heads", "window", "block_rows", "block_cols"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
-
-
-def parse_modern(sc: dict[str, Any], heads: int) -> Modern | None:
-    """The modern keys of scenario ``sc`` (``heads`` H already parsed), or None when every one is at its default."""
+def parse_variants(sc: dict[str, Any], heads: int) -> Variants | None:
+    """The variant keys of scenario ``sc`` (``heads`` H already parsed), or None when every one is at its default."""
     positions = parse_choice(sc.get("positions", "none"), "positions", POSITIONS)
     base = ROPE_BASE
     if sc.get("rope_base") is not None:
@@ -82,21 +53,21 @@ def parse_modern(sc: dict[str, Any], heads: int) -> Modern | None:
         if heads % kv:
             raise ScenarioError("kv_heads", f"kv_heads={kv} does not divide heads={heads}")
     window = None if sc.get("window") is None else parse_int(sc["window"], "window", 1, MAX_T)
-    m = Modern(
+    m = Variants(
         positions=positions,
         rope_base=base if positions == "rope" else ROPE_BASE,
-        alibi=_parse_flag(sc.get("alibi", False), "alibi"),
+        alibi=parse_flag(sc.get("alibi", False), "alibi"),
         kv_heads=None if kv == heads else kv,
         window=window,
         block_rows=None if sc.get("block_rows") is None else parse_int(sc["block_rows"], "block_rows", 1, MAX_T),
         block_cols=None if sc.get("block_cols") is None else parse_int(sc["block_cols"], "block_cols", 1, MAX_T),
-        decode=_parse_flag(sc.get("decode", False), "decode"),
+        decode=parse_flag(sc.get("decode", False), "decode"),
     )
-    return None if m == Modern() else m
+    return None if m == Variants() else m
 
 
-def check_modern(m: Modern, s: Scenario) -> None:
-    """What the keys need of the rest of the scenario; each failure names the modern key (or the clashing one)."""
+def check_variants(m: Variants, s: Scenario) -> None:
+    """What the keys need of the rest of the scenario; each failure names the variant key (or the clashing one)."""
     width = s.weights.W_q.shape[-2 if s.weights.layout == "linear" else -1]  # concat: d_out; split: D
     head_width = width if s.head_mode == "concat" else width // s.heads
     if m.positions == "rope" and head_width % 2:
@@ -123,26 +94,6 @@ def check_modern(m: Modern, s: Scenario) -> None:
             raise ScenarioError("decode", "KV-cache decoding is causal: set mask.kind to causal or causal+padding")
 
 
-@dataclass(frozen=True)
-class ModernParts:
-    """What the modern keys add to a :class:`MultiHeadTrace`; a piece that is off is None."""
-
-    settings: Modern
-    pe_q: Tensor | None  # (L, D) sinusoidal PE added to x_q (None unless positions = "sinusoidal")
-    pe_k: Tensor | None  # (S, D) added to x_k and x_v
-    x_q: Tensor  # (L, D) what the projections saw (x_q + PE, or x_q)
-    x_k: Tensor  # (S, D)
-    x_v: Tensor  # (S, D)
-    rope: RopeTrace | None  # q (H, L, E), k (G, S, E) before and after the rotation, with the angles
-    alibi: AlibiTrace | None  # slopes (H,), bias (H, L, S)
-    window_keep: Tensor | None  # (L, S) bool, the window alone, True = visible
-    head_map: tuple[int, ...]  # (H,) the kv head each query head reads
-    k: Tensor  # (G, S, E) one K per kv head (after RoPE)
-    v: Tensor  # (G, S, Ev)
-    tiled: TiledTrace | None  # tiles over (H, L, S)
-    decoding: DecodeTrace | None  # T steps over (H, T, T)
-
-
 def _project(s: Scenario, x_q: Tensor, x_k: Tensor, x_v: Tensor, kv: int) -> tuple[Tensor, Tensor, Tensor]:
     """q (H, L, E), k (G, S, E), v (G, S, Ev) through the scenario's weights, in either layout and head mode."""
     w, lay = s.weights, s.weights.layout
@@ -154,9 +105,9 @@ def _project(s: Scenario, x_q: Tensor, x_k: Tensor, x_v: Tensor, kv: int) -> tup
     return q, k, v
 
 
-def evaluate_modern(s: Scenario, m: Modern) -> MultiHeadTrace:
-    """The scenario with its modern keys: a MultiHeadTrace whose heads show q, k after RoPE, the shared k, v of
-    each query head's group, ``biased`` with ALiBi and the mask ∧ window; the rest in ``.modern``."""
+def evaluate_variants(s: Scenario, m: Variants) -> MultiHeadTrace:
+    """The scenario with its variant keys: a MultiHeadTrace whose heads show q, k after RoPE, the shared k, v of
+    each query head's group, ``biased`` with ALiBi and the mask ∧ window; the rest in ``.variants``."""
     kv = s.heads if m.kv_heads is None else m.kv_heads
     pe_q = pe_k = None
     x_q, x_k, x_v = s.x_q, s.x_k, s.x_v
@@ -184,13 +135,13 @@ def evaluate_modern(s: Scenario, m: Modern) -> MultiHeadTrace:
     if m.decode:
         pad = None if s.padding is None else list(s.padding)
         dec = kv_cache_decode(q, k, v, None if r is None else m.rope_base, m.alibi, m.window, pad, s.scale)
-    parts = ModernParts(
+    parts = VariantParts(
         settings=m, pe_q=pe_q, pe_k=pe_k, x_q=x_q, x_k=x_k, x_v=x_v, rope=r, alibi=ab, window_keep=win,
         head_map=kv_head_map(s.heads, kv), k=k_r, v=v, tiled=tiled, decoding=dec,
     )  # fmt: skip
     concat = merge_heads(att.output)  # (H, L, Ev) -> (L, H·Ev)
     output = apply_out(concat, s.weights.W_o, s.weights.layout, s.weights.b_o)
-    return MultiHeadTrace(att, s.heads, s.head_mode, s.weights, concat, output, modern=parts)
+    return MultiHeadTrace(att, s.heads, s.head_mode, s.weights, concat, output, variants=parts)
 
 
 TILE_KEYS = ("scores", "m_prev", "m", "alpha", "p", "l", "o")
@@ -225,9 +176,9 @@ def _decode_json(d: DecodeTrace, full: Tensor) -> dict[str, Any]:
     return {"steps": steps, "weights": js(d.weights), "output": js(d.output), "max_abs_diff": diff}
 
 
-def modern_json(tr: MultiHeadTrace) -> dict[str, Any]:
-    """The result keys the modern settings add (see README, "The compute contract")."""
-    p: ModernParts = tr.modern
+def variants_json(tr: MultiHeadTrace) -> dict[str, Any]:
+    """The result keys the variant settings add (see README, "The compute contract")."""
+    p: VariantParts = tr.variants
     m = p.settings
     out: dict[str, Any] = {
         "modern": m.as_json(), "positions": m.positions, "kv_heads": int(p.k.shape[0]), "head_map": list(p.head_map),

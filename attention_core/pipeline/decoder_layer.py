@@ -17,14 +17,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_base, check_count, field_error
-from .decoding import DecodeTrace, kv_cache_decode
-from .multihead import draw, merge_heads
-from .positions import ROPE_BASE, AlibiTrace, RopeTrace, SinusoidalTrace, add_sinusoidal, rope
-from .positions import alibi as alibi_bias
-from .sdpa import causal_keep, padding_keep
+from ..ops.kv_heads import GQATrace, grouped_query_attention, kv_head_map
+from ..ops.masks import causal_keep, combine_keep, padding_keep, window_keep
+from ..ops.positions import ROPE_BASE, AlibiTrace, RopeTrace, SinusoidalTrace, add_sinusoidal, rope
+from ..ops.positions import alibi as alibi_bias
+from ..ops.projections import draw, merge_heads
+from ..validation.errors import check_base, check_count, field_error
+from .kv_cache import DecodeTrace, kv_cache_decode
 from .tiled import TiledTrace, tiled_attention
-from .variants import GQATrace, combine_keep, grouped_query_attention, kv_head_map, window_keep
 
 POSITIONS = ("none", "sinusoidal", "rope")
 
