@@ -95,7 +95,8 @@ def test_hidden_tokens_act_as_padding_in_every_layer() -> None:
 )
 def test_bad_requests_name_the_field(args: tuple[Any, ...], problem: str) -> None:
     with pytest.raises(ac.ScenarioError) as e:
-        rm.head_scenario(*args)
+        sentence, layer, head, *hidden = args  # the tab's order: the position is checked before the forward pass
+        rm.forward_and_head(sentence, hidden[0] if hidden else None, *rm.check_position(layer, head))
     assert problem in str(e.value)
 
 

@@ -71,9 +71,6 @@ FIELDS = (
 TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
 
 
-CONTROLS = tuple(f for f in FIELDS if f not in TABLE_FIELDS)
-
-
 def split_tokens(text: str | None) -> list[str]:
     return [t.strip() for t in str(text or "").split(",") if t.strip()]
 

@@ -37,6 +37,7 @@ from . import variants
 from .record import Scenario, to_json
 
 MASK_KINDS = ("none", "causal", "padding", "causal+padding", "custom")
+CAUSAL_KINDS = ("causal", "causal+padding")  # the kinds a window keeps the last w keys of (otherwise a band)
 BIASES = ("b_q", "b_k", "b_v", "b_o")  # optional, in explicit weights only; absent = no bias
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 NORMALIZE = ("softmax", "sum")
@@ -271,12 +272,10 @@ def parse(scenario: Any) -> Scenario:
 
 
 def evaluate(s: Scenario) -> MultiHeadTrace:
-    """Run a parsed scenario through the traced multi-head path (with the variants when a variant key is on)."""
-    if s.variants is not None:
-        return variants.evaluate_variants(s, s.variants)
+    """Run a parsed scenario through the attention layer (pipeline/layer.py): one path, whatever its keys."""
     return multi_head(
-        s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale,
-        fill=s.fill, normalize=s.normalize,
+        s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale, fill=s.fill,
+        normalize=s.normalize, variants=s.variants, causal=s.mask_kind in CAUSAL_KINDS, padding=s.padding,
     )  # fmt: skip
 
 

@@ -21,14 +21,10 @@ from typing import Any
 
 from torch import Tensor
 
-from ..ops.kv_heads import kv_head_map, share_kv
-from ..ops.masks import combine_keep, window_keep
-from ..ops.positions import ROPE_BASE, alibi, rope, sinusoidal
-from ..ops.projections import apply_out, merge_heads, project, split_heads
-from ..ops.sdpa import attend
-from ..pipeline.kv_cache import DecodeTrace, kv_cache_decode
+from ..ops.positions import ROPE_BASE
+from ..pipeline.kv_cache import DecodeTrace
 from ..pipeline.layer import MultiHeadTrace, VariantParts, Variants
-from ..pipeline.tiled import Tile, TiledTrace, tiled_attention
+from ..pipeline.tiled import Tile, TiledTrace
 from ..validation.errors import ScenarioError
 from ..validation.fields import MAX_T, parse_choice, parse_flag, parse_int, parse_number
 from .record import Scenario
@@ -92,56 +88,6 @@ def check_variants(m: Variants, s: Scenario) -> None:
             raise ScenarioError("decode", "KV-cache decoding is self-attention: give x, not x_q and x_k")
         if s.mask_kind not in ("causal", "causal+padding"):
             raise ScenarioError("decode", "KV-cache decoding is causal: set mask.kind to causal or causal+padding")
-
-
-def _project(s: Scenario, x_q: Tensor, x_k: Tensor, x_v: Tensor, kv: int) -> tuple[Tensor, Tensor, Tensor]:
-    """q (H, L, E), k (G, S, E), v (G, S, Ev) through the scenario's weights, in either layout and head mode."""
-    w, lay = s.weights, s.weights.layout
-    if s.head_mode == "concat":
-        return project(x_q, w.W_q, lay, w.b_q), project(x_k, w.W_k, lay, w.b_k), project(x_v, w.W_v, lay, w.b_v)
-    q = split_heads(project(x_q, w.W_q, lay, w.b_q).squeeze(-3), s.heads)  # (L, D) -> (H, L, D/H)
-    k = split_heads(project(x_k, w.W_k, lay, w.b_k).squeeze(-3), kv)  # (S, G·D/H) -> (G, S, D/H)
-    v = split_heads(project(x_v, w.W_v, lay, w.b_v).squeeze(-3), kv)
-    return q, k, v
-
-
-def evaluate_variants(s: Scenario, m: Variants) -> MultiHeadTrace:
-    """The scenario with its variant keys: a MultiHeadTrace whose heads show q, k after RoPE, the shared k, v of
-    each query head's group, ``biased`` with ALiBi and the mask ∧ window; the rest in ``.variants``."""
-    kv = s.heads if m.kv_heads is None else m.kv_heads
-    pe_q = pe_k = None
-    x_q, x_k, x_v = s.x_q, s.x_k, s.x_v
-    if m.positions == "sinusoidal":
-        pe_q = sinusoidal(s.x_q.shape[0], s.x_q.shape[1], dtype=s.x_q.dtype)  # (L, D), as add_sinusoidal adds it
-        pe_k = sinusoidal(s.x_k.shape[0], s.x_k.shape[1], dtype=s.x_k.dtype)  # (S, D)
-        x_q, x_k, x_v = s.x_q + pe_q, s.x_k + pe_k, s.x_v + pe_k
-    q, k, v = _project(s, x_q, x_k, x_v, kv)
-    r = rope(q, k, m.rope_base) if m.positions == "rope" else None
-    q_r, k_r = (q, k) if r is None else (r.q_rot, r.k_rot)
-    n_q, n_k = q.shape[-2], k.shape[-2]
-    ab = alibi(s.heads, n_q, n_k, dtype=q.dtype) if m.alibi else None
-    causal = s.mask_kind in ("causal", "causal+padding")
-    win = None if m.window is None else window_keep(n_q, n_k, m.window, causal=causal)
-    keep = combine_keep(s.keep, win)
-    k_sh, v_sh = share_kv(k_r, s.heads), share_kv(v, s.heads)  # (H, S, E), (H, S, Ev)
-    bias = None if ab is None else ab.bias
-    att = attend(q_r, k_sh, v_sh, keep=keep, scale=s.scale, fill=s.fill, normalize=s.normalize, bias=bias)
-    tiled = None
-    if m.tiled:
-        b_r = n_q if m.block_rows is None else m.block_rows
-        b_c = n_k if m.block_cols is None else m.block_cols
-        tiled = tiled_attention(q_r, k_sh, v_sh, b_r, b_c, keep, bias, s.scale)
-    dec = None
-    if m.decode:
-        pad = None if s.padding is None else list(s.padding)
-        dec = kv_cache_decode(q, k, v, None if r is None else m.rope_base, m.alibi, m.window, pad, s.scale)
-    parts = VariantParts(
-        settings=m, pe_q=pe_q, pe_k=pe_k, x_q=x_q, x_k=x_k, x_v=x_v, rope=r, alibi=ab, window_keep=win,
-        head_map=kv_head_map(s.heads, kv), k=k_r, v=v, tiled=tiled, decoding=dec,
-    )  # fmt: skip
-    concat = merge_heads(att.output)  # (H, L, Ev) -> (L, H·Ev)
-    output = apply_out(concat, s.weights.W_o, s.weights.layout, s.weights.b_o)
-    return MultiHeadTrace(att, s.heads, s.head_mode, s.weights, concat, output, variants=parts)
 
 
 TILE_KEYS = ("scores", "m_prev", "m", "alpha", "p", "l", "o")

@@ -48,10 +48,6 @@ class Weights:
     b_v: Tensor | None = None  # same as b_q
     b_o: Tensor | None = None  # (D,) added after W_o
 
-    @property
-    def has_bias(self) -> bool:
-        return any(b is not None for b in (self.b_q, self.b_k, self.b_v, self.b_o))
-
 
 def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator, dtype: torch.dtype = torch.float32) -> Tensor:
     """One (n_out, n_in) matrix in linear layout, drawn by ``recipe`` from generator ``g`` in ``dtype``.

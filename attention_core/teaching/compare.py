@@ -40,7 +40,6 @@ from .quiz import labels
 ATOL = 1e-6
 RTOL = 1e-5  # float32 round-off (a layout flip, float32 → float64) stays SAME
 SAME, MOVED, MASKED, UNMASKED, UNDEFINED = 0, 1, 2, 3, 4
-STATUS_WORDS = ("same", "moved", "became masked", "became visible", "became undefined")
 HEAD_STEPS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 WEIGHT_STEPS = ("W_q", "W_k", "W_v", "W_o")
 

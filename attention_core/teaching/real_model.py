@@ -159,14 +159,6 @@ def scenario_of(fw: Forward, layer: int, head: int) -> Scenario:
     )  # fmt: skip
 
 
-def head_scenario(sentence: Any, layer: Any, head: Any, hidden: Any = None) -> Scenario:
-    """(sentence, layer 1..6, head 1..12, hidden flags (T,) or None) -> that head as a core scenario.
-
-    Raises ScenarioError naming the field ('sentence', 'layer', 'head' or 'hidden')."""
-    ly, hd = check_position(layer, head)
-    return scenario_of(forward(sentence, hidden), ly, hd)
-
-
 def forward_and_head(sentence: Any, hidden: Any, layer: int, head: int) -> tuple[Forward, Scenario]:
     """One forward pass and one head of it as a core scenario: what the Real model tab shows, in one call (so it
     can run where the model is loaded, serving/workers.py)."""
