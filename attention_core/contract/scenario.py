@@ -3,7 +3,7 @@
 Every bad input raises :class:`ScenarioError` (a ValueError) whose message starts with the field,
 e.g. ``x_k row 2, column 1: 'abc' is not a number``. Sizes are checked before any cell is read
 and before any tensor is built. Rows and columns in messages count from 1, as a table shows them.
-See README.md ("The compute contract") for the full key list.
+The keys, their types, defaults and descriptions: keys.py (and docs/contract.md, generated from it).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..validation.fields import (
     parse_vector,
     show,
 )
-from . import variants
+from . import keys, variants
 from .record import Scenario, to_json
 
 MASK_KINDS = ("none", "causal", "padding", "causal+padding", "custom")
@@ -41,13 +41,7 @@ CAUSAL_KINDS = ("causal", "causal+padding")  # the kinds a window keeps the last
 BIASES = ("b_q", "b_k", "b_v", "b_o")  # optional, in explicit weights only; absent = no bias
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 NORMALIZE = ("softmax", "sum")
-KNOWN_KEYS = {
-    "x", "x_q", "x_k", "x_v", "tokens", "tokens_k", "heads", "head_mode", "weights", "layout",
-    "d_out", "mask", "scale", "dtype", "normalize", "preset", "title", "head_shown",
-    "positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode",
-}  # fmt: skip
-# (the last row: the optional variant keys, contract/variants.py; absent, a scenario computes as it always did)
-# (preset, title and head_shown are the app's labels and view: compute ignores them)
+KNOWN_KEYS = keys.NAMES  # every key, with its type, default and description: contract/keys.py
 
 
 def parse_tokens(value: Any, field: str, n: int, default_prefix: str) -> list[str]:

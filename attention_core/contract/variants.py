@@ -27,11 +27,12 @@ from ..pipeline.layer import MultiHeadTrace, VariantParts, Variants
 from ..pipeline.tiled import Tile, TiledTrace
 from ..validation.errors import ScenarioError
 from ..validation.fields import MAX_T, parse_choice, parse_flag, parse_int, parse_number
+from . import keys
 from .record import Scenario
 from .record import to_json as js
 
 POSITIONS = ("none", "sinusoidal", "rope")
-VARIANT_KEYS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+VARIANT_KEYS = keys.VARIANT_KEYS  # positions, rope_base, alibi, kv_heads, window, block_rows, block_cols, decode
 MAX_BLOCKS = 8  # row blocks and column blocks at most: 64 tiles a head, so the JSON stays small
 
 
