@@ -142,7 +142,7 @@ _numeric_lock = threading.Lock()
 
 def numeric(table: Any) -> Any:
     """A stored table's cells (label column dropped) as an (R, C) float64 array when every cell is a float, as the
-    core takes them (attention_core.scenario.parse_array); else its raw cells (:func:`vw.cells`), typos included,
+    core takes them (its parse_array); else its raw cells (:func:`vw.cells`), typos included,
     for the core to name."""
     data = table.get("data") if isinstance(table, dict) else None
     first = data[0] if isinstance(data, list) and data else None

@@ -1,4 +1,4 @@
-"""Projections, seeded weight recipes and multi-head attention in the seeds' two styles.
+"""Steps 2 and 11: projections, seeded weight recipes, splitting and merging heads, in the seeds' two styles.
 
 Symbols: L query length, S key length, D = d_in (d_model), d = d_out (per-head width), H heads.
 
