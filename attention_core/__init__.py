@@ -1,33 +1,68 @@
 """attention_core: traced attention that reproduces the seed notebooks number by number.
 
-Modules, one job each:
-    sdpa       scaled dot-product attention returning a frozen trace; masks and fill conventions
-    multihead  projections, seeded weight recipes, concat and split multi-head attention
-    tokenizer  003's SimpleTokenizer and weightless simplified attention
-    scenario   the JSON contract ``compute(scenario) -> result`` and its validation
-    scenario_modern  the contract's optional modern keys (RoPE, ALiBi, kv heads, window, tiles, decoding)
-    presets    every notebook example as data, with the tensors it printed; today's Llama- and Mistral-style
+Layers, from the bottom up (each imports only the ones below it; tests/test_layers.py checks this with import-linter):
+    validation  the one error type (ScenarioError) and the field parsers every layer shares
+    ops         the steps as small pure functions: projections, positions, kv heads, masks, scaled dot-product
+    pipeline    the attention layer assembled from the steps, with its execution strategies (tiled, KV cache)
+    contract    the JSON contract ``compute(scenario) -> result``: the scenario's keys, parsed and written back
+    notebooks   every notebook example as data (presets), 003's tokenizer
+    teaching    explain, quiz, compare, the scaling lab, training, the real model
+    export      a scenario as a runnable .py and .ipynb
+
+The names below are the package's public face: ui/ and serving/ import only these.
 """
 
-from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
-from .presets import (
+from .contract.record import Scenario
+from .contract.scenario import (
+    BIASES,
+    MASK_KINDS,
+    compute,
+    evaluate,
+    parse,
+    parse_matrix,
+    result_json,
+)
+from .contract.variants import VARIANT_KEYS
+from .export.notebook import export_title, scenario_json, to_notebook, to_script
+from .notebooks.presets import (
+    EMBEDDINGS_003,
+    SENTENCE,
     Preset,
     Printed,
     all_presets,
     check,
+    decoder_presets,
     get_preset,
-    modern_presets,
     preset_ids,
     read_preset,
     scenario_of,
 )
-from .scenario import MAX_D, MAX_HEADS, MAX_T, Scenario, ScenarioError, compute, evaluate, parse, result_json
-from .sdpa import AttentionTrace, attend, causal_keep, padding_keep
-from .tokenizer import SimpleTokenizer, simplified_attention
+from .notebooks.tokenizer import MAX_SENTENCE, SimpleTokenizer, embedding_table, shown_token, simplified_attention
+from .ops.masks import causal_keep, compose_keep, padding_keep
+from .ops.positions import ROPE_BASE
+from .ops.projections import LAYOUTS, MODES, Weights, init_weights, merge_heads, project
+from .ops.sdpa import AttentionTrace, attend, compare_fills, fill_verdicts
+from .pipeline.layer import MultiHeadTrace, Variants, multi_head
+from .teaching import compare, quiz, real_model, train
+from .teaching.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
+from .teaching.explain import NAMES as EXPLAINABLE
+from .teaching.explain import explain
+from .teaching.explain import sources as explain_sources
+from .teaching.quiz import Grade, Question, QuizError, Tally
+from .teaching.scaling import MAX_DK, MIN_DK, scaling_lab
+from .teaching.train import LOSS_LATEX, LOSS_TEXT, TrainState
+from .validation.errors import ScenarioError
+from .validation.fields import MAX_ABS, MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int, parse_number
 
 __all__ = [
-    "MAX_D", "MAX_HEADS", "MAX_T", "AttentionTrace", "MultiHeadTrace", "Preset", "Printed", "Scenario",
-    "ScenarioError", "SimpleTokenizer", "Weights", "all_presets", "attend", "causal_keep", "check", "compute",
-    "evaluate", "get_preset", "init_weights", "modern_presets", "multi_head", "padding_keep", "parse", "preset_ids",
-    "read_preset", "result_json", "scenario_of", "simplified_attention",
+    "BIASES", "EMBEDDINGS_003", "EXPLAINABLE", "LAYOUTS", "LOSS_LATEX", "LOSS_TEXT", "MASKED", "MASK_KINDS", "MAX_ABS",
+    "MAX_D", "MAX_DK", "MAX_HEADS", "MAX_SEED", "MAX_SENTENCE", "MAX_T", "MIN_DK", "MODES", "MOVED", "ROPE_BASE",
+    "SAME", "SENTENCE", "UNMASKED", "VARIANT_KEYS", "AttentionTrace", "CompareError", "Grade", "MultiHeadTrace",
+    "Preset", "Printed", "Question", "QuizError", "Scenario", "ScenarioError", "SimpleTokenizer", "Tally",
+    "TrainState", "Variants", "Weights", "all_presets", "attend", "causal_keep", "check", "compare", "compare_fills",
+    "compose_keep", "compute", "decoder_presets", "diff", "embedding_table", "evaluate", "explain", "explain_sources",
+    "export_title", "fill_verdicts", "get_preset", "init_weights", "merge_heads", "multi_head", "padding_keep", "parse",
+    "parse_choice", "parse_int", "parse_matrix", "parse_number", "preset_ids", "project", "quiz", "read_preset",
+    "real_model", "result_json", "scaling_lab", "scenario_json", "scenario_of", "shown_token", "simplified_attention",
+    "snapshot", "to_notebook", "to_script", "train",
 ]  # fmt: skip

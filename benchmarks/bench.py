@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import statistics
 import sys
 import time
@@ -35,7 +36,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import gradio as gr  # noqa: E402
 import httpx  # noqa: E402
 from harness import CHROMIUM_ARGS, LOADED, chromium_path, serve  # noqa: E402
-from load import API_PREFIX  # noqa: E402
+from load import API_PREFIX, rss_kb, server_pid  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+from seed_reference import MultiHeadAttention  # noqa: E402
 
 import attention_core as ac  # noqa: E402
 from ui import pipeline, share, values  # noqa: E402
@@ -212,8 +215,6 @@ def bench_browser(
     Also counts the bytes the browser sends for each edit (request bodies to the server, P3 sent).
     """
     print(f"browser ({clock} clock): {url[:60]}", file=sys.stderr)
-    from playwright.sync_api import sync_playwright
-
     assert clock == "raf" or with_plot or not app, "the observer sees the app's views through the heatmap (ARM)"
     times: list[float] = []
     sizes: list[int] = []
@@ -278,8 +279,6 @@ def bench_scrub(url: str, seconds: float) -> float:
     """Drag X[1, 2] back and forth (200 px, 4 px a move, the moves at 60 Hz as a mouse reports them) for ``seconds``
     in headless Chromium, as a learner scrubs it; returns the distinct output tables painted a second while the drag
     lasted."""
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
@@ -326,8 +325,6 @@ def bench_cold(script: str, reps: int) -> float:
 def bench_model(url: str, reps: int) -> dict[str, float]:
     """/model_attention on a fresh server: the first request (transformers import + model load + one head), warm
     requests after it, and the server's RSS before and after the model loaded."""
-    from load import rss_kb, server_pid
-
     pid = server_pid(url)
     before = rss_kb(pid)
     req = [{"sentence": "The cat sat on the mat because it was tired.", "layer": 3, "head": 7}]
@@ -337,8 +334,6 @@ def bench_model(url: str, reps: int) -> dict[str, float]:
 
 
 def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
-    from seed_reference import MultiHeadAttention
-
     torch.set_grad_enabled(False)
     x = torch.randn(t, d, generator=torch.Generator().manual_seed(0))
     w = ac.init_weights("linear", 0, d, d, heads, "concat", "linear")
@@ -349,8 +344,8 @@ def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
         head.W_v.weight.copy_(w.W_v[h])
 
     def sdpa() -> torch.Tensor:
-        q, k, v = (ac.multihead.project(x, m, "linear") for m in (w.W_q, w.W_k, w.W_v))
-        return ac.multihead.merge_heads(torch.nn.functional.scaled_dot_product_attention(q, k, v))
+        q, k, v = (ac.project(x, m, "linear") for m in (w.W_q, w.W_k, w.W_v))
+        return ac.merge_heads(torch.nn.functional.scaled_dot_product_attention(q, k, v))
 
     fns = {"trace": lambda: ac.multi_head(x, x, x, w, heads, "concat").output, "loop": lambda: loop(x, x, x),
            "sdpa": sdpa}  # fmt: skip
@@ -472,8 +467,6 @@ def main() -> None:
     rows.append(("P5 core", f"{case} sdpa", f"{core['sdpa']:.1f} ms", "", "F.scaled_dot_product_attention"))
     speed = f"{core['trace'] / core['loop']:.2f}× the loop's time, {core['trace'] / core['sdpa']:.2f}× sdpa's"
     rows.append(("P5 core", f"{case} trace", f"{core['trace']:.1f} ms", "", speed))
-
-    import platform
 
     head = f"machine: {platform.node()} {platform.machine()}, {torch.get_num_threads()} torch threads, " \
            f"torch {torch.__version__}, gradio {gr.__version__}{' (quick)' if args.quick else ''}"  # fmt: skip

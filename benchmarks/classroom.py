@@ -153,10 +153,11 @@ async def api_user(client: httpx.AsyncClient, api: str, i: int, until: float, ou
 
 def expected_answers(who: Learner) -> list[Any]:
     """A single-user replay of one learner's edits from the state its page loaded with."""
-    from ui.edits import edit_result
-    from ui.live import live_views
-    from ui.pipeline import load_values
-    from ui.values import DEFAULT_PRESET
+    # gradio and torch (~3 s) load here, for the check after the run, not in the load clients
+    from ui.edits import edit_result  # noqa: PLC0415
+    from ui.live import live_views  # noqa: PLC0415
+    from ui.pipeline import load_values  # noqa: PLC0415
+    from ui.values import DEFAULT_PRESET  # noqa: PLC0415
 
     _, vals, _ = load_values(DEFAULT_PRESET)
     out = []
@@ -182,7 +183,7 @@ def wrong_answers(learners: list[Learner], extras: list[tuple[str, Any, bytes]])
 
 
 def train_wrong(payload: dict[str, Any], text: bytes) -> bool:
-    from attention_core import train
+    from attention_core import train  # noqa: PLC0415 (torch: only the check after the run needs it)
 
     st = train.train_steps(train.start(payload["task"], payload["seed"]), payload["steps"])
     got = complete_answer(text.decode())

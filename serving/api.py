@@ -20,8 +20,7 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 
 import attention_core as ac
-from attention_core import real_model, train
-from attention_core.scenario import parse_int
+from attention_core import parse_int, real_model, train
 from serving import workers
 
 log = logging.getLogger("playground")
@@ -59,23 +58,24 @@ call without a session hash is a new session; rebuilding one costs well under a 
 def compute_api(scenario: dict) -> dict:
     """Scaled dot-product attention with every intermediate (attention_core.compute over HTTP and MCP).
 
-    The scenario's keys: "x" (token rows, self-attention) or "x_q", "x_k", "x_v" (cross-attention); "tokens";
-    "heads" (1..8); "head_mode" ("concat" | "split"); "layout" ("linear": nn.Linear out x in | "matmul");
-    "weights" ({"init": "linear"|"rand"|"randn"|"identity", "seed": int, "w_o": bool} or explicit "W_q", "W_k",
-    "W_v" (one matrix per head), "W_o", optional biases "b_q", "b_k", "b_v" (one vector per head) and "b_o");
+    The scenario's keys: "x" (token rows, self-attention) or "x_q", "x_k", "x_v" (cross-attention); "tokens",
+    "tokens_k" (row labels); "heads" (1..8); "head_mode" ("concat" | "split"); "layout" ("linear": nn.Linear out x
+    in | "matmul"); "weights" ({"init": "linear"|"rand"|"randn"|"identity", "seed": int, "w_o": bool} or explicit
+    "W_q", "W_k", "W_v" (one matrix per head), "W_o", optional biases "b_q", "b_k", "b_v" (one vector per head)
+    and "b_o");
     "d_out"; "mask" ({"kind": "none"|"causal"|"padding"|"causal+padding"|"custom", "padding": [flags],
     "keep": 0/1 matrix, "fill": "-inf"|"-1e9"|"additive"}); "scale" (true = divide by sqrt(d_k), false, or a
     temperature); "dtype" ("float32" | "float64"); "normalize" ("softmax" | "sum"). At most 64 tokens and width 64.
-    Optional modern keys: "positions" ("none" | "sinusoidal" | "rope"), "rope_base", "alibi" (bool), "kv_heads"
+    Optional variant keys: "positions" ("none" | "sinusoidal" | "rope"), "rope_base", "alibi" (bool), "kv_heads"
     (grouped-query, divides heads), "window" (sliding window), "block_rows"/"block_cols" (tiled online softmax),
     "decode" (bool: KV-cache decoding, causal self-attention).
 
     Args:
-        scenario: the JSON scenario described above; only "x" is required (docs/api.md: "The compute contract").
+        scenario: the JSON scenario described above; only "x" is required (every key: docs/contract.md).
 
     Returns:
         "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",
-        "weights_used", "tokens"; with a modern key on also "rope", "alibi", "kv", "head_map", "window", "tiles",
+        "weights_used", "tokens"; with a variant key on also "rope", "alibi", "kv", "head_map", "window", "tiles",
         "decode". A bad scenario is an error whose message names the field.
     """
     try:
@@ -211,7 +211,7 @@ def answer_as_json(data: list[Any], root_url: str) -> list[Any]:
     ``json.loads`` cannot read (single quotes, True, None). The outputs here are JSON objects, never files, so
     nothing of what gradio's version does for files is lost. tests/test_mcp.py fails if gradio changes it.
     """
-    from mcp import types  # the gradio[mcp] extra
+    from mcp import types  # noqa: PLC0415 (the gradio[mcp] extra; its import takes ~3.5 s, paid only by MCP clients)
 
     return [types.TextContent(type="text", text=json.dumps(d, allow_nan=False)) for d in data]
 

@@ -24,13 +24,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+import torch
+
 T = TypeVar("T")
 TIMEOUT_S = 300  # the first call starts the worker and may load the model (a few seconds); no call takes longer
 
 
 def _init() -> None:
-    import torch
-
     torch.set_num_threads(1)  # the server keeps the other core
     parent = multiprocessing.parent_process()
     if parent is not None:

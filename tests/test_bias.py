@@ -13,8 +13,9 @@ from test_export import app_prints, printed, run_script
 from torch import nn
 
 import attention_core as ac
-from attention_core.explain import explain
-from attention_core.export import scenario_json, to_script
+from attention_core.export.notebook import scenario_json, to_script
+from attention_core.teaching.explain import explain
+from ui import pipeline, values
 from ui.render import tables as vw
 
 
@@ -154,8 +155,6 @@ def test_export_round_trip_with_biases(mode: str, tmp_path: Path) -> None:
 
 
 def test_a_scenario_file_with_biases_opens_in_the_workbench_with_them() -> None:
-    from ui import pipeline, values  # (imported here: the app's page modules are not needed elsewhere in this file)
-
     sc = bias_state()
     _, _, nv, views = pipeline.scenario_values(sc)
     assert nv["biases"]["b_q"] == sc["weights"]["b_q"] and "bias=True" in views["html_qkv"]

@@ -12,9 +12,9 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-from attention_core import compare
-from attention_core.compare import MASKED, MOVED, SAME, CompareError, diff, snapshot
-from attention_core.export import scenario_json
+from attention_core.export.notebook import scenario_json
+from attention_core.teaching import compare
+from attention_core.teaching.compare import MASKED, MOVED, SAME, CompareError, diff, snapshot
 
 HEAD_STEPS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 

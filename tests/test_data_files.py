@@ -21,7 +21,7 @@ from browser import ROOT
 from seed_text import SEEDS
 
 import attention_core as ac
-from attention_core import presets
+from attention_core.notebooks import presets
 
 NUMBER = re.compile(r"(?<![\w.])-?(?:inf|nan|\d+\.?\d*(?:e[-+]?\d+)?)(?![\w])")
 
@@ -95,7 +95,7 @@ def test_the_seed_text_finder_fails_on_a_changed_digit_and_a_shifted_run(seeds: 
 @pytest.mark.parametrize("nb", presets.NOTEBOOKS)
 def test_each_data_file_is_one_notebook_and_follows_the_schema(nb: str) -> None:
     path = presets.DATA / f"{nb}.json"
-    assert path.parent.parent == ROOT / "attention_core"  # package data: found relative to the module
+    assert path.parent.parent == ROOT / "attention_core" / "notebooks"  # package data: found relative to the module
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["source"].startswith(nb)
     loaded = presets.load_notebook(nb)

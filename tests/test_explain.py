@@ -10,7 +10,7 @@ import torch
 from torch.testing import assert_close
 
 import attention_core as ac
-from attention_core.explain import explain, projection, sources
+from attention_core.teaching.explain import explain, projection, sources
 from ui import pipeline
 
 NUM = r"\(?(-?[0-9.]+(?:e[-+][0-9]+)?|-inf)\)?"
@@ -46,7 +46,7 @@ def test_the_projection_shown_is_the_one_that_made_q_k_v(preset: str) -> None:
     """x @ projection(head) == the head's q/k/v, for both layouts and both head modes (with RoPE on, the q and k
     before the rotation; with kv heads, the k and v of the head's group)."""
     _, tr, x = traced(preset)
-    p = tr.modern
+    p = tr.variants
     for h in range(tr.heads):
         for role in ("q", "k", "v"):
             want = tr.head(h)[role]

@@ -18,7 +18,7 @@ from reference import reference
 from torch import nn
 
 import attention_core as ac
-from attention_core.export import scenario_json, to_notebook, to_script
+from attention_core.export.notebook import scenario_json, to_notebook, to_script
 from ui import pipeline, share, values
 from ui.render import tables as vw
 

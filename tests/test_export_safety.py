@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import attention_core as ac
-from attention_core.export import to_notebook, to_script
+from attention_core.export.notebook import to_notebook, to_script
 from serving.export_folders import ExportFolders
 from ui import pipeline, share
 

@@ -9,7 +9,7 @@ from reference import head as reference_head
 from seed_reference import Attention, Attention002, MultiHeadAttention, SelfAttentionL, SelfAttentionP, run_001
 
 import attention_core as ac
-from attention_core.presets import EMBEDDINGS_003, SEED_OF_001, STATQUEST_X, lookup
+from attention_core.notebooks.presets import EMBEDDINGS_003, SEED_OF_001, STATQUEST_X, lookup
 
 PRINTED = [(p, pr) for p in ac.all_presets() for pr in p.printed]
 

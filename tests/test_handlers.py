@@ -21,7 +21,7 @@ from test_variants_contract import preset_reference
 
 import attention_core as ac
 import playground as pg
-from attention_core.presets import SEED_OF_001, STATQUEST_OUT2
+from attention_core.notebooks.presets import SEED_OF_001, STATQUEST_OUT2
 from serving import api as api_app
 from ui import pipeline, share, values, wiring
 
@@ -63,7 +63,7 @@ def test_every_preset_loads_and_matches_its_notebook(preset: str) -> None:
     _, v, views = loaded(preset)
     assert "msg-error" not in msg(views)
     assert "✓" in views["badge"] and "✗" not in views["badge"]
-    if ac.get_preset(preset).source == "modern":  # today's presets: no notebook; against Llama's RoPE and SDPA
+    if ac.get_preset(preset).source == "decoders":  # today's presets: no notebook; against Llama's RoPE and SDPA
         assert "printed no tensors" in views["badge"]
         want = preset_reference(preset)[0].float()  # head 1, the head the notebook shows
         torch.testing.assert_close(table_floats(tab(views, "output")), want.double(), atol=5e-5, rtol=0)

@@ -63,7 +63,7 @@ def as_tensor(cells: dict[tuple[int, int], float]) -> torch.Tensor:
 
 
 def test_the_llama_preset_shows_q_turned_by_rope_and_the_output(page: Page) -> None:
-    title = next(p.title for p in ac.modern_presets() if p.id == "llama-style")
+    title = next(p.title for p in ac.decoder_presets() if p.id == "llama-style")
     before = page.inner_text(OUT)
     pick_option(page, "Preset (notebook example)", title)
     changed(page, OUT, before)
@@ -162,7 +162,7 @@ def test_a_bad_value_in_a_modern_box_is_named_and_the_views_stay(
 def test_present_mode_speaks_of_the_variants_that_are_on(page: Page) -> None:
     """Present mode on the Mistral-style preset (RoPE, a window of 3): the Q, K, V stage lights q before RoPE and
     says what RoPE does, the mask stage names the window; ALiBi, tiles and the cache are off, so no word of them."""
-    title = next(p.title for p in ac.modern_presets() if p.id == "mistral-style")
+    title = next(p.title for p in ac.decoder_presets() if p.id == "mistral-style")
     before = page.inner_text(OUT)
     pick_option(page, "Preset (notebook example)", title)
     changed(page, OUT, before)

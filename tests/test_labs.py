@@ -13,10 +13,11 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 import attention_core as ac
-from attention_core.presets import EMBEDDINGS_003, K_004, Q_004, SENTENCE
-from attention_core.scaling import SWEEP, point, scaling_lab, softmax_jacobian_norm, variance_cell
-from attention_core.sdpa import FILLS, compare_fills, compose_keep
-from attention_core.tokenizer import embedding_table
+from attention_core.notebooks.presets import EMBEDDINGS_003, K_004, Q_004, SENTENCE
+from attention_core.notebooks.tokenizer import embedding_table
+from attention_core.ops.masks import compose_keep
+from attention_core.ops.sdpa import FILLS, compare_fills
+from attention_core.teaching.scaling import SWEEP, point, scaling_lab, softmax_jacobian_norm, variance_cell
 from ui import labs, pipeline, sentence
 
 # ---- mask lab ----------------------------------------------------------------------------------

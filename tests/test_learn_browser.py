@@ -10,7 +10,7 @@ from browser import LOADED
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
-from attention_core import train
+from attention_core.teaching import train
 
 TIMEOUT = 30_000
 OUT = "#overview table[data-name=output]"

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core import quiz, train
+from attention_core.teaching import quiz, train
 from serving import api as api_app
 from ui import learn as lu
 from ui import pipeline, values, wiring

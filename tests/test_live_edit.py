@@ -17,8 +17,10 @@ import httpx
 import pytest
 import torch
 from browser import serve
+from fastapi.testclient import TestClient
 
 import attention_core as ac
+import playground
 from ui import live, pipeline, values, wiring
 from ui.edits import edit_result
 
@@ -260,8 +262,6 @@ def test_the_route_answers_bad_calls_without_a_traceback() -> None:
 def test_the_page_has_one_server_function_the_live_route_answers() -> None:
     """The live route answers the page's component_server path for ``live_edit`` of the grid alone (ui/live.py), so
     no other component of the page may have a server function: it would be answered 404 instead of by gradio."""
-    import playground
-
     blocks = playground.demo.blocks.values()
     fns = {b.elem_id: [f.__name__ for f in b.server_fns] for b in blocks if getattr(b, "server_fns", None)}
     assert fns == {"inputs": ["live_edit"]}
@@ -271,9 +271,6 @@ def test_a_live_edit_never_touches_gradios_session_table(session: str) -> None:
     """gradio's own component_server route looks the session up in its table (8 sessions) and rebuilds an evicted
     one on the event loop (~15 ms and a full GC's worth of objects per edit past 8 learners: issue 25). The app's
     route answers from STORE alone: many edits of pages gradio never saw leave its table empty."""
-    from fastapi.testclient import TestClient
-
-    import playground
 
     client = TestClient(playground.make_app())
     inputs = next(b._id for b in playground.demo.blocks.values() if b.elem_id == "inputs")

@@ -10,7 +10,7 @@ from browser import ROOT
 from reference import reference
 
 import attention_core as ac
-from attention_core import train
+from attention_core.teaching import train
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,9 +126,6 @@ def test_the_api_page_points_agents_at_the_root(app_url: str) -> None:
 
 
 def test_the_api_page_model_example_runs_at_the_root(app_url: str) -> None:
-    import subprocess
-    import sys
-
     readme = (ROOT / "docs" / "api.md").read_text()  # the API page: where the README sends an engineer
     blocks = re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
     client = next(b for b in blocks if "gradio_client" in b)

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import attention_core as ac
-from attention_core.scenario import parse_array
+from attention_core.validation.fields import parse_array
 from ui import pipeline, values
 from ui.render import grids
 

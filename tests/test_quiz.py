@@ -9,8 +9,8 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-from attention_core import explain, quiz
-from attention_core.quiz import Question, QuizError, Tally, ask, grade, record
+from attention_core.teaching import explain, quiz
+from attention_core.teaching.quiz import Question, QuizError, Tally, ask, grade, record
 
 PRESETS = ("statquest-masked", "encdec-masked", "qkv-split", "statquest-mha2", "numpy-masked", "llm-simplified-sum")
 

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 import torch
 
 import attention_core as ac
-from attention_core import real_model as rm
+from attention_core.teaching import real_model as rm
 
 SENTENCES = [
     "The cat sat on the mat because it was tired.",
@@ -93,7 +95,8 @@ def test_hidden_tokens_act_as_padding_in_every_layer() -> None:
 )
 def test_bad_requests_name_the_field(args: tuple[Any, ...], problem: str) -> None:
     with pytest.raises(ac.ScenarioError) as e:
-        rm.head_scenario(*args)
+        sentence, layer, head, *hidden = args  # the tab's order: the position is checked before the forward pass
+        rm.forward_and_head(sentence, hidden[0] if hidden else None, *rm.check_position(layer, head))
     assert problem in str(e.value)
 
 
@@ -124,10 +127,7 @@ def test_the_heads_weights_come_only_when_asked_for() -> None:
 
 
 def test_importing_the_app_does_not_import_transformers() -> None:
-    import subprocess
-    import sys
-
     code = "import sys, playground; assert 'transformers' not in sys.modules, 'transformers imported eagerly'"
-    root = rm.__file__.rsplit("/", 2)[0]
+    root = rm.__file__.rsplit("/", 3)[0]  # attention_core/teaching/real_model.py -> the repo
     r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]

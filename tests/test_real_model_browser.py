@@ -11,7 +11,7 @@ import torch
 from browser import CHROMIUM_ARGS, chromium_path, serve
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from attention_core import real_model as rm
+from attention_core.teaching import real_model as rm
 
 TIMEOUT = 90_000  # the first use loads transformers and the model on a shared CPU
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from attention_core import real_model as rm
+from attention_core.teaching import real_model as rm
 from ui import pipeline
 from ui import real_model as ui
 
@@ -34,7 +34,7 @@ def test_show_then_open_a_head_then_explain_a_q_cell_with_its_bias() -> None:
     assert "bias=True" in opened["html_qkv"] and "b_q: its bias" in html.unescape(opened["inputs"])
     picked = ui.on_pick(pipeline.render, PARTS, SENTENCE, 4, 11, [], Event({"name": "v", "row": 2, "col": 3}))
     text = html.unescape(picked["explain"])
-    s = rm.head_scenario(SENTENCE, 4, 11)
+    _, s = rm.forward_and_head(SENTENCE, None, 4, 11)
     b = float(s.weights.b_v[0, 3])
     assert "v[3, 4]" in text and "+ b_v[4]" in text and f"{b:.4f}".lstrip("-") in text
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from reference import reference
 
 import attention_core as ac
-from attention_core.export import scenario_json
+from attention_core.export.notebook import scenario_json
 
 N = int(os.environ.get("REFERENCE_EXAMPLES", "120"))
 CASES = settings(max_examples=N, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import playground as pg
 from serving.sessions import SessionStore, estimate_bytes
 from ui import values, wiring
+from ui.render.grids import with_cell
 
 
 class Clock:
@@ -100,8 +101,6 @@ def test_concurrent_writers_keep_the_count_and_bytes_consistent() -> None:
 def test_an_edit_is_weighed_by_what_it_changed_and_the_total_equals_a_fresh_count() -> None:
     """The store reuses the sizes of the tables an edit kept (the same objects) and weighs the one it made: the
     total after each edit is what counting everything anew gives, a long typed text included."""
-    from ui.render.grids import with_cell
-
     rows = [[f"t{r}", *([0.25] * 64)] for r in range(64)]
     vals = {"x": {"data": rows}, "W_q": {"data": [list(r) for r in rows]}}
     st = SessionStore()

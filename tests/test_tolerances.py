@@ -17,7 +17,7 @@ from reference import seeded
 from test_data_files import find_run, flat, tokens
 
 import attention_core as ac
-from attention_core.presets import lookup
+from attention_core.notebooks.presets import lookup
 
 EMBEDDING_HALF_DIGIT = 5e-5  # 003 In [4] prints the embeddings with 4 decimals
 

@@ -1,4 +1,4 @@
-"""The modern variants against independent references: torch's SDPA (enable_gqa, is_causal, attn_mask),
+"""The variant steps against independent references: torch's SDPA (enable_gqa, is_causal, attn_mask),
 transformers' own Llama RoPE, ALiBi's official slope code and the formulas written out plainly."""
 
 from __future__ import annotations
@@ -14,13 +14,16 @@ from torch import Tensor
 from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-from attention_core.decoding import kv_cache_decode
-from attention_core.modern import modern_attention
-from attention_core.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
-from attention_core.scenario import ScenarioError
-from attention_core.sdpa import attend
-from attention_core.tiled import tiled_attention
-from attention_core.variants import grouped_query_attention, kv_head_map, window_keep
+import attention_core as ac
+from attention_core.ops.kv_heads import kv_head_map, share_kv
+from attention_core.ops.masks import causal_keep, padding_keep, window_keep
+from attention_core.ops.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
+from attention_core.ops.sdpa import attend
+from attention_core.pipeline.kv_cache import kv_cache_decode
+from attention_core.pipeline.layer import Variants, prepare
+from attention_core.pipeline.strategies import STRATEGIES, full
+from attention_core.pipeline.tiled import tiled_attention
+from attention_core.validation.errors import ScenarioError
 
 # ---- independent references, written from the papers and official code --------------------------------------
 
@@ -92,7 +95,8 @@ def test_gqa_matches_sdpa_enable_gqa(heads: int, kv_heads: int, kind: str, dtype
     elif kind == "bool_mask":
         keep = torch.rand(n_q, n_k, generator=g) < 0.6
         keep[2] = False  # one query row sees no key: SDPA returns 0 there, and so must the trace
-    tr = grouped_query_attention(q, k, v, keep=keep)
+    p = prepare(q, k, v, keep)  # steps 3, 4, 7, 8 at G kv heads; 5.–10. the "full" strategy
+    tr = full(p)
     if kind == "is_causal":
         ref = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
     else:
@@ -101,21 +105,21 @@ def test_gqa_matches_sdpa_enable_gqa(heads: int, kv_heads: int, kind: str, dtype
     assert tr.output.shape == (2, heads, n_q, 3)
     assert not torch.isnan(tr.weights).any()
     group = heads // kv_heads
-    assert tr.kv_head == tuple(h // group for h in range(heads))
+    assert kv_head_map(heads, kv_heads) == tuple(h // group for h in range(heads))
     for h in range(heads):  # each query head reads its group's K and V, untouched
-        assert torch.equal(tr.k_shared[:, h], k[:, h // group])
-        assert torch.equal(tr.v_shared[:, h], v[:, h // group])
+        assert torch.equal(p.k_shared[:, h], k[:, h // group])
+        assert torch.equal(p.v_shared[:, h], v[:, h // group])
     if kind == "bool_mask":
         assert tr.fully_masked_rows == (2,)
         assert torch.isnan(tr.weights_raw[..., 2, :]).all()
         assert tr.warnings
 
 
-def test_gqa_with_g_equal_h_is_the_package_attention() -> None:
+def test_g_equal_h_is_the_package_attention() -> None:
     g = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(3, 5, 4, generator=g) for _ in range(3))
     keep = torch.ones(5, 5, dtype=torch.bool).tril()
-    tr = grouped_query_attention(q, k, v, keep=keep)
+    tr = full(prepare(q, k, v, keep))
     ref = attend(q, k, v, keep=keep)
     torch.testing.assert_close(tr.weights, ref.weights)
     torch.testing.assert_close(tr.output, ref.output)
@@ -125,8 +129,8 @@ def test_gqa_multi_query_heads_share_one_key() -> None:
     g = torch.Generator().manual_seed(2)
     q = torch.randn(4, 3, 2, generator=g)
     k, v = torch.randn(1, 5, 2, generator=g), torch.randn(1, 5, 2, generator=g)
-    tr = grouped_query_attention(q, k, v)
-    assert tr.kv_head == (0, 0, 0, 0)
+    tr = full(prepare(q, k, v))
+    assert kv_head_map(4, 1) == (0, 0, 0, 0)
     for h in range(4):  # head h's scores are q[h] against the one shared K, written out
         torch.testing.assert_close(tr.scores[h], q[h] @ k[0].T)
         torch.testing.assert_close(tr.weights[h], torch.softmax(q[h] @ k[0].T / math.sqrt(2), dim=-1))
@@ -208,14 +212,14 @@ def test_causal_alibi_attention_matches_sdpa_with_the_bias() -> None:
     g = torch.Generator().manual_seed(7)
     q = torch.randn(4, 6, 8, generator=g)
     k, v = torch.randn(2, 6, 8, generator=g), torch.randn(2, 6, 8, generator=g)
-    tr = modern_attention(q=q, k=k, v=v, alibi=True, causal=True)
+    p = prepare(q, k, v, causal_keep(6, 6), variants=Variants(alibi=True), causal=True)
     slopes = torch.tensor(official_alibi_slopes(4))
     i, j = torch.arange(6).unsqueeze(1), torch.arange(6).unsqueeze(0)
     bias = (-slopes[:, None, None] * (i - j)).float()  # (H, L, S), the paper's causal bias
     mask = float_mask(torch.ones(6, 6, dtype=torch.bool).tril(), bias, (4, 6, 6), torch.float32)
     ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
-    torch.testing.assert_close(tr.attention.output, ref)
-    assert tr.alibi is not None and tr.alibi.bias.shape == (4, 6, 6)
+    torch.testing.assert_close(full(p).output, ref)
+    assert p.alibi is not None and p.alibi.bias.shape == (4, 6, 6)
 
 
 # ---- sinusoidal -----------------------------------------------------------------------------------------------
@@ -259,13 +263,16 @@ def test_window_attention_matches_sdpa_with_that_mask(w: int, causal: bool, padd
     q = torch.randn(4, 7, 4, generator=g)
     k, v = torch.randn(2, 7, 4, generator=g), torch.randn(2, 7, 4, generator=g)
     pad = [False, True, False, False, True, False, False] if padded else None
-    tr = modern_attention(q=q, k=k, v=v, window=w, causal=causal, padding=pad)
+    given = causal_keep(7, 7) if causal else None
+    if pad is not None:
+        given = padding_keep(7, pad) if given is None else given & padding_keep(7, pad)
+    p = prepare(q, k, v, given, variants=Variants(window=w), causal=causal)
     keep = loop_window(7, 7, w, causal)
     if pad is not None:
         keep &= ~torch.tensor(pad).unsqueeze(0)
-    assert torch.equal(tr.masks.combined, keep)
-    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=keep, enable_gqa=True)
-    torch.testing.assert_close(tr.attention.output, ref)
+    assert torch.equal(p.keep, keep)
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=p.keep, enable_gqa=True)
+    torch.testing.assert_close(full(p).output, ref)
 
 
 # ---- tiled online softmax -------------------------------------------------------------------------------------
@@ -394,27 +401,32 @@ def test_kv_cache_decoding_equals_full_causal_attention(c: dict) -> None:
     n, e = c["n"], c["e"]
     q = torch.randn(c["heads"], n, e, generator=g)
     k, v = torch.randn(c["kv_heads"], n, e, generator=g), torch.randn(c["kv_heads"], n, 3, generator=g)
-    full = modern_attention(
-        q=q, k=k, v=v, positions="rope" if c["rope"] else "none", rope_base=c["base"], alibi=c["alibi"],
-        window=c["window"], causal=True, padding=c["padding"], decode=True,
-    )  # fmt: skip
-    dec = full.decoding
-    assert dec is not None
+    pad = c["padding"]
+    keep = causal_keep(n, n) if pad is None else causal_keep(n, n) & padding_keep(n, pad)
+    var = Variants(
+        positions="rope" if c["rope"] else "none",
+        rope_base=c["base"],
+        alibi=c["alibi"],
+        window=c["window"],
+        decode=True,
+    )
+    p = prepare(q, k, v, keep, variants=var, causal=True, padding=None if pad is None else tuple(pad))
+    att, dec = full(p), STRATEGIES["kv_cache"](p)
     torch.testing.assert_close(dec.output, _full_reference(c, q, k, v))
-    torch.testing.assert_close(dec.output, full.attention.output)
-    torch.testing.assert_close(dec.weights, full.attention.weights)
-    q_full = full.rope.q_rot if full.rope is not None else q
+    torch.testing.assert_close(dec.output, att.output)
+    torch.testing.assert_close(dec.weights, att.weights)
+    q_full = p.rope.q_rot if p.rope is not None else q
     for t, step in enumerate(dec.steps):
         assert step.t == t
         assert step.cache_size == (t + 1 if c["window"] is None else min(t + 1, c["window"]))
         assert step.positions.tolist() == list(range(t + 1 - step.cache_size, t + 1))
         assert step.k_cache.shape == (c["kv_heads"], step.cache_size, e)
         torch.testing.assert_close(step.q, q_full[:, t])  # the step's rows are the full rows
-        torch.testing.assert_close(step.scores, full.attention.scores[:, t, step.positions])
-        torch.testing.assert_close(step.weights, full.attention.weights[:, t, step.positions])
-        torch.testing.assert_close(step.output, full.attention.output[:, t])
-        if full.alibi is not None:  # a constant shift per row would not change the weights: check the bias itself
-            torch.testing.assert_close(step.bias, full.alibi.bias[:, t, step.positions])
+        torch.testing.assert_close(step.scores, att.scores[:, t, step.positions])
+        torch.testing.assert_close(step.weights, att.weights[:, t, step.positions])
+        torch.testing.assert_close(step.output, att.output[:, t])
+        if p.alibi is not None:  # a constant shift per row would not change the weights: check the bias itself
+            torch.testing.assert_close(step.bias, p.alibi.bias[:, t, step.positions])
 
 
 def test_decoding_plain_matches_sdpa_is_causal() -> None:
@@ -430,67 +442,68 @@ def test_decoding_plain_matches_sdpa_is_causal() -> None:
 # ---- the combined entry point ---------------------------------------------------------------------------------
 
 
-def test_modern_attention_from_x_is_seeded_privately_and_projects_like_llama() -> None:
+def test_the_layer_from_x_is_seeded_privately_and_projects_like_llama() -> None:
     x = torch.randn(6, 8, generator=torch.Generator().manual_seed(11))
+    sc = {"x": x.tolist(), "heads": 4, "kv_heads": 2, "head_mode": "split", "weights": {"init": "linear", "seed": 3},
+          "positions": "sinusoidal", "mask": {"kind": "causal"}}  # fmt: skip
     before = torch.random.get_rng_state()
-    a = modern_attention(x, heads=4, kv_heads=2, seed=3, positions="sinusoidal", causal=True)
-    b = modern_attention(x, heads=4, kv_heads=2, seed=3, positions="sinusoidal", causal=True)
+    a, b = ac.evaluate(ac.parse(sc)), ac.evaluate(ac.parse(sc))
     assert torch.equal(torch.random.get_rng_state(), before)  # the global RNG is never touched
     assert torch.equal(a.attention.output, b.attention.output)
     w = a.weights
-    assert w is not None and w.W_q.shape == (8, 8) and w.W_k.shape == (4, 8)
-    x_pos = x + sinusoidal(6, 8)
-    q_ref = (x_pos @ w.W_q.T).view(6, 4, 2).transpose(0, 1)  # Llama: q_proj(x).view(T, H, E).transpose
-    k_ref = (x_pos @ w.W_k.T).view(6, 2, 2).transpose(0, 1)
-    v_ref = (x_pos @ w.W_v.T).view(6, 2, 2).transpose(0, 1)
-    torch.testing.assert_close(a.q, q_ref)
+    assert w.W_q.shape == (1, 8, 8) and w.W_k.shape == (1, 4, 8)
+    x_pos = torch.tensor(x.tolist()) + sinusoidal(6, 8)
+    q_ref = (x_pos @ w.W_q[0].T).view(6, 4, 2).transpose(0, 1)  # Llama: q_proj(x).view(T, H, E).transpose
+    k_ref = (x_pos @ w.W_k[0].T).view(6, 2, 2).transpose(0, 1)
+    v_ref = (x_pos @ w.W_v[0].T).view(6, 2, 2).transpose(0, 1)
+    torch.testing.assert_close(a.attention.q, q_ref)
     ref = F.scaled_dot_product_attention(q_ref, k_ref, v_ref, is_causal=True, enable_gqa=True)
     torch.testing.assert_close(a.attention.output, ref)
     torch.testing.assert_close(a.concat, ref.transpose(0, 1).reshape(6, 8))
 
 
-def test_modern_attention_everything_on_agrees_with_itself() -> None:
+def test_the_layer_with_everything_on_agrees_with_itself() -> None:
     x = torch.randn(7, 8, generator=torch.Generator().manual_seed(12))
-    tr = modern_attention(
-        x, heads=4, kv_heads=1, positions="rope", alibi=True, window=3, causal=True,
-        padding=[False] * 6 + [True], block_rows=3, block_cols=2, decode=True,
-    )  # fmt: skip
-    assert tr.tiled is not None and tr.decoding is not None and tr.rope is not None
-    torch.testing.assert_close(tr.tiled.output, tr.attention.output)
-    torch.testing.assert_close(tr.decoding.output, tr.attention.output)
-    assert tr.attention.kv_head == (0, 0, 0, 0)
+    sc = {"x": x.tolist(), "heads": 4, "kv_heads": 1, "head_mode": "split", "positions": "rope", "alibi": True,
+          "window": 3, "mask": {"kind": "causal+padding", "padding": [False] * 6 + [True]}, "block_rows": 3,
+          "block_cols": 2, "decode": True}  # fmt: skip
+    tr = ac.evaluate(ac.parse(sc))
+    p = tr.variants
+    assert p is not None and p.tiled is not None and p.decoding is not None and p.rope is not None
+    torch.testing.assert_close(p.tiled.output, tr.attention.output)
+    torch.testing.assert_close(p.decoding.output, tr.attention.output)
+    assert p.head_map == (0, 0, 0, 0)
 
 
 # ---- bad values -----------------------------------------------------------------------------------------------
 
 _T = torch.zeros(2, 5, 4)
-_X = torch.zeros(5, 8)
+_X = [[0.0] * 8] * 5
 _K3 = torch.zeros(3, 5, 4)
 BAD = {
     "kv_heads not dividing heads": ("kv_heads", lambda: kv_head_map(8, 3)),
     "kv_heads 0": ("kv_heads", lambda: kv_head_map(8, 0)),
-    "gqa 3 kv heads for 8": ("kv_heads", lambda: grouped_query_attention(torch.zeros(8, 5, 4), _K3, _K3)),
-    "modern kv_heads": ("kv_heads", lambda: modern_attention(_X, heads=8, kv_heads=3, head_width=2)),
-    "modern heads 0": ("heads", lambda: modern_attention(_X, heads=0)),
+    "3 kv heads for 8": ("kv_heads", lambda: share_kv(_K3, 8)),
+    "layer kv_heads": ("kv_heads", lambda: ac.compute({"x": _X, "heads": 8, "kv_heads": 3, "head_mode": "split"})),
+    "layer heads 0": ("heads", lambda: ac.compute({"x": _X, "heads": 0})),
     "odd head width": ("head_width", lambda: rope(torch.zeros(3, 5), torch.zeros(3, 5))),
     "odd head width via theta": ("head_width", lambda: rope_theta(7)),
-    "modern odd head width": ("head_width", lambda: modern_attention(_X, heads=4, head_width=3, positions="rope")),
+    "layer odd head width": ("positions", lambda: ac.compute({"x": _X, "heads": 4, "d_out": 3, "positions": "rope"})),
     "rope base 0": ("rope_base", lambda: rope(_T, _T, base=0.0)),
     "window 0": ("window", lambda: window_keep(4, 4, 0)),
     "window -2": ("window", lambda: window_keep(4, 4, -2, causal=False)),
-    "modern window 0": ("window", lambda: modern_attention(q=_T, k=_T, v=_T, window=0, causal=True)),
+    "layer window 0": ("window", lambda: ac.compute({"x": _X, "window": 0, "mask": {"kind": "causal"}})),
     "decode window 0": ("window", lambda: kv_cache_decode(_T, _T, _T, window=0)),
     "block_rows 0": ("block_rows", lambda: tiled_attention(_T, _T, _T, 0, 2)),
     "block_rows too big": ("block_rows", lambda: tiled_attention(_T, _T, _T, 6, 2)),
     "block_cols 0": ("block_cols", lambda: tiled_attention(_T, _T, _T, 2, 0)),
     "block_cols too big": ("block_cols", lambda: tiled_attention(_T, torch.zeros(2, 3, 4), torch.zeros(2, 3, 4), 2, 4)),
-    "modern block_cols too big": ("block_cols", lambda: modern_attention(q=_T, k=_T, v=_T, block_cols=9)),
-    "positions unknown": ("positions", lambda: modern_attention(_X, positions="alibi")),
-    "sinusoidal without x": ("positions", lambda: modern_attention(q=_T, k=_T, v=_T, positions="sinusoidal")),
-    "decode without causal": ("decode", lambda: modern_attention(q=_T, k=_T, v=_T, decode=True)),
-    "padding length": ("padding", lambda: modern_attention(q=_T, k=_T, v=_T, padding=[True])),
+    "layer block_cols too big": ("block_cols", lambda: ac.compute({"x": _X, "block_cols": 9})),
+    "positions unknown": ("positions", lambda: ac.compute({"x": _X, "positions": "alibi"})),
+    "decode without causal": ("decode", lambda: ac.compute({"x": _X, "decode": True})),
+    "padding length": ("padding", lambda: kv_cache_decode(_T, _T, _T, padding=[True])),
     "alibi heads 0": ("heads", lambda: alibi_slopes(0)),
-    "x and q": ("x", lambda: modern_attention(_X, q=_T, k=_T, v=_T)),
+    "x and x_q": ("x", lambda: ac.compute({"x": _X, "x_q": _X, "x_k": _X})),
 }  # fmt: skip
 
 

@@ -20,10 +20,11 @@ from nbclient import NotebookClient
 from test_variants import hf_rope
 
 import attention_core as ac
-from attention_core.explain import explain
-from attention_core.export import scenario_json, to_notebook, to_script
+from attention_core.export.notebook import scenario_json, to_notebook, to_script
+from attention_core.teaching.explain import explain
 from ui import pipeline, share, values
 from ui.render import tables as vw
+from ui.workbench import control_problem
 
 NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 X = [[1.16, 0.23, -0.5, 0.8], [0.57, 1.36, 0.3, -1.1], [4.41, -2.16, 0.9, 0.2], [-0.7, 0.4, 1.5, 0.6],
@@ -53,10 +54,10 @@ def app_prints(s: ac.Scenario) -> dict[str, str]:
     tr = ac.evaluate(s)
     want = {f"head {h + 1} {n}": vw.torch_print(tr.head(h)[n]) for h in range(tr.heads) for n in NAMES}
     want["combined"] = vw.torch_print(tr.output)
-    if tr.modern.tiled is not None:
-        want["tiles output"] = vw.torch_print(tr.modern.tiled.output)
-    if tr.modern.decoding is not None:
-        want["decoded output"] = vw.torch_print(tr.modern.decoding.output)
+    if tr.variants.tiled is not None:
+        want["tiles output"] = vw.torch_print(tr.variants.tiled.output)
+    if tr.variants.decoding is not None:
+        want["decoded output"] = vw.torch_print(tr.variants.decoding.output)
     return want
 
 
@@ -130,7 +131,7 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
     tr = ac.evaluate(s)
     assert "q after RoPE" in views["html_qkv"] and "q before RoPE" in views["overview"]
     assert "kv head 1, shared" in views["overview"]
-    q_after = vw.torch_print(tr.modern.rope.q_rot[0])
+    q_after = vw.torch_print(tr.variants.rope.q_rot[0])
     assert html.escape(f"q_after = {q_after}") in views["html_qkv"]
     two = pipeline.compute_views("llama-style", {**nv, "view_head": 2})  # head 2 reads the same kv head
     assert "kv head 1, shared" in two["overview"] and "K of kv head 1" in two["html_qkv"]
@@ -151,7 +152,6 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
 def test_a_bad_value_in_a_modern_control_is_named_and_the_views_stay(field: str, value: Any, named: str) -> None:
     _, nv, _ = pipeline.load_values("llama-style")
     problem = pipeline.compute_views("llama-style", {**nv, field: value})
-    from ui.workbench import control_problem  # the live controls' own check comes first
 
     said = control_problem(field, value) or html.unescape(problem["message"])
     assert named in said

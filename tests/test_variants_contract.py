@@ -17,7 +17,8 @@ from test_variants import float_mask, hf_rope, loop_window, official_alibi_slope
 from torch import Tensor
 
 import attention_core as ac
-from attention_core.scenario_modern import MODERN_KEYS as MODERN
+from attention_core.contract.scenario import KNOWN_KEYS
+from attention_core.contract.variants import VARIANT_KEYS as MODERN
 
 X = [[1.16, 0.23, -0.5, 0.8], [0.57, 1.36, 0.3, -1.1], [4.41, -2.16, 0.9, 0.2], [-0.7, 0.4, 1.5, 0.6],
      [0.1, -0.9, -1.3, 2.0]]  # fmt: skip
@@ -301,7 +302,7 @@ JUNK = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(
-    values=st.fixed_dictionaries({}, optional={k: JUNK for k in ac.scenario.KNOWN_KEYS if k in MODERN}),
+    values=st.fixed_dictionaries({}, optional={k: JUNK for k in KNOWN_KEYS if k in MODERN}),
     heads=st.sampled_from([1, 2, 4]),
     mode=st.sampled_from(["concat", "split"]),
     mask=st.sampled_from(["none", "causal", "causal+padding"]),

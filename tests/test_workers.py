@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import attention_core as ac
-from attention_core import train
+from attention_core.teaching import train
 from serving import workers
 
 ROOT = Path(__file__).resolve().parent.parent

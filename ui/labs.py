@@ -8,9 +8,7 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core.scaling import MAX_DK, MIN_DK, scaling_lab
-from attention_core.scenario import MAX_SEED, parse_int
-from attention_core.sdpa import compare_fills, compose_keep
+from attention_core import MAX_DK, MAX_SEED, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
 from ui.pipeline import expired_message
 from ui.render import tables as vw
 from ui.values import padding_flags, scenario_from, shown_head

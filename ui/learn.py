@@ -22,9 +22,20 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-from attention_core import quiz
-from attention_core.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
-from attention_core.quiz import Grade, Question, QuizError, Tally
+from attention_core import (
+    MASKED,
+    MOVED,
+    SAME,
+    UNMASKED,
+    CompareError,
+    Grade,
+    Question,
+    QuizError,
+    Tally,
+    diff,
+    quiz,
+    snapshot,
+)
 from ui.assets import drawn
 from ui.pipeline import current_scenario, expired_message, explain_pick
 from ui.render import heat

@@ -11,14 +11,12 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core.explain import NAMES as EXPLAINABLE
-from attention_core.explain import explain, sources
-from attention_core.export import scenario_json
-from attention_core.scenario import MAX_HEADS, MAX_T, parse_int
+from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json
+from attention_core import explain_sources as sources
 from ui.render import heat
-from ui.render import modern as md
 from ui.render import overview as ov
 from ui.render import tables as vw
+from ui.render import variants as md
 from ui.values import current_keep, reshape_values, scenario_from, shape_of, shown_head, values_from_scenario
 
 log = logging.getLogger("playground")

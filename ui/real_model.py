@@ -19,8 +19,8 @@ import gradio as gr
 from torch import Tensor
 
 import attention_core as ac
+from attention_core import EXPLAINABLE
 from attention_core import real_model as rm
-from attention_core.explain import NAMES as EXPLAINABLE
 from serving import workers
 from ui.assets import drawn
 from ui.render import heat

@@ -10,9 +10,17 @@ import gradio as gr
 import torch
 
 import attention_core as ac
-from attention_core.presets import EMBEDDINGS_003, SENTENCE
-from attention_core.scenario import MAX_D, MAX_SEED, MAX_T, parse_int
-from attention_core.tokenizer import MAX_SENTENCE, embedding_table, shown_token
+from attention_core import (
+    EMBEDDINGS_003,
+    MAX_D,
+    MAX_SEED,
+    MAX_SENTENCE,
+    MAX_T,
+    SENTENCE,
+    embedding_table,
+    parse_int,
+    shown_token,
+)
 from ui.pipeline import scenario_values
 from ui.render import tables as vw
 from ui.wiring import COMMON, Page, bind, on
@@ -64,7 +72,7 @@ def sentence_input(
     d_i = parse_int(d, "embedding width d", 1, 16)
     seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
     rows = embedding_rows(action, tok, d_i, seed_i, table)
-    return tok, toks, rows, ac.scenario.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
+    return tok, toks, rows, ac.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
 
 
 def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 import attention_core as ac
-from attention_core.export import export_title, to_notebook, to_script
+from attention_core import export_title, to_notebook, to_script
 from serving.export_folders import ExportFolders
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
 from ui.render import tables as vw

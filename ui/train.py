@@ -23,9 +23,7 @@ import torch
 from gradio.components.plot import PlotData
 
 import attention_core as ac
-from attention_core import train
-from attention_core.scenario import parse_int
-from attention_core.train import LOSS_LATEX, LOSS_TEXT, TrainState
+from attention_core import LOSS_LATEX, LOSS_TEXT, TrainState, parse_int, train
 from serving import workers
 from ui.assets import HEAT_JS, drawn
 from ui.pipeline import scenario_values

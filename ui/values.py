@@ -19,10 +19,8 @@ import numpy as np
 import torch
 
 import attention_core as ac
-from attention_core.multihead import LAYOUTS, MODES
-from attention_core.positions import ROPE_BASE
-from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_choice, parse_int
-from attention_core.scenario_modern import Modern
+from attention_core import LAYOUTS, MAX_D, MAX_HEADS, MAX_SEED, MAX_T, MODES, ROPE_BASE, parse_choice, parse_int
+from attention_core import Variants as Modern
 from ui.render import tables as vw
 
 DEFAULT_PRESET = "statquest-self"
@@ -31,7 +29,7 @@ DEFAULT_PRESET = "statquest-self"
 SCALE_MODES = ("√d_k", "off", "temperature")
 
 
-# today's attention (attention_core/scenario_modern.py): a number box at 0 (window, B_r, B_c) is off
+# today's attention (attention_core/contract/variants.py): a number box at 0 (window, B_r, B_c) is off
 MODERN_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
 OFF_AT_ZERO = ("window", "block_rows", "block_cols")
 
@@ -71,9 +69,6 @@ FIELDS = (
 
 
 TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
-
-
-CONTROLS = tuple(f for f in FIELDS if f not in TABLE_FIELDS)
 
 
 def split_tokens(text: str | None) -> list[str]:
@@ -147,7 +142,7 @@ _numeric_lock = threading.Lock()
 
 def numeric(table: Any) -> Any:
     """A stored table's cells (label column dropped) as an (R, C) float64 array when every cell is a float, as the
-    core takes them (attention_core.scenario.parse_array); else its raw cells (:func:`vw.cells`), typos included,
+    core takes them (its parse_array); else its raw cells (:func:`vw.cells`), typos included,
     for the core to name."""
     data = table.get("data") if isinstance(table, dict) else None
     first = data[0] if isinstance(data, list) and data else None
@@ -193,7 +188,7 @@ def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
 
 def modern_values(s: ac.Scenario) -> dict[str, Any]:
     """The modern controls showing a parsed scenario (every one off for a scenario without modern keys)."""
-    m = s.modern or Modern()
+    m = s.variants or Modern()
     if m.kv_heads is not None and s.head_mode == "concat":
         raise ac.ScenarioError(
             "kv_heads", "the workbench shows grouped K and V in head mode split (Llama's layout); compute() takes both"
@@ -250,7 +245,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "dtype": s.dtype,
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
-        "biases": {n: getattr(w, n).tolist() for n in ac.scenario.BIASES if getattr(w, n) is not None} or None,
+        "biases": {n: getattr(w, n).tolist() for n in ac.BIASES if getattr(w, n) is not None} or None,
         **modern_values(s),
     }
 

@@ -9,7 +9,7 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core.scenario import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
+from attention_core import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
 from ui import present
 from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
@@ -119,7 +119,7 @@ def control_problem(field: str, value: Any) -> str | None:
     """A live control's own value checked even while it does not apply, so a bad one is never stored."""
     try:
         if field == "temperature":
-            if ac.scenario.parse_number(value, "temperature") <= 0:
+            if ac.parse_number(value, "temperature") <= 0:
                 raise ac.ScenarioError("temperature", f"{value}: a temperature must be positive")
         elif field == "view_head":
             parse_int(value, "head shown", 1, MAX_HEADS)
@@ -196,7 +196,7 @@ def build_topbar() -> tuple[Any, Any, Any]:
     with gr.Row(elem_id="topbar"):
         gr.HTML("<h1>Attention Playground</h1>", elem_id="title", min_width=200, scale=0, apply_default_css=False)
         preset = gr.Dropdown(
-            [(p.title, p.id) for p in (*ac.all_presets(), *ac.modern_presets())],
+            [(p.title, p.id) for p in (*ac.all_presets(), *ac.decoder_presets())],
             value=DEFAULT_PRESET,
             label="Preset (notebook example)",
             elem_id="preset",
@@ -224,7 +224,7 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     drop = {"container": True, "min_width": 96}
     with gr.Row(elem_id="toolbar"):
         c["mask_kind"] = gr.Dropdown(
-            list(ac.scenario.MASK_KINDS), value=first["mask_kind"], label="mask", elem_id="tb-mask", **drop
+            list(ac.MASK_KINDS), value=first["mask_kind"], label="mask", elem_id="tb-mask", **drop
         )
         # right by the mask, shown while the mask pads (choosing padding fills in the last key: values.py)
         c["padding"] = gr.Textbox(
@@ -297,7 +297,7 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
 
 def build_modern(c: dict[str, Any], first: dict[str, Any]) -> None:
     """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
-    travels in links and exports like every other (attention_core/scenario_modern.py)."""
+    travels in links and exports like every other (attention_core/contract/variants.py)."""
     num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not
     gr.HTML(
         "<b>Modern attention</b> (Llama, Mistral, FlashAttention): 0 turns a number off", elem_id="modern-title",

@@ -16,10 +16,9 @@ import math
 import re
 from typing import Any
 
-from attention_core.scenario import MAX_ABS, ScenarioError, parse_number
+from attention_core import MAX_ABS, ScenarioError, parse_number
 from ui.render import tables as vw
 
-INPUT_TABLES = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
 MAX_PASTE = 200_000  # characters of pasted text (a 64×512 W_o printed by torch is ~230 KB… cut to the table)
 TITLES = {
     "x": "X: encodings",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 
 import numpy as np
 import torch
@@ -77,8 +76,3 @@ def every_head(weights: Tensor, tokens: list[str], tokens_k: list[str]) -> str:
         heatmap(weights[h], PROB, f"head {h + 1}", rows, cols, f"hm-head{h + 1}") for h in range(len(weights))
     )
     return f"<div class='hms heads'>{maps}</div>"
-
-
-def value_of(code: int, lo: float, hi: float) -> float:
-    """What one byte stands for (the inverse of :func:`codes`, to the scale's resolution); NaN when masked."""
-    return math.nan if code == MASKED else lo + code / 254 * (hi - lo)

@@ -13,8 +13,8 @@ from typing import Any
 from torch import Tensor
 
 import attention_core as ac
-from ui.render import modern as md
 from ui.render import tables as vw
+from ui.render import variants as md
 
 # Every edit re-renders every card, so the cards show whole tables only while they are small: up to WHOLE tokens and
 # dimensions (a 13-token sentence, d_model 16) every row and column is there, scrolling inside its card; past it
@@ -122,7 +122,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
 
 def qkv_title(n: str, tr: ac.MultiHeadTrace, h: int) -> str:
     """A Q, K or V card's title: ``Q = X·W_q``; after RoPE ``Q = RoPE(X·W_q)``; a shared K or V names its kv head."""
-    p = tr.modern
+    p = tr.variants
     title = f"X·W<sub>{n}</sub>"
     if p is not None and p.rope is not None and n in ("q", "k"):
         title = f"RoPE({title})"

@@ -17,9 +17,8 @@ from gradio.components.plot import PlotData
 from torch import Tensor
 
 import attention_core as ac
-from attention_core.explain import NAMES as EXPLAINABLE
-from attention_core.scenario_modern import MODERN_KEYS
-from attention_core.sdpa import fill_verdicts
+from attention_core import EXPLAINABLE, fill_verdicts
+from attention_core import VARIANT_KEYS as MODERN_KEYS
 from ui.render import printing
 
 STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
@@ -652,8 +651,8 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
     ka, kb = a.keep, b.keep
     if (ka is None) != (kb is None) or (ka is not None and not torch.equal(ka, kb)):
         diff.append("mask")
-    ma = {} if a.modern is None else a.modern.as_json()  # RoPE, ALiBi, kv heads, window, tiles, decoding
-    mb = {} if b.modern is None else b.modern.as_json()
+    ma = {} if a.variants is None else a.variants.as_json()  # RoPE, ALiBi, kv heads, window, tiles, decoding
+    mb = {} if b.variants is None else b.variants.as_json()
     diff += [key for key in MODERN_KEYS if ma.get(key) != mb.get(key)]
     return sorted(set(diff), key=diff.index)
 
@@ -679,7 +678,7 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     p = ac.read_preset(preset_id)
     ref = ac.parse(p.scenario)
     changed = same_scenario(s, ref)
-    modern = p.source == "modern"  # today's presets: no notebook printed them
+    modern = p.source == "decoders"  # today's presets: no notebook printed them
     if changed:
         what = "its torch-checked numbers" if modern else f"notebook {p.source[:3]}"
         return (

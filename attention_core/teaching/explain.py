@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from .multihead import MultiHeadTrace
+from ..pipeline.layer import MultiHeadTrace
 
 NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine", "alibi_bias", "tiles")
 FILL_WORDS = {
@@ -62,7 +62,7 @@ def dot(a: list[float], b: list[float]) -> str:
 def owner(tr: MultiHeadTrace, head: int, role: str) -> tuple[int, int]:
     """(the head whose W_role this head uses, how many such heads): a k or v of grouped-query heads is its kv
     head's (``head_map``), of G kv heads; otherwise the head itself, of H."""
-    p = tr.modern
+    p = tr.variants
     if role in ("k", "v") and p is not None:
         return p.head_map[head], int(p.k.shape[0])
     return head, tr.heads
@@ -93,7 +93,7 @@ def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
 
 def rotation(tr: MultiHeadTrace, head: int, name: str, i: int, j: int) -> tuple[str, ...]:
     """RoPE's turn of cell (i, j) of q or k: its pair (j, j ± E/2), the angle i·θ and the two products."""
-    r = tr.modern.rope
+    r = tr.variants.rope
     before = r.q[head] if name == "q" else r.k[owner(tr, head, "k")[0]]  # (L|S, E) before the rotation
     half = before.shape[-1] // 2
     pair = j % half
@@ -119,7 +119,7 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
     part = tr.head(head)
     tag = f" (head {head + 1})" if tr.heads > 1 and name != "combine" else ""
     if name in ("q", "k", "v"):
-        p = tr.modern
+        p = tr.variants
         w = projection(tr, head, name)
         row = (x[name] if p is None else {"q": p.x_q, "k": p.x_k, "v": p.x_v}[name])[i].tolist()  # x + PE if on
         col = w[:, j].tolist()
@@ -160,9 +160,9 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
         )  # fmt: skip
     if name == "combine":
         return _combine(tr, i, j)
-    if name == "alibi_bias" and tr.modern is not None and tr.modern.alibi is not None:
+    if name == "alibi_bias" and tr.variants is not None and tr.variants.alibi is not None:
         return _alibi_term(tr, head, i, j, tag)
-    if name == "tiles" and tr.modern is not None and tr.modern.tiled is not None:
+    if name == "tiles" and tr.variants is not None and tr.variants.tiled is not None:
         return _tile_state(tr, head, i, j, tag)
     raise KeyError(name)
 
@@ -171,7 +171,7 @@ def _projected(
     tr: MultiHeadTrace, head: int, name: str, i: int, j: int, row: list[float], col: list[float], got: float
 ) -> tuple[str, ...]:
     """x_i (with PE when on) projected by the column of W that this head (or its kv head) uses, plus any bias."""
-    p = tr.modern
+    p = tr.variants
     layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
     x_name = f"(x + PE)_{i + 1}" if p.pe_q is not None else f"x_{i + 1}"
     g, n = owner(tr, head, name)
@@ -184,9 +184,9 @@ def _projected(
     return (*lines, f"= {plain(got)}")
 
 
-def _modern_score_lines(tr: MultiHeadTrace, head: int, i: int, j: int) -> list[str]:
+def _variant_score_lines(tr: MultiHeadTrace, head: int, i: int, j: int) -> list[str]:
     """ALiBi's bias term of score (i, j), when on."""
-    p = tr.modern
+    p = tr.variants
     if p is None or p.alibi is None:
         return []
     m, b = float(p.alibi.slopes[head]), float(p.alibi.bias[head, i, j])
@@ -197,7 +197,7 @@ def _modern_score_lines(tr: MultiHeadTrace, head: int, i: int, j: int) -> list[s
 
 def _hidden_why(tr: MultiHeadTrace, i: int, j: int) -> str:
     """' (outside the window of w)' when the sliding window is what hides key j from query i."""
-    p = tr.modern
+    p = tr.variants
     if p is None or p.window_keep is None or bool(p.window_keep[i, j]):
         return ""
     return f" (outside the sliding window of {p.settings.window})"
@@ -217,7 +217,7 @@ def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: in
     else:
         how = f"√d_k = √{len(q)}" if math.isclose(a.divisor, math.sqrt(len(q))) else "the temperature"
         lines.append(f"÷ {how} = {plain(a.divisor)}  →  scaled = {plain(scaled)}")
-    lines += _modern_score_lines(tr, head, i, j)
+    lines += _variant_score_lines(tr, head, i, j)
     before = "scaled" if a.biased is None else "scaled + b"
     if a.keep is None:
         lines.append(f"no mask: masked = {before}")
@@ -320,7 +320,7 @@ def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
 
 def _alibi_term(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
     """ALiBi's bias of pair (i, j): this head's slope times the distance, negated."""
-    m, b = float(tr.modern.alibi.slopes[head]), float(tr.modern.alibi.bias[head, i, j])
+    m, b = float(tr.variants.alibi.slopes[head]), float(tr.variants.alibi.bias[head, i, j])
     lines = (
         f"ALiBi: b = −m_{head + 1} × |{i + 1} − {j + 1}|, m_{head + 1} = {plain(m)} (this head's slope)",
         f"= −{plain(m)} × {abs(i - j)} = {plain(b)}",
@@ -331,7 +331,7 @@ def _alibi_term(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Expl
 
 def _tile_state(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
     """Query row i's running max m (j = 0) or running sum l (j = 1), updated tile by tile, left to right."""
-    t = tr.modern.tiled
+    t = tr.variants.tiled
     if j not in (0, 1):
         raise IndexError(j)
     lines = [f"row {i + 1} sweeps the key blocks left to right, keeping its running max m and sum l:"]

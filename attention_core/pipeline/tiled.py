@@ -24,9 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_count, field_error
-from .sdpa import scale_divisor
-from .variants import grouped_query_attention
+from ..ops.sdpa import add_bias, apply_fill, attend, scale_divisor, scale_scores, score
+from ..validation.errors import check_count, field_error
 
 
 @dataclass(frozen=True)
@@ -80,12 +79,8 @@ def _check(q: Tensor, k: Tensor, v: Tensor, block_rows: int, block_cols: int) ->
 
 def _tile(q_i: Tensor, k_j: Tensor, keep_ij: Tensor | None, bias_ij: Tensor | None, divisor: float | None) -> Tensor:
     """(..., B_r, E), (..., B_c, E) -> the tile's scores S_ij (..., B_r, B_c): scaled, biased, masked with -inf."""
-    s = q_i @ k_j.transpose(-2, -1)  # (..., B_r, E) x (..., E, B_c) -> (..., B_r, B_c)
-    if divisor is not None:
-        s = s / torch.tensor(divisor, dtype=s.dtype)
-    if bias_ij is not None:
-        s = s + bias_ij
-    return s if keep_ij is None else s.masked_fill(~keep_ij, float("-inf"))
+    # the full path's steps 5–8 on one tile: (..., B_r, E) x (..., E, B_c) -> (..., B_r, B_c)
+    return apply_fill(add_bias(scale_scores(score(q_i, k_j), divisor), bias_ij), keep_ij, "-inf")
 
 
 def _sweep(
@@ -170,10 +165,8 @@ def tiled_attention(
     o = torch.cat([t.o for t in last], dim=-2)  # (..., L, Ev)
     seen = l > 0  # (..., L): False only for a row that sees no key
     output = torch.where(seen.unsqueeze(-1), o / torch.where(seen, l, torch.ones_like(l)).unsqueeze(-1), 0.0)
-    full = grouped_query_attention(
-        q.unsqueeze(-3), k.unsqueeze(-3), v.unsqueeze(-3), keep, None if bias is None else bias.unsqueeze(-3), scale
-    )
-    reference = full.output.squeeze(-3)  # (..., L, Ev)
+    full = attend(q, k, v, keep=keep, scale=scale, fill="-inf", bias=bias)
+    reference = full.output  # (..., L, Ev)
     return TiledTrace(
         q=q,
         k=k,

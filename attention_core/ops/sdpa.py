@@ -59,6 +59,24 @@ def scale_divisor(scale: bool | float, d_k: int) -> float | None:
     return float(scale)
 
 
+def score(q: Tensor, k: Tensor) -> Tensor:
+    """Step 5, score: (..., L, E) x (..., S, E) -> (..., L, S) dot products q kᵀ."""
+    return q @ k.transpose(-2, -1)  # (..., L, E) x (..., E, S) -> (..., L, S)
+
+
+def scale_scores(scores: Tensor, divisor: float | None) -> Tensor:
+    """Step 6, scale: (..., L, S) scores / s; unchanged when scaling is off (``divisor`` None).
+
+    000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
+    """
+    return scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
+
+
+def add_bias(scaled: Tensor, bias: Tensor | None) -> Tensor:
+    """Step 7, bias: (..., L, S) scaled scores + a bias broadcastable to them (ALiBi's); unchanged without one."""
+    return scaled if bias is None else scaled + bias
+
+
 def apply_fill(scaled: Tensor, keep: Tensor | None, fill: str) -> Tensor:
     """Mask (..., L, S) scores with one notebook's convention; ``keep`` True = visible."""
     if keep is None:
@@ -125,13 +143,12 @@ def attend(
     or "sum" (003's first, naive normalisation: divide each row by its sum). ``bias`` (broadcastable to
     (..., L, S), ALiBi's) is added after the scaling and before the mask; without one nothing changes.
     """
-    scores = q @ k.transpose(-2, -1)  # (..., L, E) x (..., E, S) -> (..., L, S)
+    scores = score(q, k)  # 5. (..., L, S)
     divisor = scale_divisor(scale, k.size(-1))
-    # 000/002 divide by torch.tensor(sqrt(d_k)); 004 by math.sqrt(d_k): the same number.
-    scaled = scores if divisor is None else scores / torch.tensor(divisor, dtype=scores.dtype)
-    biased = None if bias is None else scaled + bias
-    masked = apply_fill(scaled if biased is None else biased, keep, fill)
-    weights_raw = normalise(masked, keep, normalize)
+    scaled = scale_scores(scores, divisor)  # 6.
+    biased = None if bias is None else add_bias(scaled, bias)  # 7. (None in the trace without a bias)
+    masked = apply_fill(scaled if biased is None else biased, keep, fill)  # 8.
+    weights_raw = normalise(masked, keep, normalize)  # 9.
 
     rows: tuple[int, ...] = ()
     warnings: list[str] = []
@@ -146,7 +163,7 @@ def attend(
     if normalize == "sum" and not torch.isfinite(weights).all():
         warnings.append("a row of scores sums to 0, so divide-by-sum is undefined there (shown as 0)")
         weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
-    output = weights @ v  # (..., L, S) x (..., S, Ev) -> (..., L, Ev)
+    output = weights @ v  # 10. mix: (..., L, S) x (..., S, Ev) -> (..., L, Ev)
     return AttentionTrace(
         q=q,
         k=k,
@@ -165,35 +182,6 @@ def attend(
         warnings=tuple(warnings),
         biased=biased,
     )
-
-
-def causal_keep(n_q: int, n_k: int) -> Tensor:
-    """(L, S) look-ahead mask: query i sees keys 0..i (``torch.tril(torch.ones(L, S))``)."""
-    return torch.ones(n_q, n_k, dtype=torch.bool).tril()
-
-
-def padding_keep(n_q: int, pad: list[bool]) -> Tensor:
-    """(L, S) padding mask: ``pad[j]`` True marks key j as padding, hidden from every query."""
-    visible = ~torch.tensor(pad, dtype=torch.bool)  # (S,)
-    return visible.unsqueeze(0).expand(n_q, len(pad)).clone()
-
-
-def compose_keep(n_q: int, n_k: int, causal: bool, pad: list[bool], hidden_rows: list[int]) -> dict[str, Tensor]:
-    """The mask lab's masks, each (L, S) bool with True = visible, and how they combine.
-
-    causal      query i sees keys 0..i               padding   key j hidden from every query when pad[j]
-    rows        query rows in ``hidden_rows`` see no key (to build a fully masked row on purpose)
-    combined    causal ∧ padding ∧ rows: a key is visible only if every mask allows it
-    """
-    every = torch.ones(n_q, n_k, dtype=torch.bool)
-    parts = {
-        "causal": causal_keep(n_q, n_k) if causal else every,
-        "padding": padding_keep(n_q, pad),
-        "rows": every.clone().index_fill_(0, torch.tensor(hidden_rows, dtype=torch.long), False)
-        if hidden_rows
-        else every,
-    }
-    return parts | {"combined": parts["causal"] & parts["padding"] & parts["rows"]}
 
 
 def compare_fills(

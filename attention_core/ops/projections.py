@@ -1,4 +1,4 @@
-"""Projections, seeded weight recipes and multi-head attention in the seeds' two styles.
+"""Steps 2 and 11: projections, seeded weight recipes, splitting and merging heads, in the seeds' two styles.
 
 Symbols: L query length, S key length, D = d_in (d_model), d = d_out (per-head width), H heads.
 
@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch import Tensor
-
-from .sdpa import AttentionTrace, attend
 
 LAYOUTS = ("linear", "matmul")
 MODES = ("concat", "split")
@@ -50,10 +47,6 @@ class Weights:
     b_k: Tensor | None = None  # same as b_q
     b_v: Tensor | None = None  # same as b_q
     b_o: Tensor | None = None  # (D,) added after W_o
-
-    @property
-    def has_bias(self) -> bool:
-        return any(b is not None for b in (self.b_q, self.b_k, self.b_v, self.b_o))
 
 
 def draw(recipe: str, n_in: int, n_out: int, g: torch.Generator, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -130,25 +123,6 @@ def apply_out(concat: Tensor, w_o: Tensor | None, layout: str, b_o: Tensor | Non
     return out if b_o is None else out + b_o
 
 
-@dataclass(frozen=True)
-class MultiHeadTrace:
-    """All heads at once. ``attention`` fields carry a head axis: (..., H, L, ·)."""
-
-    attention: AttentionTrace
-    heads: int
-    mode: str
-    weights: Weights
-    concat: Tensor  # (..., L, H·d_v) head outputs side by side
-    output: Tensor  # (..., L, D) after W_o, or == concat without W_o
-    modern: Any = None  # scenario_modern.ModernParts when a modern key is on (RoPE, ALiBi, kv heads, ...), else None
-
-    def head(self, h: int) -> dict[str, Tensor]:
-        """The intermediates of head ``h`` as (L, ·) tensors (for unbatched input); ``biased`` only with ALiBi."""
-        a = self.attention
-        names = ("q", "k", "v", "scores", "scaled", "biased", "masked", "weights_raw", "weights", "output")
-        return {n: getattr(a, n)[..., h, :, :] for n in names if getattr(a, n) is not None}
-
-
 def split_heads(x: Tensor, heads: int) -> Tensor:
     """(..., T, D) -> (..., H, T, D/H), as 001's ``view(1, T, H, hd).transpose(1, 2)``."""
     *lead, t, d = x.shape
@@ -159,40 +133,3 @@ def merge_heads(x: Tensor) -> Tensor:
     """(..., H, T, hd) -> (..., T, H·hd), as 001's ``transpose(1, 2).reshape(1, T, D)``."""
     *lead, h, t, hd = x.shape
     return x.transpose(-3, -2).reshape(*lead, t, h * hd)
-
-
-def multi_head(
-    x_q: Tensor,
-    x_k: Tensor,
-    x_v: Tensor,
-    weights: Weights,
-    heads: int,
-    mode: str = "concat",
-    keep: Tensor | None = None,
-    scale: bool | float = True,
-    fill: str = "-inf",
-    normalize: str = "softmax",
-) -> MultiHeadTrace:
-    """Multi-head attention over x_q (..., L, D) and x_k, x_v (..., S, D).
-
-    concat: per-head (d×D) projections; every head sees d_k = d.
-    split:  one D×D projection per role, split into H heads of D/H; d_k = D/H.
-    """
-    layout = weights.layout
-    if mode == "concat":
-        q = project(x_q, weights.W_q, layout, weights.b_q)  # (..., H, L, d)
-        k = project(x_k, weights.W_k, layout, weights.b_k)  # (..., H, S, d)
-        v = project(x_v, weights.W_v, layout, weights.b_v)  # (..., H, S, d)
-    elif mode == "split":
-        d_model = weights.W_q.shape[-1]
-        if d_model % heads:
-            raise ValueError(f"heads={heads} does not divide d_model={d_model} in split mode")
-        q = split_heads(project(x_q, weights.W_q, layout, weights.b_q).squeeze(-3), heads)  # (..., H, L, D/H)
-        k = split_heads(project(x_k, weights.W_k, layout, weights.b_k).squeeze(-3), heads)  # (..., H, S, D/H)
-        v = split_heads(project(x_v, weights.W_v, layout, weights.b_v).squeeze(-3), heads)  # (..., H, S, D/H)
-    else:
-        raise ValueError(f"head_mode={mode!r} is not one of {MODES}")
-    trace = attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize)
-    concat = merge_heads(trace.output)  # (..., H, L, d) -> (..., L, H·d)
-    output = apply_out(concat, weights.W_o, layout, weights.b_o)
-    return MultiHeadTrace(trace, heads, mode, weights, concat, output)

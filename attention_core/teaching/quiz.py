@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .multihead import MultiHeadTrace
-from .scenario import Scenario
+from ..contract.scenario import Scenario
+from ..pipeline.layer import MultiHeadTrace
 
 REL_TOL = 0.01  # 1% of the right answer ...
 ABS_TOL = 0.005  # ... or this, whichever is larger

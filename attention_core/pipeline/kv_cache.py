@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_count, field_error
-from .positions import alibi, alibi_slopes, rope
-from .sdpa import scale_divisor
-from .variants import check_qkv, grouped_query_attention, kv_head_map
+from ..ops.kv_heads import check_qkv, kv_head_map, share_kv
+from ..ops.positions import alibi, alibi_slopes, rope
+from ..ops.sdpa import attend, scale_divisor
+from ..validation.errors import check_count, field_error
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def _step(
     heads, c = q.shape[-3], positions.numel()
     bias = alibi(heads, 1, c, pos_q=[t], pos_k=positions, dtype=q.dtype).bias if st.alibi else None  # (H, 1, C)
     keep = None if st.padding is None else visible.unsqueeze(0)  # (1, C)
-    tr = grouped_query_attention(q_t, k_cache, v_cache, keep=keep, bias=bias, scale=st.scale)
+    tr = attend(q_t, share_kv(k_cache, heads), share_kv(v_cache, heads), keep=keep, scale=st.scale, bias=bias)
     return DecodeStep(
         t=t,
         cache_size=c,

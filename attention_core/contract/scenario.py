@@ -3,211 +3,45 @@
 Every bad input raises :class:`ScenarioError` (a ValueError) whose message starts with the field,
 e.g. ``x_k row 2, column 1: 'abc' is not a number``. Sizes are checked before any cell is read
 and before any tensor is built. Rows and columns in messages count from 1, as a table shows them.
-See README.md ("The compute contract") for the full key list.
+The keys, their types, defaults and descriptions: keys.py (and docs/contract.md, generated from it).
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-import re
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from .multihead import LAYOUTS, MODES, RECIPES, MultiHeadTrace, Weights, init_weights, multi_head
-from .sdpa import FILLS, causal_keep, padding_keep
+from ..ops.masks import causal_keep, padding_keep
+from ..ops.projections import LAYOUTS, MODES, RECIPES, Weights, init_weights
+from ..ops.sdpa import FILLS
+from ..pipeline.layer import MultiHeadTrace, multi_head
+from ..validation.errors import ScenarioError
+from ..validation.fields import (
+    MAX_D,
+    MAX_HEADS,
+    MAX_SEED,
+    check_keys,
+    parse_array,
+    parse_choice,
+    parse_flag,
+    parse_int,
+    parse_matrix,
+    parse_number,
+    parse_vector,
+    show,
+)
+from . import keys, variants
+from .record import Scenario, to_json
 
-MAX_T = 64  # tokens per sequence (query or key side)
-MAX_D = 64  # d_in (d_model) and d_out
-MAX_HEADS = 8
-MAX_ABS = 1e6  # largest |cell|; with the caps above no float32 intermediate can overflow
-MAX_SEED = 2**63 - 1
 MASK_KINDS = ("none", "causal", "padding", "causal+padding", "custom")
+CAUSAL_KINDS = ("causal", "causal+padding")  # the kinds a window keeps the last w keys of (otherwise a band)
 BIASES = ("b_q", "b_k", "b_v", "b_o")  # optional, in explicit weights only; absent = no bias
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 NORMALIZE = ("softmax", "sum")
-KNOWN_KEYS = {
-    "x", "x_q", "x_k", "x_v", "tokens", "tokens_k", "heads", "head_mode", "weights", "layout",
-    "d_out", "mask", "scale", "dtype", "normalize", "preset", "title", "head_shown",
-    "positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode",
-}  # fmt: skip
-# (the last row: the optional modern keys, scenario_modern.py; absent, a scenario computes as it always did)
-# (preset, title and head_shown are the app's labels and view: compute ignores them)
-
-
-class ScenarioError(ValueError):
-    """A scenario that cannot be computed; the message names the field."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        self.field = field
-        self.problem = problem
-        super().__init__(f"{field}: {problem}")
-
-    def __reduce__(self) -> tuple[type, tuple[str, str]]:
-        """Pickled with its field and problem (a worker process raises it back to the server whole)."""
-        return type(self), (self.field, self.problem)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A validated scenario, as tensors. x_q (L, D); x_k, x_v (S, D)."""
-
-    x_q: Tensor
-    x_k: Tensor
-    x_v: Tensor
-    self_attention: bool
-    tokens: list[str]
-    tokens_k: list[str]
-    heads: int
-    head_mode: str
-    weights: Weights
-    keep: Tensor | None  # (L, S) bool, True = visible
-    mask_kind: str
-    fill: str
-    scale: bool | float
-    dtype: str
-    normalize: str
-    padding: tuple[bool, ...] | None = None  # (S,) the padding flags as given, True = padded; None without them
-    modern: Any = None  # scenario_modern.Modern: RoPE, ALiBi, kv heads, window, tiles, decoding; None = all off
-
-
-def _show(value: Any) -> str:
-    """A short repr for messages (a pasted megabyte must not come back in an error)."""
-    text = repr(value)
-    return text if len(text) <= 24 else text[:20] + "…" + text[-1]
-
-
-def parse_number(value: Any, where: str) -> float:
-    """One cell as the browser or a script sends it: a number, a numeric string, or junk."""
-    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
-        raise ScenarioError(where, "is blank" if not isinstance(value, bool) else "true/false is not a number")
-    if isinstance(value, (int, float)):
-        try:
-            x = float(value)
-        except OverflowError:  # an int beyond float range
-            raise ScenarioError(where, f"is too large: |value| must be at most {MAX_ABS:g}") from None
-    elif isinstance(value, str):
-        try:
-            x = float(value.strip())
-        except ValueError:
-            raise ScenarioError(where, f"{_show(value)} is not a number") from None
-    else:
-        raise ScenarioError(where, f"a {type(value).__name__} is not a number")
-    if not math.isfinite(x):
-        raise ScenarioError(where, f"{_show(value)} is not a finite number (masks are set with 'mask', not with -inf)")
-    if abs(x) > MAX_ABS:
-        raise ScenarioError(where, f"{_show(value)} is too large: |value| must be at most {MAX_ABS:g}")
-    return x
-
-
-def parse_matrix(
-    value: Any,
-    field: str,
-    rows: int | None = None,
-    cols: int | None = None,
-    max_rows: int = MAX_T,
-    max_cols: int = MAX_D,
-) -> list[list[float]]:
-    """A rows×cols matrix of finite numbers. Sizes are checked before any cell is parsed."""
-    return parse_array(value, field, rows, cols, max_rows, max_cols).tolist()
-
-
-def parse_array(
-    value: Any,
-    field: str,
-    rows: int | None = None,
-    cols: int | None = None,
-    max_rows: int = MAX_T,
-    max_cols: int = MAX_D,
-) -> np.ndarray:
-    """:func:`parse_matrix` as a (rows, cols) float64 array: what tensors are made from (numpy reads the nested
-    lists once, at C speed; ``torch.tensor`` of the same lists takes ~3x longer). ``value`` may also be such an
-    array already (numbers read before: ui/values.py's weights), which is only checked; one that does not fit is
-    read as its rows, so the messages are the same."""
-    if isinstance(value, np.ndarray):
-        if _fits(value, rows, cols, max_rows, max_cols):
-            return value
-        value = value.tolist()
-    if not isinstance(value, list):
-        raise ScenarioError(field, f"must be a list of rows, not {type(value).__name__}")
-    if not value:
-        raise ScenarioError(field, "is empty")
-    if len(value) > max_rows:
-        raise ScenarioError(field, f"has {len(value)} rows; at most {max_rows} are allowed")
-    if rows is not None and len(value) != rows:
-        raise ScenarioError(field, f"has {len(value)} rows; expected {rows}")
-    for i, row in enumerate(value):
-        if not isinstance(row, list):
-            raise ScenarioError(f"{field} row {i + 1}", f"must be a list of numbers, not {type(row).__name__}")
-    width = len(value[0]) if cols is None else cols
-    if width == 0:
-        raise ScenarioError(field, "has no columns")
-    if width > max_cols:
-        raise ScenarioError(field, f"has {width} columns; at most {max_cols} are allowed")
-    for i, row in enumerate(value):
-        if len(row) != width:
-            raise ScenarioError(f"{field} row {i + 1}", f"has {len(row)} values; expected {width}")
-    fast = _fast_matrix(value)
-    if fast is not None:
-        return fast
-    return np.array(  # the slow path finds the first bad cell and names it
-        [
-            [parse_number(c, f"{field} row {i + 1}, column {j + 1}") for j, c in enumerate(r)]
-            for i, r in enumerate(value)
-        ],
-        dtype=np.float64,
-    )
-
-
-def _fits(a: np.ndarray, rows: int | None, cols: int | None, max_rows: int, max_cols: int) -> bool:
-    """Whether a given array is a matrix :func:`parse_array` takes as it is: (R, C) float64, the sizes asked for,
-    every number finite and within MAX_ABS."""
-    if a.ndim != 2 or a.dtype != np.float64 or not (0 < a.shape[0] <= max_rows and 0 < a.shape[1] <= max_cols):
-        return False
-    if rows not in (None, a.shape[0]) or cols not in (None, a.shape[1]):
-        return False
-    return bool(np.isfinite(a).all()) and float(np.abs(a).max()) <= MAX_ABS
-
-
-def _fast_matrix(rows: list[list[Any]]) -> np.ndarray | None:
-    """All cells fine (numbers or numeric strings, finite, within MAX_ABS) -> their float64 array; else None.
-
-    About 10x faster than parse_number per cell; anything unusual falls back to the naming slow path.
-    """
-    if set(map(type, itertools.chain.from_iterable(rows))) <= {float}:  # what the app stores: read at C speed
-        t = np.array(rows, dtype=np.float64)
-    else:
-        try:
-            t = np.array([[float(c) if type(c) in (int, float, str) else math.nan for c in r] for r in rows])
-        except (ValueError, OverflowError):
-            return None
-    if not bool(np.isfinite(t).all()) or float(np.abs(t).max()) > MAX_ABS:
-        return None
-    return t
-
-
-def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ScenarioError(field, f"{_show(value)} is not a whole number")
-    try:
-        f = float(value)
-    except (ValueError, OverflowError):
-        raise ScenarioError(field, f"{str(value)[:20]!r} is not a whole number in range {lo}..{hi}") from None
-    if not math.isfinite(f) or f != int(f):
-        raise ScenarioError(field, f"{_show(value)} is not a whole number")
-    if not lo <= int(f) <= hi:
-        raise ScenarioError(field, f"{int(f)} is out of range {lo}..{hi}")
-    return int(f)
-
-
-def parse_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ScenarioError(field, f"{_show(value)} is not one of {', '.join(choices)}")
-    return value
+KNOWN_KEYS = keys.NAMES  # every key, with its type, default and description: contract/keys.py
 
 
 def parse_tokens(value: Any, field: str, n: int, default_prefix: str) -> list[str]:
@@ -223,17 +57,8 @@ def parse_scale(value: Any) -> bool | float:
         return value
     x = parse_number(value, "scale")
     if x <= 0:
-        raise ScenarioError("scale", f"{_show(value)}: a temperature must be positive")
+        raise ScenarioError("scale", f"{show(value)}: a temperature must be positive")
     return x
-
-
-def _check_keys(obj: dict, field: str, allowed: set[str]) -> None:
-    unknown = sorted(set(obj) - allowed, key=str)
-    if unknown:  # "mask.shape: unknown key"; an odd key (empty, long, symbols) is named by its container instead
-        key = unknown[0]
-        plain = isinstance(key, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,30}", key)
-        where = f"{field}{key}" if plain else f"{field.rstrip('.') or 'scenario'} key {_show(key)}"
-        raise ScenarioError(where, f"unknown key; allowed keys are {', '.join(sorted(allowed))}")
 
 
 def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None, tuple[bool, ...] | None]:
@@ -246,7 +71,7 @@ def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None,
         return "none", "-inf", None, None
     if not isinstance(value, dict):
         raise ScenarioError("mask", "must be an object like {'kind': 'causal', 'fill': '-inf'}")
-    _check_keys(value, "mask.", {"kind", "keep", "padding", "fill"})
+    check_keys(value, "mask.", {"kind", "keep", "padding", "fill"})
     kind = parse_choice(value.get("kind", "none"), "mask.kind", MASK_KINDS)
     fill = parse_choice(value.get("fill", "-inf"), "mask.fill", FILLS)
     keep: Tensor | None = None
@@ -257,7 +82,7 @@ def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None,
         pad = value.get("padding")
         if not isinstance(pad, list) or len(pad) != n_k:
             raise ScenarioError("mask.padding", f"must list {n_k} true/false flags, one per key")
-        flags = [_parse_flag(p, f"mask.padding item {j + 1}") for j, p in enumerate(pad)]
+        flags = [parse_flag(p, f"mask.padding item {j + 1}") for j, p in enumerate(pad)]
         pk = padding_keep(n_q, flags)
         keep = pk if keep is None else keep & pk
     if kind == "custom":
@@ -268,16 +93,6 @@ def parse_mask(value: Any, n_q: int, n_k: int) -> tuple[str, str, Tensor | None,
                     raise ScenarioError(f"mask.keep row {i + 1}, column {j + 1}", f"{c:g} must be 0 (hide) or 1 (keep)")
         keep = torch.tensor(grid) == 1
     return kind, fill, keep, None if flags is None else tuple(flags)
-
-
-def _parse_flag(v: Any, field: str) -> bool:
-    if isinstance(v, bool):
-        return v
-    if v in (0, 1):
-        return bool(v)
-    if isinstance(v, str) and v.strip().lower() in ("true", "false", "0", "1"):
-        return v.strip().lower() in ("true", "1")
-    raise ScenarioError(field, f"{_show(v)} is not true/false")
 
 
 def parse_weights(
@@ -298,15 +113,15 @@ def parse_weights(
     if not isinstance(value, dict):
         raise ScenarioError("weights", "must be {'init': 'linear', 'seed': 42} or {'W_q': [...], ...}")
     if "init" in value:
-        _check_keys(value, "weights.", {"init", "seed", "w_o"})
+        check_keys(value, "weights.", {"init", "seed", "w_o"})
         recipe = parse_choice(value["init"], "weights.init", RECIPES)
         seed = parse_int(value.get("seed", 0), "weights.seed", 0, MAX_SEED)
         width = d_in if d_out is None else d_out
         if recipe == "identity" and mode == "concat" and width != d_in:
             raise ScenarioError("weights.init", f"identity needs d_out = d_in = {d_in}, not {width}")
-        w_o = _parse_flag(value.get("w_o", False), "weights.w_o")
+        w_o = parse_flag(value.get("w_o", False), "weights.w_o")
         return init_weights(recipe, seed, d_in, width, heads, mode, layout, w_o, dtype, kv_heads)
-    _check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o", *BIASES})
+    check_keys(value, "weights.", {"W_q", "W_k", "W_v", "W_o", *BIASES})
     n_mats = heads if mode == "concat" else 1
     group = 1 if kv_heads is None else heads // kv_heads
     width = d_out if mode == "concat" else d_in
@@ -370,15 +185,6 @@ def _tensor(a: np.ndarray, dtype: torch.dtype) -> Tensor:
     return torch.from_numpy(np.require(a, requirements="W")).to(dtype, copy=True)
 
 
-def parse_vector(value: Any, field: str, n: int) -> list[float]:
-    """A list of exactly ``n`` finite numbers; the length is checked before any item is read."""
-    if not isinstance(value, list):
-        raise ScenarioError(field, f"must be a list of {n} numbers, not {type(value).__name__}")
-    if len(value) != n:
-        raise ScenarioError(field, f"expected {n} numbers, got {len(value)}")
-    return [parse_number(c, f"{field}, item {j + 1}") for j, c in enumerate(value)]
-
-
 def parse_bias(value: Any, name: str, n_mats: int, width: int, mode: str, dtype: torch.dtype) -> Tensor | None:
     """Optional per-head biases: a list of ``n_mats`` vectors of ``width`` numbers -> (n_mats, width), or None."""
     if value is None:
@@ -394,7 +200,7 @@ def parse(scenario: Any) -> Scenario:
     """Validate a JSON-able scenario dict into tensors, or raise ScenarioError naming the field."""
     if not isinstance(scenario, dict):
         raise ScenarioError("scenario", f"must be a JSON object, not {type(scenario).__name__}")
-    _check_keys(scenario, "", KNOWN_KEYS)
+    check_keys(scenario, "", KNOWN_KEYS)
     dtype_name = parse_choice(scenario.get("dtype", "float32"), "dtype", tuple(DTYPES))
     dtype = DTYPES[dtype_name]
     cross = any(k in scenario for k in ("x_q", "x_k", "x_v"))
@@ -424,10 +230,8 @@ def parse(scenario: Any) -> Scenario:
             raise ScenarioError("d_out", f"split mode projects d_model→d_model, so d_out must be {d_in}, not {d_out}")
     elif d_out is None and isinstance(scenario.get("weights"), dict) and "init" in scenario["weights"]:
         d_out = d_in
-    from . import scenario_modern  # imports this module's parsers at its top
-
-    modern = scenario_modern.parse_modern(scenario, heads)
-    kv_heads = None if modern is None else modern.kv_heads
+    var = variants.parse_variants(scenario, heads)
+    kv_heads = None if var is None else var.kv_heads
     weights = parse_weights(
         scenario.get("weights", {"init": "linear", "seed": 42}), d_in, d_out, heads, mode, layout, dtype, kv_heads
     )
@@ -454,38 +258,19 @@ def parse(scenario: Any) -> Scenario:
         dtype=dtype_name,
         normalize=normalize,
         padding=padding,
-        modern=modern,
+        variants=var,
     )
-    if modern is not None:
-        scenario_modern.check_modern(modern, s)
+    if var is not None:
+        variants.check_variants(var, s)
     return s
 
 
 def evaluate(s: Scenario) -> MultiHeadTrace:
-    """Run a parsed scenario through the traced multi-head path (the modern one when a modern key is on)."""
-    if s.modern is not None:
-        from . import scenario_modern
-
-        return scenario_modern.evaluate_modern(s, s.modern)
+    """Run a parsed scenario through the attention layer (pipeline/layer.py): one path, whatever its keys."""
     return multi_head(
-        s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale,
-        fill=s.fill, normalize=s.normalize,
+        s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale, fill=s.fill,
+        normalize=s.normalize, variants=s.variants, causal=s.mask_kind in CAUSAL_KINDS, padding=s.padding,
     )  # fmt: skip
-
-
-def to_json(t: Tensor) -> Any:
-    """A tensor as nested lists; -inf, inf and NaN survive JSON as the strings "-inf", "inf", "nan"."""
-    n = t.detach().cpu().numpy()  # numpy's per-call cost is a tenth of torch's on these small tables
-    if np.isfinite(n).all():
-        return n.tolist()
-    a = n.astype(object)  # Python floats, and the words where a number is not finite
-    a[np.isnan(n)] = "nan"
-    a[np.isposinf(n)] = "inf"
-    a[np.isneginf(n)] = "-inf"
-    return a.tolist()
-
-
-HEAD_KEYS = ("q", "k", "v", "scores", "scaled", "masked", "weights_raw", "weights", "output")
 
 
 def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
@@ -520,10 +305,8 @@ def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
         "tokens_k": s.tokens_k,
         "dtype": s.dtype,
     }
-    if tr.modern is not None:
-        from . import scenario_modern
-
-        out.update(scenario_modern.modern_json(tr))
+    if tr.variants is not None:
+        out.update(variants.variants_json(tr))
     return out
 
 

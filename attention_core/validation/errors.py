@@ -1,22 +1,29 @@
-"""Argument checks shared by the modern variants; each failure is a ScenarioError that names the argument.
+"""The one error type of the package, and the argument checks every layer above shares.
 
-``ScenarioError`` is imported when an error is raised, not at import time: ``scenario.py`` is meant to import
-the variant modules, and a top-level import back into ``scenario.py`` would be a circular import.
+Every bad input raises :class:`ScenarioError` (a ValueError) whose message starts with the field it names,
+e.g. ``x_k row 2, column 1: 'abc' is not a number``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .scenario import ScenarioError
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be computed; the message names the field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        """Pickled with its field and problem (a worker process raises it back to the server whole)."""
+        return type(self), (self.field, self.problem)
 
 
 def field_error(field: str, problem: str) -> ScenarioError:
     """``ScenarioError(field, problem)``: its message reads ``"field: problem"``."""
-    from .scenario import ScenarioError
-
     return ScenarioError(field, problem)
 
 

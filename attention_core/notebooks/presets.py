@@ -63,7 +63,7 @@ class Preset:
 
 DATA = Path(__file__).resolve().parent / "data"  # one JSON file per notebook: 000.json ... 004.json
 NOTEBOOKS = ("000", "002", "001", "003", "004")  # the picker's order
-MODERN = "modern"  # data/modern.json: today's attention (RoPE, grouped-query, sliding window), from no notebook
+DECODERS = "decoders"  # data/decoders.json: today's decoders (RoPE, grouped-query, sliding window), no notebook
 SENTENCE = "The dog attacks the wild cat"  # 003 In [2]
 SEED_OF_001 = 2024  # 001 prints nothing: its presets draw 001's tensors from this seed
 PRESET_KEYS = {"id", "title", "cells", "conventions", "note", "scenario", "names", "printed", "inputs"}
@@ -125,19 +125,19 @@ def load_notebook(nb: str) -> list[Preset]:
 @functools.cache
 def _read_all() -> tuple[Preset, ...]:
     """Every preset, read and checked once: the data files are package data and do not change while running.
-    The notebooks' presets first, then today's (``modern.json``, whose source names no notebook)."""
-    return tuple(p for nb in (*NOTEBOOKS, MODERN) for p in load_notebook(nb))
+    The notebooks' presets first, then today's (``decoders.json``, whose source names no notebook)."""
+    return tuple(p for nb in (*NOTEBOOKS, DECODERS) for p in load_notebook(nb))
 
 
 def _all() -> list[Preset]:
     """Fresh copies of every notebook preset, so a caller that edits one never changes what others get."""
-    return copy.deepcopy([p for p in _read_all() if p.source != MODERN])
+    return copy.deepcopy([p for p in _read_all() if p.source != DECODERS])
 
 
-def modern_presets() -> list[Preset]:
+def decoder_presets() -> list[Preset]:
     """Today's attention on the same editable numbers (Llama-style, Mistral-style): no notebook printed them, so
     they carry no printed tensors; ``tests/test_variants_contract.py`` checks them against torch and transformers."""
-    return copy.deepcopy([p for p in _read_all() if p.source == MODERN])
+    return copy.deepcopy([p for p in _read_all() if p.source == DECODERS])
 
 
 def _preset_scenario(preset_id: str) -> dict[str, Any]:
@@ -158,7 +158,7 @@ def preset_ids() -> list[str]:
 
 
 def all_presets() -> list[Preset]:
-    """Fresh objects of every notebook's presets (copies of what was read once); today's: :func:`modern_presets`."""
+    """Fresh objects of every notebook's presets (copies of what was read once); today's: :func:`decoder_presets`."""
     return _all()
 
 

