@@ -40,7 +40,10 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if (ROOT / name).is_file():  # (a file deleted but not yet committed is listed too)
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, copy / name)
-    assert not (copy.parent / "shared").exists() and (copy / "attention_core" / "data" / "000.json").is_file()
+    assert (
+        not (copy.parent / "shared").exists()
+        and (copy / "attention_core" / "notebooks" / "data" / "000.json").is_file()
+    )
     return copy
 
 

@@ -1,4 +1,4 @@
-"""The preset data files (attention_core/data/*.json) checked mechanically against the seed notebooks' text.
+"""The preset data files (attention_core/notebooks/data/*.json) checked mechanically against the seed notebooks' text.
 
 Every ``Printed`` tensor must appear in the seed text it names as a run of consecutive numbers, each one the
 printed token at the token's own precision (the number the token prints, no digit more). So must the

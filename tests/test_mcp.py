@@ -1,7 +1,7 @@
 """The API as agent tools, as an agent meets them: the mcp package's own streamable-HTTP client at the root's
 /gradio_api/mcp/ (where Spaces' MCP integration looks) lists compute, model_attention and train with every
 argument described, and every answer is JSON text that json.loads reads; compute's matches seed 000's print (as
-attention_core/data/000.json holds it; tests/test_data_files.py holds that to the notebook's text).
+attention_core/notebooks/data/000.json holds it; tests/test_data_files.py holds that to the notebook's text).
 """
 
 from __future__ import annotations
