@@ -1,9 +1,9 @@
 """Where the five notebooks' own text is, for the tests that hold attention_core/notebooks/data/ to it.
 
 The text (each notebook's cells and what it printed) is kept beside the repository where it was built and in CI, but
-is no part of it: a clone has only attention_core/notebooks/data/, which every other test reads. Where the text is missing,
-the tests that need it (those taking the ``seeds`` fixture of tests/conftest.py) are skipped, saying why; with
-REQUIRE_SEEDS=1 set, as .ci/run sets it, they fail instead, so CI always runs them.
+is no part of it: a clone has only attention_core/notebooks/data/, which every other test reads. Where the text
+is missing, the tests that need it (those taking the ``seeds`` fixture of tests/conftest.py) are skipped, saying
+why; with REQUIRE_SEEDS=1 set, as .ci/run sets it, they fail instead, so CI always runs them.
 """
 
 from __future__ import annotations

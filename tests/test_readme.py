@@ -25,7 +25,7 @@ import attention_core as ac
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TEXT = {page: page.read_text(encoding="utf-8") for page in PAGES}
 README = TEXT[ROOT / "README.md"]
-# what seed 000 printed, as attention_core/notebooks/data/000.json holds it (tests/test_data_files.py holds that to its text)
+# what seed 000 printed, as attention_core/notebooks/data/000.json holds it (test_data_files.py holds it to its text)
 PRINTED_000 = [[v for row in pr.values for v in row] for p in ac.all_presets() if p.source.startswith("000")
                for pr in p.printed]  # fmt: skip
 # Pages other branches create, linked before they land: a link to one may be missing, never wrong once it is there.
