@@ -309,11 +309,30 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }  # fmt: skip
 
 
+# the cards each stage is computed from, kept on screen beside it in present mode (so "output = weights·V" can be
+# pointed at): the stage's direct inputs, by the stage's key
+USES: dict[str, tuple[str, ...]] = {
+    "qkv": ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
+    "scores": ("q", "k"),
+    "scaled": ("scores",),
+    "masked": ("scaled",),
+    "weights": ("masked",),
+    "output": ("weights", "v"),
+    "combine": ("output",),
+}
+
+
 def stages_json() -> str:
-    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards,
-    extra}; extra: [when, sentence] pairs for today's attention, see VARIANT_WORDS)."""
+    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards, uses,
+    extra}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention, see
+    VARIANT_WORDS)."""
     keys = ("key", "title", "formula", "words", "cards")
-    return json.dumps([{**dict(zip(keys, st, strict=True)), "extra": VARIANT_WORDS.get(st[0], ())} for st in STAGES])
+    return json.dumps(
+        [
+            {**dict(zip(keys, st, strict=True)), "uses": USES.get(st[0], ()), "extra": VARIANT_WORDS.get(st[0], ())}
+            for st in STAGES
+        ]
+    )
 
 
 def tour_json() -> str:

@@ -1,0 +1,161 @@
+"""The projector, in Chromium as a lecturer uses it: present mode keeps what it shows on screen (every number cell of
+the current stage's cards and of the cards they are computed from is itself what lies at its centre, not the panel,
+not another card), at 1280×720 and 1920×1080, for every preset and stage, and after a control changes; the keys; the
+Projector setting's sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser import open_page
+from playwright.sync_api import Browser, Page
+
+import attention_core as ac
+from ui import present
+
+# every number cell of the cards present mode shows (p-now: the stage's; p-in: its inputs), each looked up at its
+# centre with elementFromPoint: a cell under the panel, cut by the window or scrolled inside its card is not there
+ON_SCREEN = """() => {
+  const bad = [], now = [], other = [];
+  const cells = document.querySelectorAll('#bench .card.p-now td[data-r], #bench .card.p-in td[data-r]');
+  for (const td of cells) {
+    if (td.closest('.card.collapsed')) continue;  // an identity W shown as one line ("= I"), its cells folded
+    const r = td.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const at = document.elementFromPoint(x, y);
+    const name = td.closest('table').dataset.name;
+    if (!at || !(td === at || td.contains(at))) {
+      bad.push(`${name}[${td.dataset.r},${td.dataset.c}] at (${x | 0}, ${y | 0}) is under ${at ? at.tagName + '#'
+        + at.id + '.' + at.className : 'nothing'}`);
+    }
+    (td.closest('.p-now') ? now : other).push(parseFloat(getComputedStyle(td).fontSize));
+  }
+  return { bad, n: cells.length, now: Math.min(...now), other: Math.min(...other, Infinity),
+    panel: document.getElementById('present-panel').getBoundingClientRect().height / innerHeight,
+    stage: document.body.dataset.presentStage, scrollY };
+}"""
+
+# every text that shows in present mode (the page's visible text nodes), with its font size: the smallest of them
+SMALLEST_TEXT = """() => {
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let least = Infinity, what = '';
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.textContent.trim()) continue;
+    const e = n.parentElement, range = document.createRange();
+    range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (!r.width || !r.height || r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) continue;
+    const st = getComputedStyle(e);
+    if (st.visibility !== 'visible' || e.closest('[aria-hidden=true]')) continue;
+    const at = document.elementFromPoint(Math.min(innerWidth - 1, Math.max(0, r.left + r.width / 2)),
+      Math.min(innerHeight - 1, Math.max(0, r.top + r.height / 2)));
+    if (!at || !(e.contains(at) || at.contains(e))) continue;  // covered: not visible
+    const px = parseFloat(st.fontSize);
+    if (px < least) { least = px; what = n.textContent.trim().slice(0, 40); }
+  }
+  return { least, what };
+}"""
+
+
+def walk(pg: Page) -> list[dict[str, Any]]:
+    """Every stage from the first, stepped with → as a lecturer does: what ON_SCREEN reads at each."""
+    seen = []
+    for _ in range(len(present.STAGES)):
+        seen.append(pg.evaluate(ON_SCREEN))
+        if pg.locator("#present-panel .pp-next").is_disabled():
+            break
+        pg.keyboard.press("ArrowRight")
+    return seen
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
+def test_every_stage_of_every_preset_shows_its_cards_and_their_inputs_whole(
+    browser: Browser, app_url: str, size: tuple[int, int]
+) -> None:
+    pg = open_page(browser, f"{app_url}?preset=statquest-self&present=inputs", *size)
+    failures = []
+    try:
+        for preset in ac.preset_ids():
+            pg.goto(f"{app_url}?preset={preset}&present=inputs")
+            pg.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
+            assert pg.locator("#topbar").is_hidden() and pg.locator("#toolbar").is_hidden()
+            for got in walk(pg):
+                assert got["n"] > 0, (preset, got)
+                failures += [f"{preset} {size} {got['stage']}: {b}" for b in got["bad"][:3]]
+                assert got["now"] >= 14, (preset, got)  # readable, even where a stage has many cards
+                if size[1] == 720:
+                    assert got["panel"] < 0.29, (preset, got)
+    finally:
+        pg.close()
+    assert failures == [], "\n".join(failures)
+
+
+@pytest.fixture
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    pg = open_page(browser, f"{app_url}?preset=llama-style", 1280, 720)
+    yield pg
+    pg.close()
+
+
+def choose(pg: Page, label: str, option: str) -> None:
+    pg.get_by_label(label, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{option}']").click()
+
+
+def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page) -> None:
+    page.click("#present-btn")
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate(ON_SCREEN)["stage"] == "output"
+    page.keyboard.press("c")  # the toolbar, over the stage's room
+    assert page.locator("#tb-scale").is_visible()
+    got = page.evaluate(ON_SCREEN)
+    assert got["bad"] == [] and page.locator("#tb-scale").is_visible(), got
+    out = page.inner_text("#overview table[data-name=output]")
+    choose(page, "scale", "off")
+    page.wait_for_function("(b) => document.querySelector('#overview [data-name=output]').innerText !== b", arg=out)
+    page.wait_for_timeout(300)
+    got = page.evaluate(ON_SCREEN)
+    assert got["stage"] == "output" and got["bad"] == [], got
+    head = page.get_by_label("head shown", exact=True)
+    head.click()
+    head.press("Control+a")
+    head.press_sequentially("2", delay=80)
+    page.wait_for_function("() => /head 2/.test(document.querySelector('#overview [data-card=q]').innerText)")
+    page.wait_for_timeout(300)
+    got = page.evaluate(ON_SCREEN)
+    assert got["stage"] == "output" and got["bad"] == [], got
+    page.locator("#present-panel .pp-tools").click()  # the toolbar away again
+    assert page.locator("#toolbar").is_hidden()
+    got = page.evaluate(ON_SCREEN)
+    assert got["bad"] == [] and got["now"] >= 30, got
+
+
+def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resumes(page: Page) -> None:
+    page.click("#present-btn")
+    page.keyboard.press("ArrowRight")  # qkv: X is on screen beside Q, K, V
+    cell = page.locator("#inputs table[data-name=x] td[data-r='1'][data-c='0']")
+    cell.click()
+    editor = page.locator("#inputs table.grid td input")
+    editor.press_sequentially("9", delay=80)
+    page.keyboard.press("Escape")  # puts the value back, and nothing else
+    assert page.locator("#present-panel").is_visible()
+    assert page.evaluate("() => document.body.dataset.presentStage") == "qkv"
+    assert cell.inner_text().strip() == "0.47"
+    cell.click()
+    page.keyboard.press("Control+a")
+    page.locator("#inputs table.grid td input").press_sequentially("2", delay=80)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('#inputs table.grid td input')")
+    page.wait_for_timeout(100)
+    for key, want in (("ArrowRight", "scores"), ("PageDown", "scaled"), (" ", "masked"), ("ArrowLeft", "scaled"),
+                      ("PageUp", "scores")):  # fmt: skip
+        page.keyboard.press(key)
+        assert page.evaluate("() => document.body.dataset.presentStage") == want, key
+    page.keyboard.press("Escape")
+    assert page.locator("#present-panel").is_hidden() and page.locator("#topbar").is_visible()
+    page.click("#present-btn")
+    assert page.evaluate("() => document.body.dataset.presentStage") == "scores"  # resumed
+    assert page.inner_text("#present-panel .pp-count") == "3 / 8"
