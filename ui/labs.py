@@ -80,7 +80,7 @@ def build_mask_lab(vals_state: Any) -> Any:
         with gr.Row():  # the min widths let a phone stack the three instead of squeezing the checkbox's label
             causal = gr.Checkbox(True, label="causal mask", min_width=150)
             pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200)
-            rows = gr.Textbox("1", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)
+            rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)  # a plain causal mask first
         msg = gr.HTML(elem_id="mask-lab-msg")
         out = gr.HTML(elem_id="mask-lab-out")
     lab_in = [vals_state, causal, pad, rows]
