@@ -159,3 +159,40 @@ def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resu
     page.click("#present-btn")
     assert page.evaluate("() => document.body.dataset.presentStage") == "scores"  # resumed
     assert page.inner_text("#present-panel .pp-count") == "3 / 8"
+
+
+# the scaling lab's three plot areas (each subplot's axes' offset and length, in page coordinates) and whether the
+# page or the figure scrolls sideways
+PANELS = """() => {
+  const gd = document.querySelector('#scaling-fig .js-plotly-plot'), L = gd._fullLayout;
+  const at = gd.querySelector('.main-svg').getBoundingClientRect();
+  const boxes = ['', '2', '3'].map((n) => {
+    const x = L['xaxis' + n], y = L['yaxis' + n];
+    return { left: at.left + x._offset, right: at.left + x._offset + x._length, width: x._length,
+      top: at.top + scrollY + y._offset, bottom: at.top + scrollY + y._offset + y._length };
+  });
+  return { boxes, width: innerWidth, sideways: document.documentElement.scrollWidth > innerWidth
+    || document.getElementById('scaling-fig').scrollWidth > document.getElementById('scaling-fig').clientWidth + 1 };
+}"""
+
+
+def test_the_scaling_labs_charts_stack_on_a_phone(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, app_url, 390, 844)
+    try:
+        pg.get_by_role("tab", name="Scaling lab").click()
+        pg.wait_for_selector("#scaling-fig .legendtext")
+        box = pg.locator("#lab-dk input[type=number]")
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially("512", delay=80)
+        box.press("Enter")
+        pg.wait_for_function("() => document.querySelector('#scaling-fig').textContent.includes('d_k = 512')")
+        pg.wait_for_function("() => document.querySelector('#scaling-fig .js-plotly-plot').layout.meta === 'stacked'")
+        got = pg.evaluate(PANELS)
+        boxes = sorted(got["boxes"], key=lambda b: b["top"])
+        assert len(boxes) == 3 and not got["sideways"], got
+        for b in boxes:  # each whole on the phone's width, and wide
+            assert b["left"] >= 0 and b["right"] <= got["width"] and b["width"] >= 0.7 * got["width"], got
+        assert all(boxes[i]["bottom"] <= boxes[i + 1]["top"] for i in range(2)), got  # one under another
+    finally:
+        pg.close()
