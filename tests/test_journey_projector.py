@@ -161,6 +161,8 @@ def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resu
     assert page.inner_text("#present-panel .pp-count") == "3 / 8"
 
 
+FIG = "document.querySelector('#scaling-fig .js-plotly-plot')"
+
 # the scaling lab's three plot areas (each subplot's axes' offset and length, in page coordinates) and whether the
 # page or the figure scrolls sideways
 PANELS = """() => {
@@ -187,12 +189,54 @@ def test_the_scaling_labs_charts_stack_on_a_phone(browser: Browser, app_url: str
         box.press_sequentially("512", delay=80)
         box.press("Enter")
         pg.wait_for_function("() => document.querySelector('#scaling-fig').textContent.includes('d_k = 512')")
-        pg.wait_for_function("() => document.querySelector('#scaling-fig .js-plotly-plot').layout.meta === 'stacked'")
+        pg.wait_for_function(f"() => {FIG}.layout.meta?.startsWith('stacked')")
         got = pg.evaluate(PANELS)
         boxes = sorted(got["boxes"], key=lambda b: b["top"])
         assert len(boxes) == 3 and not got["sideways"], got
         for b in boxes:  # each whole on the phone's width, and wide
             assert b["left"] >= 0 and b["right"] <= got["width"] and b["width"] >= 0.7 * got["width"], got
         assert all(boxes[i]["bottom"] <= boxes[i + 1]["top"] for i in range(2)), got  # one under another
+    finally:
+        pg.close()
+
+
+FONT = "(s) => { const e = document.querySelector(s); return e ? parseFloat(getComputedStyle(e).fontSize) : 0; }"
+
+
+def texts_sizes(pg: Page) -> dict[str, float]:
+    """The font size of the tour's words, explain's lines, the present panel's words, the mask lab's numbers and the
+    scaling lab's tick labels and legend, each opened as a learner opens it."""
+    got = {}
+    pg.click("#tour-btn")
+    pg.wait_for_selector("#tour-pop:not([hidden])")
+    got["tour"] = pg.evaluate(FONT, "#tour-pop p")
+    pg.click("#tour-pop .tp-leave")
+    pg.locator("#overview table[data-name=weights] td[data-r='1'][data-c='0']").click()
+    pg.wait_for_selector("#explain .ex-line")
+    got["explain"] = pg.evaluate(FONT, "#explain .ex-line")
+    pg.click("#present-btn")
+    got["panel"] = pg.evaluate(FONT, "#present-panel .pp-words")
+    pg.keyboard.press("Escape")
+    pg.get_by_role("tab", name="Mask lab").click()
+    pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+    got["mask lab"] = pg.evaluate(FONT, "#mask-lab-out table[data-name=mask-causal] td")
+    pg.get_by_role("tab", name="Scaling lab").click()
+    pg.wait_for_selector("#scaling-fig .legendtext")
+    pg.wait_for_function(f"() => {FIG}.layout.meta?.startsWith('wide')")
+    got["chart ticks"] = pg.evaluate(FONT, "#scaling-fig .xtick text")
+    got["chart legend"] = pg.evaluate(FONT, "#scaling-fig .legendtext")
+    pg.get_by_role("tab", name="Workbench").click()
+    return got
+
+
+def test_one_size_control_reaches_every_text(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, app_url, 1920, 1080)
+    try:
+        before = texts_sizes(pg)
+        for _ in range(3):  # 100% → 115% → 130% → 150%
+            pg.get_by_role("button", name="larger text").click()
+        after = texts_sizes(pg)
+        grown = {k: round(after[k] / before[k], 2) for k in before}
+        assert all(g >= 1.45 for g in grown.values()), (before, after, grown)
     finally:
         pg.close()

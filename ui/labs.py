@@ -17,7 +17,7 @@ from ui.render import tables as vw
 from ui.values import padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
 
-STACK_JS = (Path(__file__).resolve().parent / "static" / "stack.js").read_text()  # the figure stacked on a phone
+CHARTS_JS = (Path(__file__).resolve().parent / "static" / "charts.js").read_text()  # text size; stacked on a phone
 
 
 def lab_message(problem: str) -> str:
@@ -109,7 +109,7 @@ def build_scaling_lab() -> Any:
             seed = gr.Number(0, precision=0, minimum=0, label="seed")
         fig = gr.Plot(elem_id="scaling-fig", label="scaling")
         words = gr.HTML(elem_id="scaling-words")
-        gr.HTML("", js_on_load=STACK_JS, min_width=0, apply_default_css=False, padding=False)
+        gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)
     for trigger in (tab.select, d_k.input, seed.input):
         trigger(scaling_views, [d_k, seed], [fig, words], **COMMON)
     return tab
