@@ -240,3 +240,28 @@ def test_one_size_control_reaches_every_text(browser: Browser, app_url: str) -> 
         assert all(g >= 1.45 for g in grown.values()), (before, after, grown)
     finally:
         pg.close()
+
+
+def test_the_address_carries_the_tab_the_labs_d_k_and_the_present_stage(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, f"{app_url}?tab=scaling&d_k=512", 1280, 720)
+    try:
+        pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
+        assert pg.get_by_role("tab", name="Scaling lab").get_attribute("aria-selected") == "true"
+        pg.get_by_role("tab", name="Mask lab").click()
+        assert "tab=mask" in pg.url
+        pg.reload()
+        pg.wait_for_function("() => document.querySelector('#mask-lab-out table')")
+        assert pg.get_by_role("tab", name="Mask lab").get_attribute("aria-selected") == "true"
+        pg.get_by_role("tab", name="Workbench").click()
+        pg.click("#present-btn")  # a lecture, stepped to the scores, then the page reloaded mid-lesson
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("PageDown")
+        assert "present=scores" in pg.url and "tab=" not in pg.url
+        pg.reload()
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'scores'")
+        assert pg.locator("#present-panel .pp-title").inner_text() == "Scores"
+        assert pg.evaluate(ON_SCREEN)["bad"] == []
+        pg.keyboard.press("Escape")
+        assert "present=" not in pg.url
+    finally:
+        pg.close()

@@ -18,7 +18,7 @@ import gradio as gr
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "present.css").read_text()
-JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js"))
+JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js", "address.js"))
 
 # (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up)
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
