@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import open_page
+from browser import ROOT, open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -264,4 +264,64 @@ def test_the_address_carries_the_tab_the_labs_d_k_and_the_present_stage(browser:
         pg.keyboard.press("Escape")
         assert "present=" not in pg.url
     finally:
+        pg.close()
+
+
+# ---- the shipped lesson plan, stepped as a lecturer does, with the Projector's text size ---------------------------
+
+SHOTS = ROOT / "docs" / "teaching"
+PLAN = present.lesson_plans()["five-stage-lecture"]
+
+
+def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
+    """What stage ``n`` of the lecture shows (wait until it is there): the numbers' sizes and the cells not on screen
+    (present stages), the lab's own check (lab stages), and the smallest visible text."""
+    pg.wait_for_function("(n) => document.querySelector('#lesson-bar .lb-count')?.textContent === `Lesson ${n} / 5`",
+                         arg=n)  # fmt: skip
+    query = PLAN["stages"][n - 1]["query"]
+    if "present" in query:
+        pg.wait_for_function("(s) => document.body.dataset.presentStage === s", arg=query["present"])
+        pg.wait_for_timeout(300)  # (a font's late arrival refits)
+        got = pg.evaluate(ON_SCREEN)
+    elif query.get("tab") == "scaling":
+        pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
+        pg.wait_for_function(f"() => {FIG}?.layout.meta")
+        got = {"bad": [], "now": pg.evaluate(FONT, "#scaling-fig .xtick text"), "stage": "scaling lab"}
+    else:
+        pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+        got = {"bad": [], "now": pg.evaluate(FONT, "#mask-lab-out td"), "stage": "mask lab"}
+    got["smallest"] = pg.evaluate(SMALLEST_TEXT)
+    return got
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (390, 844)], ids=["1080p", "720p", "phone"])
+def test_the_shipped_lecture_steps_with_the_keys_and_survives_a_reload(
+    browser: Browser, app_url: str, size: tuple[int, int]
+) -> None:
+    pg = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    pg.set_default_timeout(30_000)
+    pg.add_init_script("localStorage.setItem('pg-text-size', '1.5')")  # the Projector's text size
+    pg.goto(f"{app_url}?lesson=five-stage-lecture&step=1")
+    seen = {}
+    try:
+        for n in range(1, 6):
+            got = lesson_stage(pg, n)
+            seen[n] = (got["stage"], got["now"], got["smallest"])
+            assert got["bad"] == [], (n, got["bad"][:3])
+            if size == (1920, 1080) and "present" in PLAN["stages"][n - 1]["query"]:
+                assert got["now"] >= 24, (n, got)  # the current numbers (9 cards at Llama's Q, K, V stage: 27 px)
+            if size[0] > 760:
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                pg.screenshot(path=str(SHOTS / f"lecture-{n}-{size[0]}x{size[1]}.png"))
+            if n == 3:  # a reload mid-lesson comes back to the same stage
+                pg.reload()
+                lesson_stage(pg, 3)
+            if n < 5:
+                with pg.expect_navigation():
+                    pg.keyboard.press("PageDown" if n % 2 else "ArrowRight")
+        with pg.expect_navigation():
+            pg.keyboard.press("PageUp")
+        lesson_stage(pg, 4)
+    finally:
+        print(size, seen)
         pg.close()

@@ -18,7 +18,24 @@ import gradio as gr
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "present.css").read_text()
-JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js", "address.js"))
+JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js", "address.js", "lesson.js"))
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
+LESSON_KEYS = {"preset", "tab", "d_k", "present", "head_shown", "scenario"}  # what a stage's query may set
+
+
+def lesson_plans() -> dict[str, dict]:
+    """The shipped lesson plans by file name (``lessons/<name>.json``): {title, stages: [{title, query}]}, each
+    stage's query a dict of LESSON_KEYS (the address that opens it); a bad file raises naming it and the field."""
+    plans = {}
+    for path in sorted(LESSONS.glob("*.json")):
+        plan = json.loads(path.read_text())
+        for i, st in enumerate(plan["stages"]):
+            extra = set(st["query"]) - LESSON_KEYS
+            if not st.get("title") or extra:
+                raise ValueError(f"{path.name}: stage {i + 1} needs a title and only {sorted(LESSON_KEYS)}: {extra}")
+        plans[path.stem] = plan
+    return plans
+
 
 # (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up)
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
@@ -344,10 +361,12 @@ def tour_json() -> str:
 def teach_html() -> str:
     """The two buttons (Present, Tour) with the stages and steps the scripts read, in the top bar."""
     return (
-        f"<div class='teach' data-stages='{html.escape(stages_json())}' data-tour='{html.escape(tour_json())}'>"
+        f"<div class='teach' data-stages='{html.escape(stages_json())}' data-tour='{html.escape(tour_json())}' "
+        f"data-lessons='{html.escape(json.dumps(lesson_plans()))}'>"
         "<button id='present-btn' type='button' title='one stage at a time, large type (or ?present=1)'>"
         "Present</button><button id='tour-btn' type='button' title='a guided tour of the preset that is loaded'>"
-        "Tour</button></div>"
+        "Tour</button><button id='lesson-btn' type='button' aria-expanded='false' "
+        "title='a lesson plan: views stepped in order with the stage keys'>Lesson</button></div>"
     )
 
 

@@ -9,7 +9,10 @@
   const TABS = { workbench: 'Workbench', mask: 'Mask lab', scaling: 'Scaling lab', sentence: 'Sentence mode',
     real: 'Real model', train: 'Train' };
   const keyOf = (label) => Object.keys(TABS).find((k) => TABS[k] === label);
-  const tabButtons = () => Array.from(document.querySelectorAll('#tabs button[role=tab]'));
+  // the tab buttons first (gradio also keeps hidden copies it measures), then its overflow menu's, which a narrow
+  // window moves some tabs into
+  const tabButtons = () => [...document.querySelectorAll('#tabs button[role=tab]'),
+    ...document.querySelectorAll('#tabs .overflow-dropdown button, #tabs [class*=overflow] button')];
   function write(changes) {
     const q = new URLSearchParams(location.search);
     for (const [k, v] of Object.entries(changes)) { if (v == null) q.delete(k); else q.set(k, v); }
@@ -41,14 +44,18 @@
     b.click();
     const want = asked.get('d_k');
     if (tab !== 'Scaling lab' || !want) return;
+    let tries = 0;  // (until the lab's sentence says so: a value set before the lab is ready is lost)
     const set = setInterval(() => {
       const box = dkBox();
       if (!box) return;
-      clearInterval(set);
+      if (new RegExp(`d_k = ${want}\\b`).test(document.querySelector("#scaling-words")?.innerText || "") || ++tries > 20) {
+        clearInterval(set);
+        return;
+      }
       box.value = want;
       box.dispatchEvent(new Event('input', { bubbles: true }));
       box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
       box.dispatchEvent(new Event('change', { bubbles: true }));
-    }, 100);
+    }, 700);
   }, 100);
 })();

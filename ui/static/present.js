@@ -163,6 +163,7 @@
   document.addEventListener('pg-updated', later);
   document.addEventListener('pg-ts', later);
   addEventListener('resize', later);
+  new ResizeObserver(later).observe(panel);  // the panel's height: its words, a lesson's bar put into it
 
   const stageIndex = (want) => {
     const i = stages().findIndex((st) => st.key === want);
