@@ -325,3 +325,20 @@ def test_the_shipped_lecture_steps_with_the_keys_and_survives_a_reload(
     finally:
         print(size, seen)
         pg.close()
+
+
+def test_the_tour_says_grouped_query_heads_share_k_and_v(browser: Browser, app_url: str) -> None:
+    """Llama-style: 2 query heads, 1 kv head. The tour's step on the heads combined no longer says each head has its
+    own W_k and W_v (resumed at that step, as the Tour button resumes a tour left there)."""
+    step = next(i for i, st in enumerate(present.TOUR) if st.target == "#overview [data-card=combine]")
+    pg = browser.new_page(viewport={"width": 1280, "height": 720})
+    pg.add_init_script(f"localStorage.setItem('attention-playground-tour', '{step}')")
+    try:
+        pg.goto(f"{app_url}?preset=llama-style")
+        pg.wait_for_selector("#overview [data-card=combine] td")
+        pg.click("#tour-btn")
+        pg.wait_for_function("(i) => document.querySelector('#tour-pop')?.dataset.step === String(i)", arg=step)
+        words = pg.inner_text("#tour-pop")
+        assert "sharing K and V" in words and "own W_q, W_k, W_v" not in words, words
+    finally:
+        pg.close()

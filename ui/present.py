@@ -109,7 +109,7 @@ class Step(NamedTuple):
     cross-attention), {x} (x, or x_q), {tokens} and {keys} (the query and key tokens), {dims}, {t1}, {t2}, {k1},
     {d1}, {v} (the value to type), {mask} (the mask's kind), {Hs} ("2 heads"), {h_other} (a head not shown).
     ``alt`` holds (when, set) pairs: every pair whose ``when`` flags all hold (tour.js's ``flags``: cross, masked,
-    causal, scaled, sum, multi, edited, explained, combined) overrides the fields in ``set``, in order.
+    causal, scaled, sum, multi, edited, explained, combined, grouped) overrides the fields in ``set``, in order.
     """
 
     target: str
@@ -291,6 +291,12 @@ TOUR: tuple[Step, ...] = (
         "",
         "",
         alt=(
+            when(
+                "grouped",
+                look="{Hs}, each with its own W_q, but sharing K and V: grouped-query attention, as in Llama, gives "
+                "a group of query heads one W_k and W_v ('kv heads' in More settings). Their outputs are joined side "
+                "by side; 'head shown' picks which head's matrices the overview shows.",
+            ),
             when(
                 "!combined",
                 target="#overview [data-card=output]",
