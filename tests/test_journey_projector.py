@@ -5,6 +5,7 @@ Projector setting's sizes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -340,5 +341,56 @@ def test_the_tour_says_grouped_query_heads_share_k_and_v(browser: Browser, app_u
         pg.wait_for_function("(i) => document.querySelector('#tour-pop')?.dataset.step === String(i)", arg=step)
         words = pg.inner_text("#tour-pop")
         assert "sharing K and V" in words and "own W_q, W_k, W_v" not in words, words
+    finally:
+        pg.close()
+
+
+def test_a_lecturer_prepares_a_plan_saves_it_and_loads_it_back(browser: Browser, app_url: str, tmp_path) -> None:
+    pg = open_page(browser, f"{app_url}?preset=statquest-masked", 1280, 720)
+    try:
+        pg.click("#present-btn")
+        for _ in range(4):
+            pg.keyboard.press("ArrowRight")
+        assert pg.evaluate("() => document.body.dataset.presentStage") == "masked"
+        pg.keyboard.press("l")  # the Lesson menu, over present mode
+        pg.click("#lesson-pop .lp-add")
+        assert "Added stage 1: Masked" in pg.inner_text("#lesson-pop .lp-note")
+        pg.keyboard.press("l")
+        pg.keyboard.press("Escape")
+        pg.get_by_role("tab", name="Scaling lab").click()
+        box = pg.locator("#lab-dk input[type=number]")
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially("512", delay=80)
+        box.press("Enter")
+        box.press("Tab")
+        pg.wait_for_function("() => document.querySelector('#scaling-words').innerText.includes('At d_k = 512')")
+        pg.click("#lesson-btn")
+        pg.click("#lesson-pop .lp-add")
+        assert "Added stage 2" in pg.inner_text("#lesson-pop .lp-note")
+        with pg.expect_download() as got:
+            pg.click("#lesson-pop .lp-save")
+        saved = tmp_path / "lesson.json"
+        got.value.save_as(saved)
+        plan = json.loads(saved.read_text())
+        assert [st["query"] for st in plan["stages"]] == [
+            {"preset": "statquest-masked", "present": "masked"},
+            {"preset": "statquest-masked", "tab": "scaling", "d_k": "512"},  # (the workbench under the lab)
+        ]
+        pg.click("#lesson-pop .lp-clear")
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({"stages": [{"title": "x", "query": {"colour": "red"}}]}))
+        pg.set_input_files("#lesson-pop .lp-load input", str(bad))
+        pg.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('colour')")
+        assert "stage 1: colour is not one of" in pg.inner_text("#lesson-pop .lp-note")
+        pg.set_input_files("#lesson-pop .lp-load input", str(saved))
+        pg.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('Loaded 2')")
+        with pg.expect_navigation():
+            pg.locator("#lesson-pop a[href*='lesson=own']").click()
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'masked'")
+        assert pg.inner_text("#lesson-bar .lb-count") == "Lesson 1 / 2"
+        with pg.expect_navigation():
+            pg.keyboard.press("PageDown")
+        pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
     finally:
         pg.close()

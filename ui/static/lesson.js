@@ -90,10 +90,15 @@
     draw(`Loaded ${p.stages.length} stages from ${file.name}`);
   });
   const btn = root.querySelector('#lesson-btn');
-  btn.addEventListener('click', () => {
+  const toggle = () => {
     pop.hidden = !pop.hidden;
     btn.setAttribute('aria-expanded', String(!pop.hidden));
     if (!pop.hidden) draw();
+  };
+  btn.addEventListener('click', toggle);
+  document.addEventListener('keydown', (e) => {  // L: the menu, also in present mode (whose top bar is away)
+    if ((e.key === 'l' || e.key === 'L') && !e.ctrlKey && !e.metaKey && !e.altKey
+      && !e.target.closest?.('input, textarea, select, [contenteditable], table.grid')) toggle();
   });
   if (!plan) return;
   lessonOn();
