@@ -394,3 +394,33 @@ def test_a_lecturer_prepares_a_plan_saves_it_and_loads_it_back(browser: Browser,
         pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
     finally:
         pg.close()
+
+
+def test_a_short_link_opens_the_edited_state_at_the_present_stage(browser: Browser, app_url: str) -> None:
+    pg = open_page(browser, f"{app_url}?preset=statquest-self", 1280, 720)
+    other = None
+    try:
+        cell = "#inputs table[data-name=x] td[data-r='0'][data-c='1']"
+        pg.locator(cell).click()
+        pg.keyboard.press("Control+a")
+        pg.locator("#inputs table.grid td input").press_sequentially("2.5", delay=80)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("(s) => document.querySelector(s).textContent.trim() === '2.5'", arg=cell)
+        pg.click("#present-btn")
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("ArrowRight")  # the scores
+        pg.keyboard.press("c")  # the toolbar, with Share · export
+        pg.locator("#share").get_by_text("Share · export").click()
+        pg.click("#link-btn")
+        pg.wait_for_function("() => document.querySelector('#short-link textarea')?.value.includes('?s=')")
+        short = pg.locator("#short-link textarea").input_value()
+        full = pg.locator("#link textarea").input_value()
+        assert "present=scores" in short and len(short) < len(app_url) + 40 < len(full), (short, len(full))
+        other = open_page(browser, short, 1280, 720)
+        other.wait_for_function("() => document.body.dataset.presentStage === 'scores'")
+        other.wait_for_function("(s) => document.querySelector(s)?.textContent.trim() === '2.5'", arg=cell)
+        assert other.evaluate(ON_SCREEN)["bad"] == []
+    finally:
+        pg.close()
+        if other:
+            other.close()
