@@ -162,13 +162,17 @@ def test_export_round_trip_and_a_scenario_file_upload(page: Page, tmp_path: Path
 
 
 def test_mask_lab_shows_nan_against_uniform_and_the_apps_answer(page: Page) -> None:
-    page.get_by_role("tab", name="Mask lab").click()
+    page.get_by_role("tab", name="Mask lab").click()  # a plain causal mask first, its masks written 1 and 0
+    wait_text(page, "#mask-lab-out", "in every row that sees a key, the three fills give exactly the same weights")
+    causal = [text(page, f"#mask-lab-out table[data-name='mask-causal'] td[data-c='{c}'][data-r='0']") for c in (0, 1)]
+    assert [t.strip() for t in causal] == ["1", "0"]
+    rows = page.get_by_label("hide every key from query rows (e.g. 1)")
+    rows.click()
+    rows.press_sequentially("1", delay=80)
     wait_text(page, "#mask-lab-out", "softmax gives NaN (0/0); the app shows 0")
     assert "uniform 1/3" in text(page, "#mask-lab-out")
     assert text(page, "#mask-lab-out table[data-name='lab-raw-inf'] td[data-r='0'][data-c='0']").strip() == "nan"
     assert text(page, "#mask-lab-out table[data-name='lab-raw-1e9'] td[data-r='0'][data-c='0']").strip() != "nan"
-    rows = page.get_by_label("hide every key from query rows (e.g. 1)")
-    rows.click()
     rows.press("End")
     rows.press("Backspace")  # typing fires gradio's input event; fill() alone does not
     wait_text(page, "#mask-lab-out", "in every row that sees a key, the three fills give exactly the same weights")

@@ -65,11 +65,12 @@ LAB_CELL = "#mask-lab-out table[data-name='{}'] td[data-r='{}'][data-c='{}']"
 
 def test_a_typo_in_the_mask_lab_names_its_field_and_keeps_the_tables(page: Page) -> None:
     page.get_by_role("tab", name="Mask lab").click()
+    rows = page.get_by_label("hide every key from query rows (e.g. 1)")
+    rows.click()
+    rows.press_sequentially("1", delay=80)  # (the lab opens on a plain causal mask)
     wait_text(page, "#mask-lab-out", "softmax gives NaN (0/0); the app shows 0")
     assert page.inner_text(LAB_CELL.format("lab-raw-inf", 0, 0)).strip() == "nan"  # row 1 is hidden: 0/0
     tables = page.locator("#mask-lab-out table").count()
-    rows = page.get_by_label("hide every key from query rows (e.g. 1)")
-    rows.click()
     rows.press("End")
     rows.press_sequentially("abc")  # "1abc"
     wait_text(page, "body", "'1abc' is not a query position")

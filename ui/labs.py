@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -13,6 +14,8 @@ from ui.pipeline import expired_message
 from ui.render import tables as vw
 from ui.values import padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
+
+CHARTS_JS = (Path(__file__).resolve().parent / "static" / "charts.js").read_text()  # text size; stacked on a phone
 
 
 def lab_message(problem: str) -> str:
@@ -78,7 +81,7 @@ def build_mask_lab(vals_state: Any) -> Any:
         with gr.Row():  # the min widths let a phone stack the three instead of squeezing the checkbox's label
             causal = gr.Checkbox(True, label="causal mask", min_width=150)
             pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200)
-            rows = gr.Textbox("1", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)
+            rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)  # a plain causal mask first
         msg = gr.HTML(elem_id="mask-lab-msg")
         out = gr.HTML(elem_id="mask-lab-out")
     lab_in = [vals_state, causal, pad, rows]
@@ -104,6 +107,7 @@ def build_scaling_lab() -> Any:
             seed = gr.Number(0, precision=0, minimum=0, label="seed")
         fig = gr.Plot(elem_id="scaling-fig", label="scaling")
         words = gr.HTML(elem_id="scaling-words")
+        gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)
     for trigger in (tab.select, d_k.input, seed.input):
         trigger(scaling_views, [d_k, seed], [fig, words], **COMMON)
     return tab

@@ -18,7 +18,24 @@ import gradio as gr
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSS = (STATIC / "present.css").read_text()
-JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js"))
+JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js", "address.js", "lesson.js"))
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
+LESSON_KEYS = {"preset", "tab", "d_k", "present", "head_shown", "scenario"}  # what a stage's query may set
+
+
+def lesson_plans() -> dict[str, dict]:
+    """The shipped lesson plans by file name (``lessons/<name>.json``): {title, stages: [{title, query}]}, each
+    stage's query a dict of LESSON_KEYS (the address that opens it); a bad file raises naming it and the field."""
+    plans = {}
+    for path in sorted(LESSONS.glob("*.json")):
+        plan = json.loads(path.read_text())
+        for i, st in enumerate(plan["stages"]):
+            extra = set(st["query"]) - LESSON_KEYS
+            if not st.get("title") or extra:
+                raise ValueError(f"{path.name}: stage {i + 1} needs a title and only {sorted(LESSON_KEYS)}: {extra}")
+        plans[path.stem] = plan
+    return plans
+
 
 # (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up)
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
@@ -92,7 +109,7 @@ class Step(NamedTuple):
     cross-attention), {x} (x, or x_q), {tokens} and {keys} (the query and key tokens), {dims}, {t1}, {t2}, {k1},
     {d1}, {v} (the value to type), {mask} (the mask's kind), {Hs} ("2 heads"), {h_other} (a head not shown).
     ``alt`` holds (when, set) pairs: every pair whose ``when`` flags all hold (tour.js's ``flags``: cross, masked,
-    causal, scaled, sum, multi, edited, explained, combined) overrides the fields in ``set``, in order.
+    causal, scaled, sum, multi, edited, explained, combined, grouped) overrides the fields in ``set``, in order.
     """
 
     target: str
@@ -275,6 +292,12 @@ TOUR: tuple[Step, ...] = (
         "",
         alt=(
             when(
+                "grouped",
+                look="{Hs}, each with its own W_q, but sharing K and V: grouped-query attention, as in Llama, gives "
+                "a group of query heads one W_k and W_v ('kv heads' in More settings). Their outputs are joined side "
+                "by side; 'head shown' picks which head's matrices the overview shows.",
+            ),
+            when(
                 "!combined",
                 target="#overview [data-card=output]",
                 look="With several heads, each has "
@@ -309,11 +332,30 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }  # fmt: skip
 
 
+# the cards each stage is computed from, kept on screen beside it in present mode (so "output = weights·V" can be
+# pointed at): the stage's direct inputs, by the stage's key
+USES: dict[str, tuple[str, ...]] = {
+    "qkv": ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
+    "scores": ("q", "k"),
+    "scaled": ("scores",),
+    "masked": ("scaled",),
+    "weights": ("masked",),
+    "output": ("weights", "v"),
+    "combine": ("output",),
+}
+
+
 def stages_json() -> str:
-    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards,
-    extra}; extra: [when, sentence] pairs for today's attention, see VARIANT_WORDS)."""
+    """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards, uses,
+    extra}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention, see
+    VARIANT_WORDS)."""
     keys = ("key", "title", "formula", "words", "cards")
-    return json.dumps([{**dict(zip(keys, st, strict=True)), "extra": VARIANT_WORDS.get(st[0], ())} for st in STAGES])
+    return json.dumps(
+        [
+            {**dict(zip(keys, st, strict=True)), "uses": USES.get(st[0], ()), "extra": VARIANT_WORDS.get(st[0], ())}
+            for st in STAGES
+        ]
+    )
 
 
 def tour_json() -> str:
@@ -325,10 +367,12 @@ def tour_json() -> str:
 def teach_html() -> str:
     """The two buttons (Present, Tour) with the stages and steps the scripts read, in the top bar."""
     return (
-        f"<div class='teach' data-stages='{html.escape(stages_json())}' data-tour='{html.escape(tour_json())}'>"
+        f"<div class='teach' data-stages='{html.escape(stages_json())}' data-tour='{html.escape(tour_json())}' "
+        f"data-lessons='{html.escape(json.dumps(lesson_plans()))}'>"
         "<button id='present-btn' type='button' title='one stage at a time, large type (or ?present=1)'>"
         "Present</button><button id='tour-btn' type='button' title='a guided tour of the preset that is loaded'>"
-        "Tour</button></div>"
+        "Tour</button><button id='lesson-btn' type='button' aria-expanded='false' "
+        "title='a lesson plan: views stepped in order with the stage keys'>Lesson</button></div>"
     )
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
+import secrets
+import threading
 import zlib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import gradio as gr
 import numpy as np
@@ -51,11 +55,55 @@ def decode_link(text: str) -> dict[str, Any]:
     return sc
 
 
+class ShortLinks:
+    """Short ids for the links' state part (``preset=…`` or ``scenario=…``), kept in this server process: at most
+    ``size`` ids and ``chars`` characters in all, the oldest dropped first, all lost when the server restarts
+    (docs/projector.md says so). Thread-safe: gradio's workers share it."""
+
+    def __init__(self, size: int = 10_000, chars: int = 8_000_000) -> None:
+        self.size, self.chars, self.total = size, chars, 0
+        self.links: OrderedDict[str, str] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def add(self, state: str) -> str:
+        """A new id (8 URL-safe characters, 48 random bits) for ``state``."""
+        key = secrets.token_urlsafe(6)
+        with self.lock:
+            self.links[key] = state
+            self.total += len(state)
+            while len(self.links) > self.size or self.total > self.chars:
+                self.total -= len(self.links.popitem(last=False)[1])
+        return key
+
+    def get(self, key: str) -> str:
+        with self.lock:
+            state = self.links.get(key)
+        if state is None:
+            raise ac.ScenarioError(
+                "link", f"the short link {key[:20]!r} is not known to this server (short links last until it "
+                f"restarts or {self.size} newer ones are made); ask for the full link"
+            )  # fmt: skip
+        return state
+
+
+SHORT = ShortLinks()
+VIEW_KEYS = ("tab", "d_k", "present")  # the view's part of a link (static/address.js keeps them in the address)
+
+
+def view_query(page_url: str | None) -> str:
+    """The view's part of the page's address (``&tab=…&d_k=…&present=…``), to carry into a link made from it."""
+    query = dict(parse_qsl(urlsplit(page_url or "").query))
+    kept = {k: query[k][:40] for k in VIEW_KEYS if query.get(k)}
+    return f"&{urlencode(kept)}" if kept else ""
+
+
 def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head) or ``?scenario=<encoded>``; a bad link falls back
-    to the default preset, with a message."""
+    """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``; a bad
+    link falls back to the default preset, with a message."""
     error = None
     try:
+        if "s" in query:
+            return link_values(dict(parse_qsl(SHORT.get(query["s"]))))
         if "scenario" in query:
             return scenario_values(decode_link(query["scenario"]))
         if "preset" in query:
@@ -136,7 +184,7 @@ def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
     query = dict(request.query_params) if request else {}
     preset_id, new_shape, nv, got = link_values(query)
     out = page.answer(preset_id, new_shape, nv, got)
-    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown"} & set(query):
+    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown", "s"} & set(query):
         # the state the page was built with: the picker, the controls and the grids are left as they are, with any
         # number or control the learner has already changed (the page holds those edits until this answer has come,
         # static/grid.js, and the controls' events wait for them)
@@ -155,14 +203,23 @@ def on_file(page: Page, path: str | None) -> dict[Any, Any]:
     return page.answer(preset_id, new_shape, nv, got)
 
 
+def short_link(link: str) -> str:
+    """The short form of a link share_link made: its state part kept here under an id, its view part as it is."""
+    base, state = link.split("?", 1)
+    return f"{base}?s={SHORT.add(state)}"
+
+
 def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
     if vals is None:
-        return [gr.skip(), expired_message()]
+        return [gr.skip(), gr.skip(), expired_message()]
+    page = request.headers.get("referer") if request else None
     try:
-        return [share_link(preset_id, vals, request.headers.get("referer") if request else None), gr.skip()]
+        link = share_link(preset_id, vals, page)
     except ac.ScenarioError as e:
         gr.Warning(str(e))
-        return ["", vw.message_html([], error=str(e))]
+        return ["", "", vw.message_html([], error=str(e))]
+    view = view_query(page)
+    return [link + view, short_link(link) + view, gr.skip()]
 
 
 def on_export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
@@ -185,6 +242,11 @@ def build_share() -> dict[str, Any]:
                 "Load a scenario file (.json)", file_types=[".json"], type="filepath", elem_id="upload-btn"
             )
         link_box = gr.Textbox(label="link (opens this exact state)", buttons=["copy"], elem_id="link")
+        short_box = gr.Textbox(
+            label="short link (kept by this server until it restarts; the link above never expires)",
+            buttons=["copy"],
+            elem_id="short-link",
+        )
         downloads = gr.File(
             label="downloads (run attention.py with torch alone)",
             file_count="multiple",
@@ -192,12 +254,13 @@ def build_share() -> dict[str, Any]:
             elem_id="downloads",
         )
     return {"link": link_btn, "export": export_btn, "tables": tables_btn, "upload": upload_btn, "link_box": link_box,
-            "files": downloads}  # fmt: skip
+            "short_box": short_box, "files": downloads}  # fmt: skip
 
 
 def wire_share(page: Page, share: dict[str, Any]) -> None:
     st = [page.preset_state, page.vals_state]
-    on(share["link"].click, on_link, st, [share["link_box"], page.views["message"]], **COMMON)
+    outs = [share["link_box"], share["short_box"], page.views["message"]]
+    on(share["link"].click, on_link, st, outs, **COMMON)
     on(share["export"].click, on_export, st, [share["files"], page.views["message"]], **COMMON)
     on(share["tables"].click, on_tables, st, [share["files"], page.views["message"]], **COMMON)
     on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)

@@ -214,7 +214,9 @@ def build_topbar() -> tuple[Any, Any, Any]:
 TEXT_SIZE = (
     "<div class='ts' role='group' aria-label='text size'>"
     "<button type='button' data-ts='-1' aria-label='smaller text' title='smaller text'>A−</button>"
-    "<button type='button' data-ts='1' aria-label='larger text' title='larger text, for a projector'>A+</button></div>"
+    "<button type='button' data-ts='1' aria-label='larger text' title='larger text, for a projector'>A+</button>"
+    "<button type='button' class='projector' title='the projector: text size 150% and present mode'>Projector</button>"
+    "</div>"
 )
 
 

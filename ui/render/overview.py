@@ -99,7 +99,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
         extra.get("scores", ""),
         present_cards(part["scaled"], part["masked"], s.tokens, s.tokens_k, table),  # shown in present mode
         f"<div class='arrow op' aria-label='{html.escape(scale)}, {html.escape(mask)}'>→<span>{wrappable(scale)}"
-        f"</span><span>{html.escape(mask)}</span><span>{weights_title}</span></div>",
+        f"</span><span>{html.escape(mask.replace('-', '−'))}</span><span>{weights_title}</span></div>",
         card(
             "weights",
             "weights",

@@ -165,7 +165,7 @@ def _digits(text: str) -> int:
 
 
 def fmt(v: float, dtype: str = "float32") -> str:
-    """One number as text; -inf/inf/nan are written out (the Dataframe would blank them).
+    """One number as text; -inf/inf/nan are written out (the Dataframe would blank them). A mask ("mask"): 1 or 0.
 
     float32: the shortest text that round-trips in float32 (at most 9 digits, exact). float64: the shortest text
     that round-trips in float64 when it has at most MAX_DIGITS significant digits, else rounded to that many
@@ -177,6 +177,8 @@ def fmt(v: float, dtype: str = "float32") -> str:
         return "-inf" if v < 0 else "inf"
     if dtype == "float32":
         return str(np.float32(v))
+    if dtype == "mask":  # a mask's 1 (may look) and 0 (hidden)
+        return str(int(v))
     text = repr(float(v))
     return text if _digits(text) <= MAX_DIGITS else f"{v:.{MAX_DIGITS}g}"
 
@@ -737,7 +739,7 @@ def mask_lab_html(
     parts = ["<div class='lab'><h3>The masks (1 = may look, 0 = hidden)</h3><div class='tables'>"]
     for name in ("padding", "causal", "rows", "combined"):
         t = masks[name].to(torch.float64)
-        table = html_table(t, "float64", tokens, tokens_k, f"mask-{name}", "prob", title=f"{name} mask")
+        table = html_table(t, "mask", tokens, tokens_k, f"mask-{name}", "prob", title=f"{name} mask")
         parts.append(f"<div><p class='lab-note'>{html.escape(MASK_WORDS[name])}</p>{table}</div>")
     parts.append("</div><h3>The same scaled scores under each fill convention</h3><div class='lab-cols'>")
     verdicts = fill_verdicts(traces)

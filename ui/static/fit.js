@@ -9,6 +9,7 @@
   if (window.pgFit) return;
   const KEY = 'pg-text-size';
   const STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75, 2];
+  const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text of it at least 32 px at 1080 p
   const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
   const root = document.documentElement;
   let ts = STEPS.includes(+localStorage.getItem(KEY)) ? +localStorage.getItem(KEY) : 1;
@@ -82,14 +83,23 @@
       btn.disabled = next < 0 || next >= STEPS.length;
     });
     element.querySelector('.ts')?.setAttribute('title', `text size ${Math.round(ts * 100)}%`);
+    document.dispatchEvent(new CustomEvent('pg-ts', { detail: ts }));  // present mode fits again
   }
-  element.addEventListener('click', (e) => {
-    const btn = e.target.closest('button[data-ts]');
-    if (!btn) return;
-    ts = STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(ts) + +btn.dataset.ts))];
+  function choose(next) {
+    ts = next;
     localStorage.setItem(KEY, String(ts));
     show();
     window.pgFit(true);
+  }
+  const by = (d) => STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(ts) + d))];
+  element.addEventListener('click', (e) => {
+    const btn = e.target.closest('button[data-ts]');
+    if (btn) { choose(by(+btn.dataset.ts)); return; }
+    if (e.target.closest('button.projector')) {  // one press: the projector's size, and present mode
+      choose(PROJECTOR);
+      document.getElementById('present-btn')?.click();
+    }
   });
+  document.addEventListener('pg-ts-step', (e) => choose(by(+e.detail)));  // present mode's A− / A+
   show();
 })();

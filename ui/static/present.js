@@ -1,30 +1,49 @@
 // Present mode (js_on_load of the top bar's teach buttons, with tour.js and a11y.js): the overview one stage
 // at a time, for a projector. A layer, not a view: the stage lives here and is drawn as classes on the
-// overview's cards (p-now, p-done) after every re-render, so editing still works and the stage updates live.
-// Next/previous: the panel's buttons, → ← ↓ ↑, Space, PageDown/PageUp; Escape leaves. ?present=1 starts it.
+// overview's cards (p-now: the stage's own cards; p-in: the cards it is computed from; p-done: earlier ones) after
+// every re-render, so editing still works and the stage updates live.
+// The page's title bar, tabs and toolbar step aside (C brings the toolbar back over the cards' room), and the
+// stage's cards and their inputs are fitted into the room above the panel: the largest numbers (up to 40 px times
+// the text size) at which every one of their cells is on screen, not under the panel and not scrolled inside its
+// card. The fit runs again after every re-render, resize, text size or toolbar change, so nothing slides away.
+// Keys: → ← ↓ ↑, Space, PageDown/PageUp step; C the toolbar; F full screen; + and − the text size; Escape leaves
+// (an open cell editor takes its own Escape). ?present=1 (or a stage's key or number) starts it; Present resumes
+// at the stage last shown.
 (() => {
   const root = element.querySelector('.teach') || document.querySelector('.teach');
   if (!root || window.apPresent) return;
   const STAGES = JSON.parse(root.dataset.stages);
+  const KEY = 'pg-present-stage';
+  const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
+  const INPUT = 0.6;  // the inputs' numbers beside the current ones
   let on = false;
   let at = 0;
   let shownKey = '';
+  let fitted = '';
   const panel = document.createElement('section');
   panel.id = 'present-panel';
+  panel.tabIndex = -1;
   panel.setAttribute('aria-label', 'present mode');
   panel.hidden = true;
   panel.innerHTML = `<div class="pp-text"><div class="pp-head"><span class="pp-count"></span>
-    <h2 class="pp-title"></h2></div><div class="pp-formula"></div><p class="pp-words"></p>
+    <h2 class="pp-title"></h2><span class="pp-formula"></span></div><p class="pp-words"></p>
     <p class="pp-live" aria-live="polite"></p></div><div class="pp-nav">
-    <button type="button" class="pp-prev" aria-label="previous stage">← Previous</button>
-    <button type="button" class="pp-next" aria-label="next stage">Next →</button>
-    <button type="button" class="pp-exit" aria-label="leave present mode">Leave (Esc)</button></div>`;
+    <button type="button" class="pp-prev" aria-label="previous stage" title="previous stage (←, PageUp)">←</button>
+    <button type="button" class="pp-next" aria-label="next stage" title="next stage (→, Space, PageDown)">→</button>
+    <button type="button" class="pp-ts" data-ts="-1" aria-label="smaller text" title="smaller text (−)">A−</button>
+    <button type="button" class="pp-ts" data-ts="1" aria-label="larger text" title="larger text (+)">A+</button>
+    <button type="button" class="pp-tools" aria-pressed="false" aria-label="controls"
+      title="the toolbar's controls (C)">⚙</button>
+    <button type="button" class="pp-full" aria-label="full screen" title="full screen (F)">Full</button>
+    <button type="button" class="pp-exit" aria-label="leave present mode" title="leave (Esc)">✕</button></div>`;
   document.body.appendChild(panel);
   const $ = (sel) => panel.querySelector(sel);
+  const body = document.body;
 
   // the stages this state has: "heads combined" only when there are several heads or W_o
   const stages = () => STAGES.filter((st) => st.key !== 'combine' || document.querySelector('#overview [data-card=combine]'));
-  const cardsOf = (st) => st.cards.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
+  const named = (names) => names.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
+  const cardsOf = (st) => named(st.cards);
   // a stage's words, with a sentence for each variant of today's attention that is on (present.VARIANT_WORDS)
   const variantOn = (when) => (when === 'window'
     ? opSpans().some((t) => /window/.test(t))
@@ -50,24 +69,73 @@
     return say[key] || '';
   }
 
+  // ---- the fit: the stage's cards and their inputs as large as the room above the panel allows ----------------
+  const shownCards = () => Array.from(document.querySelectorAll('#bench .card.p-now, #bench .card.p-in'))
+    .filter((c) => c.getClientRects().length);
+  const toolbar = () => document.getElementById('toolbar');
+  function room() {  // what must be on screen (in page coordinates) and the height it has
+    const parts = shownCards();
+    if (body.classList.contains('pp-tools') && toolbar()) parts.unshift(toolbar());
+    const msg = document.querySelector('#message .msg-error, #message .msg-warn');
+    if (msg) parts.unshift(msg);
+    let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
+    for (const e of parts) {
+      const r = e.getBoundingClientRect();
+      top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
+      left = Math.min(left, r.left); right = Math.max(right, r.right);
+    }
+    return { top: top + scrollY, height: bottom - top, left, right, cards: parts };
+  }
+  const panelTop = () => panel.getBoundingClientRect().top;
+  function fits() {
+    const r = room();
+    if (r.height > panelTop() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
+    return r.cards.every((c) => Array.from(c.querySelectorAll('.nt-wrap, .grid-wrap'))
+      .every((w) => w.scrollWidth <= w.clientWidth + 1 && w.scrollHeight <= w.clientHeight + 1));
+  }
+  const setSize = (px, ratio = INPUT) => {
+    body.style.setProperty('--p-now', `${px.toFixed(2)}px`);
+    body.style.setProperty('--p-in', `${(px * ratio).toFixed(2)}px`);
+  };
+  function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() holds (ok(lo) is taken as true)
+    if (ok(hi)) return hi;
+    while (hi - lo > 0.01 * hi) {
+      const mid = (lo + hi) / 2;
+      if (ok(mid)) lo = mid; else hi = mid;
+    }
+    ok(lo);
+    return lo;
+  }
+  const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+  function fit() {
+    const shapes = shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join();
+    const key = [at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop()].join('|');
+    if (key !== fitted || !fits()) {
+      fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
+      const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
+      largest((r) => { setSize(px, r); return fits(); }, INPUT, 1);
+    }
+    scrollTo({ top: Math.max(0, room().top - 4), left: 0, behavior: 'instant' });
+  }
+
+  function mark(list) {
+    const now = cardsOf(list[at]);
+    const uses = named(list[at].uses || []);
+    document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
+      .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
+    list.forEach((st, i) => { if (i < at) cardsOf(st).forEach((c) => c.classList.add('p-done')); });
+    uses.forEach((c) => c.classList.add('p-in'));
+    now.forEach((c) => { c.classList.remove('p-done'); c.classList.add('p-now'); });
+  }
+
   function apply() {
     if (!on) return;
     const list = stages();
     at = Math.max(0, Math.min(at, list.length - 1));
-    document.querySelectorAll('#bench .p-now, #bench .p-done').forEach((c) => c.classList.remove('p-now', 'p-done'));
-    list.forEach((st, i) => {
-      if (i <= at) cardsOf(st).forEach((c) => c.classList.add(i === at ? 'p-now' : 'p-done'));
-    });
+    mark(list);
     const st = list[at];
-    const now = cardsOf(st);
-    now.forEach((c) => {  // numbers as large as the card's width allows: a 3×3 grows more than a 12×12
-      const cols = Math.max(1, ...Array.from(c.querySelectorAll('tr'), (tr) => tr.children.length));
-      const most = now.length > 3 ? 1.6 : now.length > 1 ? 2 : 2.4;
-      c.style.setProperty('--pz', Math.max(1.1, Math.min(most, 14 / cols)).toFixed(2));
-    });
-    const op = document.querySelector('#overview .arrow.op');
-    if (op) op.classList.add(['scaled', 'masked', 'weights'].includes(st.key) ? 'p-now' : at > 4 ? 'p-done' : 'p-later');
-    document.body.dataset.presentStage = st.key;
+    body.dataset.presentStage = st.key;
+    sessionStorage.setItem(KEY, st.key);
     const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
     if (shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
       shownKey = st.key + words;
@@ -75,74 +143,115 @@
       $('.pp-title').textContent = st.title;
       $('.pp-formula').innerHTML = st.formula;
       $('.pp-words').textContent = words;
-      const first = cardsOf(st)[0];
-      if (first) first.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
     $('.pp-live').textContent = live(st.key);
     $('.pp-prev').disabled = at === 0;
     $('.pp-next').disabled = at === list.length - 1;
+    fit();
+    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
   }
 
   let queued = false;
-  const observer = new MutationObserver(() => {  // every re-render of the overview or the inputs
+  const later = () => {  // every re-render of the bench, a resize, a font or text size change: at the next frame
     if (!on || queued) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; apply(); });
-  });
+  };
+  const observer = new MutationObserver(later);
   const bench = () => document.getElementById('bench');
   // a live edit redraws the overview in place (attributes, not nodes): watch.js says so
-  document.addEventListener('pg-updated', () => { if (on) apply(); });
+  document.addEventListener('pg-updated', later);
+  document.addEventListener('pg-ts', later);
+  addEventListener('resize', later);
+  new ResizeObserver(later).observe(panel);  // the panel's height: its words, a lesson's bar put into it
 
+  const stageIndex = (want) => {
+    const i = stages().findIndex((st) => st.key === want);
+    return i >= 0 ? i : Math.max(0, (parseInt(want, 10) || 1) - 1);
+  };
   function start(stage) {
+    document.querySelector('#tabs button[role=tab]')?.click();  // the workbench's tab (the first)
     on = true;
-    at = stage || 0;
+    at = stageIndex(stage ?? sessionStorage.getItem(KEY) ?? 'inputs');
     shownKey = '';
+    fitted = '';
     panel.hidden = false;
-    document.body.classList.add('presenting');
+    body.classList.add('presenting');
     if (bench()) observer.observe(bench(), { childList: true, subtree: true });
     apply();
-    $('.pp-next').focus();
+    $('.pp-next').focus({ preventScroll: true });
   }
 
   function stop() {
     on = false;
     observer.disconnect();
     panel.hidden = true;
-    document.body.classList.remove('presenting');
-    delete document.body.dataset.presentStage;
-    document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-later')
-      .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-later'));
+    body.classList.remove('presenting', 'pp-tools');
+    delete body.dataset.presentStage;
+    document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
+      .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
+    if (document.fullscreenElement) document.exitFullscreen?.();
+    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: null } }));
     document.getElementById('present-btn')?.focus();
+    window.pgFit?.(true);
   }
 
   const step = (d) => { at += d; shownKey = ''; apply(); };
+  const tools = () => {
+    const shown = body.classList.toggle('pp-tools');
+    $('.pp-tools').setAttribute('aria-pressed', String(shown));
+    later();
+  };
+  const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
+    .requestFullscreen?.().catch(() => {}));
+  const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
   $('.pp-prev').addEventListener('click', () => step(-1));
   $('.pp-next').addEventListener('click', () => step(1));
   $('.pp-exit').addEventListener('click', stop);
-  root.querySelector('#present-btn').addEventListener('click', () => (on ? stop() : start(0)));
-
-  // keys belong to whatever is being edited or chosen; elsewhere they step through the stages
-  const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, [role=listbox], '
-    + 'button:not(#present-panel button), a[href], #explain, #tour-pop');
-  document.addEventListener('keydown', (e) => {
-    if (!on || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === 'Escape') {
-      if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
-      e.preventDefault();
-      stop();
-      return;
-    }
-    if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
-    const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
-    if (d === undefined) return;
-    e.preventDefault();
-    step(e.shiftKey && e.key === ' ' ? -1 : d);
-  });
+  $('.pp-tools').addEventListener('click', tools);
+  $('.pp-full').addEventListener('click', full);
+  panel.querySelectorAll('.pp-ts').forEach((b) => b.addEventListener('click', () => size(+b.dataset.ts)));
+  root.querySelector('#present-btn').addEventListener('click', () => (on ? stop() : start()));
+  document.addEventListener('fullscreenchange', later);
+  keys({ step, stop, tools, full, size });
 
   window.apPresent = { start, stop, stage: () => (on ? stages()[at].key : null) };
-  if (new URLSearchParams(location.search).get('present') === '1') {
+  const asked = new URLSearchParams(location.search).get('present');
+  if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn
-      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); start(0); }
+      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); start(asked === '1' ? undefined : asked); }
     }, 200);
+  }
+
+  // keys belong to whatever is being edited or chosen; elsewhere they step through the stages. An open cell
+  // editor's Escape and Enter are the grid's (it takes them first and prevents their default): Escape puts the
+  // value back and present mode stays; after the Enter the focus comes back to the panel, so the stage keys work.
+  function keys(act) {
+    const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
+      + '[role=listbox], button:not(#present-panel button), a[href], #explain, #tour-pop');
+    const inGrid = (e) => e.composedPath().some((n) => n.matches?.('table.grid'));
+    document.addEventListener('keydown', (e) => {
+      if (!on || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.defaultPrevented) {
+        if (e.key === 'Enter' && inGrid(e) && e.target.tagName === 'INPUT') {
+          requestAnimationFrame(() => panel.focus({ preventScroll: true }));
+        }
+        return;
+      }
+      if (e.key === 'Escape') {
+        if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
+        e.preventDefault();
+        act.stop();
+        return;
+      }
+      if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
+      const own = { c: act.tools, C: act.tools, f: act.full, F: act.full, '+': () => act.size(1),
+        '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
+      if (own) { e.preventDefault(); own(); return; }
+      const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
+      if (d === undefined) return;
+      e.preventDefault();
+      act.step(e.shiftKey && e.key === ' ' ? -1 : d);
+    });
   }
 })();

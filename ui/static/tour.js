@@ -47,6 +47,7 @@
       edited: did.has('x_cell'),
       explained: !!exTitle(),
       combined: !!document.querySelector('#overview [data-card=combine]'),
+      grouped: /shared/.test(document.querySelector('#overview [data-card=k] .card-title')?.textContent || ''),
     };
   }
 

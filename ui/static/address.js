@@ -1,0 +1,61 @@
+// The address bar follows the page (js_on_load of the top bar's teach buttons, after present.js): the tab shown
+// (?tab=scaling), the scaling lab's d_k and present mode's stage (?present=scores) are written into it with
+// history.replaceState as they change, so a reload, a bookmark or a copied address opens the same view; on load
+// they are read back (present.js reads ?present itself). The workbench's own state is in the link the Share
+// drawer makes (?preset= or ?scenario=), which this leaves as it is.
+(() => {
+  if (document.body.dataset.address) return;
+  document.body.dataset.address = 'on';
+  const TABS = { workbench: 'Workbench', mask: 'Mask lab', scaling: 'Scaling lab', sentence: 'Sentence mode',
+    real: 'Real model', train: 'Train' };
+  const keyOf = (label) => Object.keys(TABS).find((k) => TABS[k] === label);
+  // the tab buttons first (gradio also keeps hidden copies it measures), then its overflow menu's, which a narrow
+  // window moves some tabs into
+  const tabButtons = () => [...document.querySelectorAll('#tabs button[role=tab]'),
+    ...document.querySelectorAll('#tabs .overflow-dropdown button, #tabs [class*=overflow] button')];
+  function write(changes) {
+    const q = new URLSearchParams(location.search);
+    for (const [k, v] of Object.entries(changes)) { if (v == null) q.delete(k); else q.set(k, v); }
+    const text = q.toString();
+    history.replaceState(history.state, '', `${location.pathname}${text ? `?${text}` : ''}${location.hash}`);
+  }
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest && e.target.closest('#tabs button[role=tab]');
+    if (!b) return;
+    const key = keyOf(b.textContent.trim());
+    write({ tab: key === 'workbench' ? null : key, d_k: key === 'scaling' ? dk() : null });
+  });
+  const dkBox = () => document.querySelector('#lab-dk input[type=number]');
+  const dk = () => dkBox()?.value || null;
+  document.addEventListener('change', (e) => { if (e.target.closest?.('#lab-dk')) write({ d_k: dk() }); });
+  document.addEventListener('pointerup', (e) => {
+    if (e.target.closest?.('#lab-dk')) setTimeout(() => write({ d_k: dk() }), 0);
+  });
+  document.addEventListener('pg-present', (e) => write({ present: e.detail.stage, tab: null }));
+
+  // on load: the tab, then the lab's d_k, set as a learner would (the box's value and its Enter)
+  const asked = new URLSearchParams(location.search);
+  const tab = TABS[(asked.get('tab') || '').replace(/-lab$/, '')];
+  if (!tab || asked.get('present')) return;
+  const wait = setInterval(() => {
+    const b = tabButtons().find((x) => x.textContent.trim() === tab);
+    if (!b || !document.querySelector('#badge .html-container')?.textContent.trim()) return;
+    clearInterval(wait);
+    b.click();
+    const want = asked.get('d_k');
+    if (tab !== 'Scaling lab' || !want) return;
+    let tries = 0;  // (until the lab's sentence says so: a value set before the lab is ready is lost)
+    const set = setInterval(() => {
+      const box = dkBox();
+      if (!box) return;
+      if (new RegExp(`d_k = ${want}\\b`).test(document.querySelector("#scaling-words")?.innerText || "") || ++tries > 20) {
+        clearInterval(set);
+        return;
+      }
+      box.value = want;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+      box.dispatchEvent(new Event('change', { bubbles: true }));
+    }, 700);
+  }, 100);
+})();

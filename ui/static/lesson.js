@@ -1,0 +1,147 @@
+// Lesson plans (js_on_load of the top bar's teach buttons, after present.js and address.js): an ordered list of
+// stages, each an address that opens one view (a preset or scenario, a tab, the scaling lab's d_k, a present
+// stage). The shipped plans come from lessons/*.json (present.lesson_plans, in the buttons' data); the lecturer's
+// own is prepared from the page ("Add this view"), kept in this browser, saved and loaded as a JSON file.
+// ?lesson=<name>&step=<n> opens stage n; the stage keys (→ ← ↓ ↑, Space, PageDown/PageUp) and present mode's
+// arrows then step from stage to stage, each opening its own address. A reload stays on the stage.
+(() => {
+  const root = document.querySelector('.teach');
+  if (!root || document.getElementById('lesson-pop')) return;
+  const SHIPPED = JSON.parse(root.dataset.lessons || '{}');
+  const OWN = 'pg-lesson-own';
+  const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
+  const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
+  const planOf = (name) => (name === 'own' ? own() : SHIPPED[name]);
+  const asked = new URLSearchParams(location.search);
+  const name = asked.get('lesson');
+  const plan = name ? planOf(name) : null;
+  const step = Math.max(1, parseInt(asked.get('step'), 10) || 1);
+  const urlFor = (n) => `${location.pathname}?${new URLSearchParams({ ...plan.stages[n - 1].query, lesson: name,
+    step: n })}`;
+
+  // a plan read from a file: {title, stages: [{title, query}]}, each query only the keys above; else the problem
+  function check(p) {
+    if (!p || typeof p !== 'object' || !Array.isArray(p.stages) || !p.stages.length) return 'no list of stages';
+    for (const [i, st] of p.stages.entries()) {
+      if (!st || typeof st.title !== 'string') return `stage ${i + 1}: no title`;
+      if (!st.query || typeof st.query !== 'object') return `stage ${i + 1}: no query`;
+      const bad = Object.keys(st.query).filter((k) => !KEYS.includes(k));
+      if (bad.length) return `stage ${i + 1}: ${bad.join(', ')} is not one of ${KEYS.join(', ')}`;
+    }
+    return '';
+  }
+
+  const pop = document.createElement('section');
+  pop.id = 'lesson-pop';
+  pop.hidden = true;
+  pop.setAttribute('aria-label', 'lesson plans');
+  document.body.appendChild(pop);
+  function draw(note = '') {
+    const mine = own();
+    const start = (n, p) => `<li><a href="?${new URLSearchParams({ ...p.stages[0].query, lesson: n, step: 1 })}">`
+      + `${escape(p.title || n)}</a> (${p.stages.length} stages)</li>`;
+    pop.innerHTML = `<h2>Lesson plans</h2><ul>${Object.entries(SHIPPED).map(([n, p]) => start(n, p)).join('')}`
+      + `${mine ? start('own', mine) : ''}</ul><p class="lp-own">Your plan: ${mine ? mine.stages.length : 0} stages</p>`
+      + '<div class="lp-do"><button type="button" class="lp-add">Add this view as a stage</button>'
+      + '<button type="button" class="lp-save">Save your plan (.json)</button>'
+      + '<label class="lp-load">Load a plan (.json) <input type="file" accept=".json,application/json"></label>'
+      + '<button type="button" class="lp-clear">Clear your plan</button></div>'
+      + `<p class="lp-note" role="status">${escape(note)}</p>`;
+  }
+  const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  function here() {  // the view on screen as a stage: its address's keys and what it shows
+    const q = {};
+    const now = new URLSearchParams(location.search);
+    KEYS.forEach((k) => { if (now.get(k)) q[k] = now.get(k); });
+    const stage = document.body.dataset.presentStage;
+    if (stage) { q.present = stage; delete q.tab; }
+    const what = stage ? document.querySelector('#present-panel .pp-title')?.textContent
+      : document.querySelector('#tabs button[role=tab][aria-selected=true]')?.textContent.trim();
+    const preset = document.querySelector('#preset input')?.value || q.preset || '';
+    return { title: [what, q.tab ? '' : preset].filter(Boolean).join(' · '), query: q };
+  }
+  pop.addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (!b) return;
+    const mine = own() || { title: 'My lesson', stages: [] };
+    if (b.matches('.lp-add')) {
+      mine.stages.push(here());
+      localStorage.setItem(OWN, JSON.stringify(mine));
+      draw(`Added stage ${mine.stages.length}: ${mine.stages.at(-1).title}`);
+    } else if (b.matches('.lp-save')) {
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([JSON.stringify(mine, null, 1)], { type: 'application/json' }));
+      a.download = 'lesson.json';
+      a.click();
+      URL.revokeObjectURL(a.href);
+    } else if (b.matches('.lp-clear')) {
+      localStorage.removeItem(OWN);
+      draw('Your plan is empty');
+    }
+  });
+  pop.addEventListener('change', async (e) => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    let p = null;
+    try { p = file.size <= 200_000 ? JSON.parse(await file.text()) : null; } catch { p = null; }
+    const problem = file.size > 200_000 ? 'larger than 200 KB' : check(p);
+    if (problem) { draw(`lesson file ${file.name}: ${problem || 'not JSON'}`); return; }
+    localStorage.setItem(OWN, JSON.stringify(p));
+    draw(`Loaded ${p.stages.length} stages from ${file.name}`);
+  });
+  const btn = root.querySelector('#lesson-btn');
+  const toggle = () => {
+    pop.hidden = !pop.hidden;
+    btn.setAttribute('aria-expanded', String(!pop.hidden));
+    if (!pop.hidden) draw();
+  };
+  btn.addEventListener('click', toggle);
+  document.addEventListener('keydown', (e) => {  // L: the menu, also in present mode (whose top bar is away)
+    if ((e.key === 'l' || e.key === 'L') && !e.ctrlKey && !e.metaKey && !e.altKey
+      && !e.target.closest?.('input, textarea, select, [contenteditable], table.grid')) toggle();
+  });
+  if (!plan) return;
+  lessonOn();
+
+  // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
+  function lessonOn() {
+    const n = Math.min(step, plan.stages.length);
+    const want = new URLSearchParams(urlFor(n).split('?')[1]);
+    if (KEYS.some((k) => (asked.get(k) || '') !== (want.get(k) || ''))) { location.replace(urlFor(n)); return; }
+    const bar = document.createElement('nav');
+    bar.id = 'lesson-bar';
+    bar.setAttribute('aria-label', 'lesson');
+    bar.innerHTML = `<button type="button" class="lb-prev" aria-label="previous lesson stage">←</button>
+      <span class="lb-count">Lesson ${n} / ${plan.stages.length}</span> <span class="lb-title"></span>
+      <button type="button" class="lb-next" aria-label="next lesson stage">→</button>`;
+    bar.querySelector('.lb-title').textContent = plan.stages[n - 1].title;
+    bar.querySelector('.lb-prev').disabled = n === 1;
+    bar.querySelector('.lb-next').disabled = n === plan.stages.length;
+    document.body.appendChild(bar);
+    const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
+    bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
+    const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
+      const panel = document.getElementById('present-panel');
+      const into = panel && !panel.hidden ? panel.querySelector('.pp-text') : document.body;
+      if (bar.parentElement !== into) into.prepend(bar);
+    };
+    document.addEventListener('pg-present', place);
+    place();
+    document.addEventListener('click', (e) => {  // present mode's own arrows step the lesson
+      const b = e.target.closest && e.target.closest('#present-panel .pp-next, #present-panel .pp-prev');
+      if (!b) return;
+      e.stopImmediatePropagation();
+      go(b.matches('.pp-next') ? 1 : -1);
+    }, true);
+    const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
+      + '[role=listbox], a[href], #explain, #tour-pop, #lesson-pop');
+    document.addEventListener('keydown', (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || busy(e.target)) return;
+      const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
+      if (d === undefined || (e.key === ' ' && e.target.closest?.('button'))) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      go(e.shiftKey && e.key === ' ' ? -1 : d);
+    }, true);
+  }
+})();
