@@ -644,9 +644,11 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
         )
         if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
             diff.append(name)
-    for name in ("heads", "head_mode", "fill", "scale", "dtype", "normalize"):
+    for name in ("heads", "head_mode", "fill", "dtype", "normalize"):
         if getattr(a, name) != getattr(b, name):
             diff.append(name)
+    if (type(a.scale), a.scale) != (type(b.scale), b.scale):  # (a temperature of 1 == True: yet another choice)
+        diff.append("scale")
     if a.weights.layout != b.weights.layout:
         diff.append("layout")
     ka, kb = a.keep, b.keep

@@ -196,9 +196,10 @@ function closeSheet(keep) {
 
 // ---- the temperature box: drag on it sideways (a click still types in it) ---------------------------------------
 let box = null;  // {el, id, x0, x, S}
-function setBox(el, text) {  // as typing does: gradio's Number reads the value and fires its input event
+function setBox(el, text) {  // as typing and Enter do: gradio's Number reads the value, then its Enter applies it
   el.value = text;
   el.dispatchEvent(new Event('input', { bubbles: true }));
+  el.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));
 }
 function endBox(keep) {
   const { el, S } = box;
