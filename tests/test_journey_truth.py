@@ -15,6 +15,7 @@ import pytest
 import torch
 from browser import open_page, serve, settled
 from playwright.sync_api import Browser, Page
+from test_journey_tour_controls import wait_step
 
 from attention_core.presets import STATQUEST_X
 
@@ -312,3 +313,81 @@ def test_scale_temperature_is_a_change_of_the_preset_not_a_mismatch(page: Page) 
     badge = page.inner_text("#badge")
     assert "✗" not in badge and "scale" in badge, badge
     assert page.get_by_label("temperature (divide by)", exact=True).input_value() == "1"
+
+
+# ---- 8. the quiz never shows the answer it asks for ------------------------------------------------------------
+
+
+def hidden_cells(pg: Page, where: str, name: str, row: int) -> list[bool]:
+    """Whether each cell of ``row`` in table ``name`` under ``where`` is hidden (its text transparent)."""
+    return pg.evaluate(
+        """([w, n, r]) => [...document.querySelectorAll(`${w} table[data-name=${n}] td[data-r='${r}']`)]
+            .map((td) => getComputedStyle(td).color === 'rgba(0, 0, 0, 0)')""",
+        [where, name, row],
+    )
+
+
+@pytest.mark.parametrize(("option", "names"), [("which key gets the most weight", ("scores", "weights")),
+                                               ("an attention weight", ("weights",))])  # fmt: skip
+def test_a_quiz_question_hides_every_cell_that_gives_its_answer_away(
+    page: Page, option: str, names: tuple[str, ...]
+) -> None:
+    """'Which key gets the most weight from query t3?' hides t3's row of scores and weights (the old page showed the
+    whole table above the question); a weight's question hides its whole row (1 − the rest of it was the answer)."""
+    page.locator("#quiz-box").get_by_text("Quiz me").click()
+    page.locator("#quiz-kind input").click()
+    page.locator(f"li[role='option'][aria-label='{option}']").click()
+    page.locator("#quiz-new").click()
+    page.wait_for_function("() => /query t\\d/.test(document.querySelector('#quiz-q .quiz-q')?.innerText || '')")
+    prompt = page.inner_text("#quiz-q .quiz-q")
+    row = int(re.search(r"query t(\d)", prompt).group(1)) - 1
+    for where in ("#overview", "#html-weights"):
+        for name in names:
+            if where == "#html-weights" and name != "weights":
+                continue
+            cells = hidden_cells(page, where, name, row)
+            assert cells and all(cells), (prompt, where, name, cells)
+    assert not any(hidden_cells(page, "#overview", "weights", (row + 1) % 3))  # the other rows stay
+
+
+# ---- 9, 10. the explain card: the tour closes it past its steps, and Escape closes it ------------------------------
+
+
+def card_open(pg: Page) -> bool:
+    return pg.evaluate(
+        "() => { const c = document.querySelector('#explain'); return !!c && !c.classList.contains('closed') "
+        "&& !!c.querySelector('.ex-title') && c.getBoundingClientRect().height > 0; }"
+    )
+
+
+def test_the_tours_explain_card_closes_once_the_tour_moves_past_it(page: Page) -> None:
+    """Steps 3 and 4 open and read the explain card; from step 5 on it is closed, so it covers none of the weights the
+    next steps ask about. (Seen failing: the card stayed open over the weights through steps 5–9.)"""
+    page.evaluate("() => localStorage.clear()")
+    page.click("#tour-btn")
+    wait_step(page, 0)
+    act = page.inner_text("#tour-pop .tp-act")
+    value = re.search(r"X\[t2, d1\].* to (-?[0-9.]+)", act) or re.search(r" to (-?[0-9.]+)", act)
+    assert value, act
+    page.locator("#inputs table[data-name=x] td[data-r='1'][data-c='0']").click()
+    editor = page.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially(value.group(1), delay=TYPE_DELAY)
+    editor.press("Enter")
+    wait_step(page, 1)
+    page.click("#tour-pop .tp-next")
+    wait_step(page, 2)
+    page.locator("#overview table[data-name=scores] td[data-r='1'][data-c='0']").click()
+    wait_step(page, 3)
+    assert card_open(page)  # the step that reads it
+    page.click("#tour-pop .tp-next")
+    wait_step(page, 4)
+    assert not card_open(page)
+
+
+def test_escape_closes_the_explain_card(page: Page) -> None:
+    page.locator("#overview table[data-name=weights] td[data-r='1'][data-c='0']").click()
+    page.wait_for_function("() => !!document.querySelector('#explain .ex-title')")
+    assert card_open(page)
+    page.keyboard.press("Escape")
+    assert not card_open(page)

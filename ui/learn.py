@@ -119,15 +119,26 @@ def tally_of(qz: dict[str, Any]) -> Tally:
     return Tally(qz["right"], qz["asked"])
 
 
+ROW_STEPS = ("scores", "scaled", "masked", "weights")  # a query's row in these names its largest key and its mask
+
+
 def hide_style(q: Question) -> str:
-    """CSS that hides the asked number in the workbench's tables and blurs its step's printed tensor."""
-    if q.kind != "number":
-        return ""
-    cell = f"td[data-r='{q.row}'][data-c='{q.col}']"
-    names = [q.step, "masked"] if q.step == "scaled" else [q.step]
-    sel = ", ".join(f"table.nt[data-name='{n}'] {cell}" for n in names)
+    """CSS that hides what a question asks in the workbench's tables (overview and notebook), prints and heatmaps.
+
+    A number: its cell; a weight: its whole row (1 − the rest of the row gave it away). "Which key gets the most
+    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights, and the weights'
+    heatmaps (the whole table was on screen above the question: issue 37)."""
+    if q.kind == "number" and q.step != "weights":
+        cells = [(n, f"td[data-r='{q.row}'][data-c='{q.col}']") for n in ([q.step, "masked"] if q.step == "scaled"
+                                                                           else [q.step])]  # fmt: skip
+        blurred = [f"#html-{q.step} pre.tensor"]
+    else:
+        names = ["weights"] if q.kind == "number" else list(ROW_STEPS)
+        cells = [(n, f"td[data-r='{q.row}']") for n in names]
+        blurred = [*(f"#html-{n} pre.tensor" for n in names), "#weights-fig canvas", "#heads-fig canvas"]
+    sel = ", ".join(f"table[data-name='{n}'] {cell}" for n, cell in cells)
     return (f"<style>{sel} {{color: transparent !important; background: #d9d9d9 !important}} "
-            f"#html-{q.step} pre.tensor {{filter: blur(5px)}}</style>")  # fmt: skip
+            f"{', '.join(blurred)} {{filter: blur(6px)}}</style>")  # fmt: skip
 
 
 def question_html(q: Question, qz: dict[str, Any], note: str = "") -> str:
