@@ -157,7 +157,7 @@ def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
     _, nv, after = pipeline.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
     assert len(nv["W_k"]["data"]) == 3 and len(nv["W_k"]["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
     assert tab(after, "combine") == tab(before, "combine")
-    assert "changed: layout" in after["badge"]
+    assert "changed: weight layout" in after["badge"]
 
 
 def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
@@ -435,3 +435,29 @@ def test_a_temperature_of_one_is_a_change_of_the_preset_not_a_mismatch() -> None
     _, v, _ = loaded(values.DEFAULT_PRESET)
     views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "scale_mode": "temperature", "temperature": 1.0})
     assert "left the preset" in views["badge"] and "scale" in views["badge"] and "✗" not in views["badge"]
+
+
+def test_divide_by_sum_with_a_negative_weight_is_warned_about_and_the_badge_names_controls_in_words() -> None:
+    """The default preset's divide-by-sum weights go negative (−0.0944, 1.0476): the message says so, as sentence mode
+    does; the badge says 'normalise', the control's word, not the key 'normalize'."""
+    _, v, _ = loaded(values.DEFAULT_PRESET)
+    views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "normalize": "sum"})
+    weights = table_floats(tab(views, "weights"))
+    assert bool((weights < 0).any())  # (what makes the warning due)
+    assert "divide-by-sum gives negative" in msg(views)
+    assert "changed: normalise" in html.unescape(views["badge"]) and "normalize" not in views["badge"]
+    plain = pipeline.compute_views(values.DEFAULT_PRESET, v)
+    assert "divide-by-sum" not in msg(plain)
+
+
+def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as_such() -> None:
+    own = {k: v for k, v in ac.scenario_of("statquest-self").items() if k != "x"}
+    sc = {**own, "x_q": ac.scenario_of("statquest-self")["x"], "x_k": [[1.0, 0.0], [0.0, 1.0]],
+          "x_v": [[1.0, 2.0], [3.0, 4.0]], "tokens_k": ["a", "b"]}  # fmt: skip
+    nv = values.values_from_scenario(ac.parse(sc)) | {"seed": 42}
+    overview = html.unescape(pipeline.compute_views(None, nv)["overview"])
+    assert "K = x<sub>k</sub>·W<sub>k</sub>" in overview and "X·W" not in overview
+    rows = {**ac.scenario_of("statquest-self"), "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]],
+                                                         "fill": "additive"}}  # fmt: skip
+    said = " ".join(ac.evaluate(ac.parse(rows)).attention.warnings)
+    assert "This run uses additive -inf" in said, said

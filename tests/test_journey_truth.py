@@ -391,3 +391,52 @@ def test_escape_closes_the_explain_card(page: Page) -> None:
     assert card_open(page)
     page.keyboard.press("Escape")
     assert not card_open(page)
+
+
+# ---- smaller: divide-by-sum's negative weights are named, and the badge speaks in the controls' words -------------
+
+
+def test_divide_by_sum_warns_of_its_negative_weights_and_the_badge_says_normalise(page: Page) -> None:
+    """normalise → sum on the default preset: weights −0.0944 and 1.0476, and a message saying why (seen failing: no
+    warning on the workbench, and the badge said 'normalize', a scenario key)."""
+    page.get_by_label("normalise", exact=True).click()
+    page.locator("li[role='option'][aria-label='sum']").click()
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('divide-by-sum')")
+    settled(page)
+    weights = page.evaluate(
+        "() => [...document.querySelectorAll('#overview table[data-name=weights] td[data-r]')].map((td) => +td.title)"
+    )
+    assert min(weights) < 0 and max(weights) > 1, weights
+    badge = page.inner_text("#badge")
+    assert "changed: normalise" in badge and "normalize" not in badge, badge
+
+
+# ---- 11. the phone's slider sheet leaves what it changes in sight -------------------------------------------------
+
+
+def test_the_phone_slider_sheet_leaves_the_weights_and_the_output_in_sight(
+    browser: Browser, served: tuple[str, Path]
+) -> None:
+    """A tap on X[t1, d1] at 390×844: the sheet opens, and the weights and output cards are whole above it; a slide
+    changes the output in sight. (Seen failing: the sheet covered both, from y = 673.)"""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    pg = ctx.new_page()
+    try:
+        pg.goto(served[0])
+        pg.wait_for_function("() => document.querySelector('#badge .html-container')?.textContent.trim().length > 0")
+        pg.tap("#inputs table[data-name=x] td[data-r='0'][data-c='0']")
+        sheet = pg.locator(".scrub-sheet")
+        sheet.wait_for()
+        pg.wait_for_timeout(300)
+        top = sheet.bounding_box()["y"]
+        for card in ("weights", "output"):
+            box = pg.locator(f"#overview [data-card={card}]").bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= top, (card, box, top)
+        before = pg.inner_text("#overview [data-card=output]")  # (one step up: the output follows, in sight)
+        pg.tap(".scrub-sheet button[data-step='1']")
+        pg.wait_for_function(
+            "(b) => document.querySelector('#overview [data-card=output]').innerText !== b", arg=before
+        )
+        pg.tap(".scrub-sheet button[data-do=cancel]")
+    finally:
+        ctx.close()

@@ -337,7 +337,14 @@ def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace, 
     w = part["weights"]
     quiet = torch.where(w.status == SAME, torch.zeros_like(w.delta), w.delta)
     rows, cols = [f"{i + 1}:{t}" for i, t in enumerate(tq)], [f"{j + 1}:{t}" for j, t in enumerate(tk)]
-    fig = heat.heatmap(quiet, heat.SIGNED, "weights change (grey: masked or unmasked)", rows, cols, "cmp-hm")
+    fig = heat.heatmap(
+        quiet,
+        heat.SIGNED,
+        "weights change (grey: a key masked in one state and shown in the other)",
+        rows,
+        cols,
+        "cmp-hm",
+    )
     tag = f" (head {h + 1} of {s.heads})" if s.heads > 1 else ""
     return (f"<div class='cmp-summary' data-moved='{comp.steps['weights'].moved}'>{html.escape(comp.summary)}</div>"
             f"<small>live − pinned{tag}; unchanged cells are a grey dot</small>"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
+import torch
 
 import attention_core as ac
 from attention_core.explain import NAMES as EXPLAINABLE
@@ -156,7 +157,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = vw.badge(preset_id, s, result)
-        out["message"] = vw.message_html(list(tr.attention.warnings))
+        out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(s, tr)])
         return out
     except ac.ScenarioError as e:
         gr.Warning(str(e))
@@ -164,6 +165,16 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
     except Exception:  # never a traceback in the browser; the server log keeps it
         log.exception("render failed")
         return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
+
+
+def sum_warning(s: ac.Scenario, tr: ac.MultiHeadTrace) -> list[str]:
+    """Divide-by-sum's warning when a weight is negative or undefined (sentence mode gave it; the workbench showed
+    weights of −0.0944 and 1.0476 without a word)."""
+    w = tr.attention.weights  # (H, T, S)
+    if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
+        return []
+    return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
+            "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip
 
 
 def refused(problem: str) -> dict[str, Any]:

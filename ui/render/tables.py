@@ -673,6 +673,13 @@ def notebook_words(source: str) -> str:
     return f"notebook {nb}, “{NOTEBOOK_NAMES[nb]}”," if nb in NOTEBOOK_NAMES else f"notebook {nb}"
 
 
+# the badge names what changed in the controls' words, not the scenario's keys
+FIELD_WORDS = {"head_mode": "head mode", "normalize": "normalise", "rope_base": "RoPE base", "kv_heads": "kv heads",
+               "block_rows": "tile B_r", "block_cols": "tile B_c", "decode": "KV-cache decoding", "alibi": "ALiBi",
+               "layout": "weight layout", "b_q": "bias b_q", "b_k": "bias b_k", "b_v": "bias b_v",
+               "b_o": "bias b_o"}  # fmt: skip
+
+
 def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed.
     (The preset picker shows the same preset, or nothing in free play.)"""
@@ -686,7 +693,8 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         what = "its torch-checked numbers" if modern else f"notebook {p.source[:3]}"
         return (
             f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
-            f"(changed: {html.escape(', '.join(changed))}). Reload it to compare with {what}.</div>"
+            f"(changed: {html.escape(', '.join(FIELD_WORDS.get(c, c) for c in changed))}). Reload it to compare with "
+            f"{what}.</div>"
         )
     if modern:
         return (

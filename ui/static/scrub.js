@@ -182,8 +182,18 @@ function openSheet(td) {
   document.body.append(el);
   sheet = { el, S };
   range.focus({ preventScroll: true });
-  // the cell's grid at the top of the screen: what follows it (the weights, then Q, K, V…) shows above the sheet
-  td.closest('.card')?.scrollIntoView({ block: 'start' });
+  // what the slide changes, the weights and the output, just above the sheet (the sheet names the cell and shows its
+  // value); the cell's grid at the top of the screen only when the overview has no such cards
+  // (two frames on: the grid brings its focused cell into view at the next frame)
+  const fit = () => {
+    const ends = ['weights', 'output'].map((n) => document.querySelector(`#overview [data-card=${n}]`)).filter(Boolean);
+    if (!ends.length || !el.isConnected) { td.closest('.card')?.scrollIntoView({ block: 'start' }); return; }
+    const bottom = Math.max(...ends.map((e) => e.getBoundingClientRect().bottom));
+    const top = Math.min(...ends.map((e) => e.getBoundingClientRect().top));
+    const room = el.getBoundingClientRect().top - 8;
+    if (bottom > room || top < 0) window.scrollBy(0, bottom - room);
+  };
+  requestAnimationFrame(() => requestAnimationFrame(fit));
 }
 function closeSheet(keep) {
   if (!sheet) return;
