@@ -130,7 +130,7 @@ def test_one_kv_head_is_shared_by_both_heads_until_each_gets_its_own(browser: Br
         changed(pg, "#overview [data-card=k]", before)
         assert "shared" not in pg.inner_text("#overview [data-card=k]")  # head 2 has its own K now
         assert numbers(pg, "#overview table[data-name=k]") != k_head1
-        assert "kv_heads" in pg.inner_text("#badge")  # the preset was left, and the badge says how
+        assert "kv heads" in pg.inner_text("#badge")  # the preset was left, and the badge says how, in words
     finally:
         pg.close()
 
