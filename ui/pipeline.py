@@ -159,8 +159,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         out["badge"] = vw.badge(preset_id, s, result)
         out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(s, tr)])
         return out
-    except ac.ScenarioError as e:
-        gr.Warning(str(e))
+    except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
         return refused(str(e))
     except Exception:  # never a traceback in the browser; the server log keeps it
         log.exception("render failed")
@@ -221,8 +220,7 @@ def restructure_values(
         if v["mask_kind"] == "custom" and shape.get("mask_kind", "custom") != "custom":
             v = {**v, "keep": current_keep(v, shape["mask_kind"])}
         nv = reshape_values(v, shape, recipe)
-    except ac.ScenarioError as e:
-        gr.Warning(str(e))
+    except ac.ScenarioError as e:  # (named in the message line, as every refusal)
         return shape, None, refused(str(e))
     return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
 
