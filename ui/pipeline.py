@@ -157,7 +157,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = vw.badge(preset_id, s, result)
-        out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(s, tr)])
+        out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(preset_id, s, tr)])
         return out
     except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
         return refused(str(e))
@@ -166,11 +166,14 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
 
 
-def sum_warning(s: ac.Scenario, tr: ac.MultiHeadTrace) -> list[str]:
+def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace) -> list[str]:
     """Divide-by-sum's warning when a weight is negative or undefined (sentence mode gave it; the workbench showed
-    weights of −0.0944 and 1.0476 without a word)."""
+    weights of −0.0944 and 1.0476 without a word). Not on 003's own divide-by-sum preset, which shows it on purpose
+    (its badge and notebook say so) and keeps its pipeline on the first screen."""
     w = tr.attention.weights  # (H, T, S)
     if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
+        return []
+    if preset_id and not vw.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
         return []
     return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
             "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip

@@ -9,6 +9,7 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
+from attention_core.explain import NAMES as EXPLAINABLE
 from attention_core.scenario import MAX_HEADS, MAX_SEED, parse_int
 from ui import present
 from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
@@ -184,7 +185,14 @@ def on_reselect_preset(page: Page, preset_id: str | None, loaded: str | None) ->
 def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
     if vals is None:
         return expired(page)
-    chosen = parse_pick(getattr(evt, "_data", None))
+    data = getattr(evt, "_data", None)
+    chosen = parse_pick(data)
+    name = data.get("name") if isinstance(data, dict) else None
+    if isinstance(name, str) and name not in EXPLAINABLE and not name.startswith("hm-"):  # a table not explained:
+        # say so, and forget the pick (the page reopens the card, which showed an earlier, unrelated explanation)
+        said = (f"{name[:30]}: this table has no step-by-step explanation; click a number of q, k, v, the scores, "
+                "the weights or the output")  # fmt: skip
+        return {page.vals_state: {**vals, "pick": None}, page.views["explain"]: vw.explain_html("", (), error=said)}
     if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
         return {}
     vals = {**vals, "pick": chosen}
