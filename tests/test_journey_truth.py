@@ -462,3 +462,11 @@ def test_a_number_with_no_explanation_says_so_instead_of_reopening_an_earlier_on
         assert weight_title not in pg.inner_text("#explain"), weight_title
     finally:
         pg.close()
+
+
+def test_the_notebooks_steps_are_numbered_from_one(page: Page) -> None:
+    """The notebook's step headings read 1 · Q, K, V … 7 · heads combined, as the exported script numbers them
+    (seen failing: they started at '3 ·')."""
+    heads = page.evaluate("() => [...document.querySelectorAll('.nb-view .nb-head h3')].map((h) => h.textContent)")
+    assert heads[0] == "1 · Q, K, V" and heads[1].startswith("2 · "), heads
+    assert [int(h.split(" · ")[0]) for h in heads] == list(range(1, len(heads) + 1)), heads
