@@ -26,9 +26,11 @@ def chromium_path() -> str:
 
 
 @contextmanager
-def serve(script: str = "playground.py", env: dict[str, str] | None = None) -> Iterator[str]:
+def serve(
+    script: str = "playground.py", env: dict[str, str] | None = None, log_path: str | None = None
+) -> Iterator[str]:
     try:
-        with harness.serve(script, env) as url:
+        with harness.serve(script, env, log_path=log_path) as url:
             yield url
     except harness.HarnessError as e:
         pytest.fail(str(e))

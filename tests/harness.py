@@ -80,8 +80,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(script: str = "playground.py", env: dict[str, str] | None = None, wait_s: float = 90) -> Iterator[str]:
-    """``python <script>`` on a free loopback port; yields its URL once it answers 200, stops it afterwards."""
+def serve(
+    script: str = "playground.py", env: dict[str, str] | None = None, wait_s: float = 90, log_path: str | None = None
+) -> Iterator[str]:
+    """``python <script>`` on a free loopback port; yields its URL once it answers 200, stops it afterwards.
+    ``log_path``: the server's output goes to that file (for a test to read), else to a temporary one."""
     port = free_port()
     full_env = {
         **os.environ,
@@ -90,7 +93,8 @@ def serve(script: str = "playground.py", env: dict[str, str] | None = None, wait
         "GRADIO_ANALYTICS_ENABLED": "False",
         **(env or {}),
     }
-    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a full pipe would block the server
+    # a file, not a pipe: a full pipe would block the server
+    log = open(log_path, "w+") if log_path else tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:

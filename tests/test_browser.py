@@ -196,11 +196,14 @@ def test_sentence_mode_tokens_then_trainable_attention_with_token_labels(page: P
     wait_text(page, "#sentence-tokens", "11 tokens, vocabulary of 7")
     field = page.locator("#sentence-text textarea")
     field.fill("the cat sa")
-    field.press_sequentially("t")  # typing fires gradio's input event; fill() alone does not
+    field.press_sequentially("t")
+    field.press("Enter")  # the sentence applies on Enter (or on leaving the box), never per keystroke
     wait_text(page, "#sentence-tokens", "5 tokens, vocabulary of 4")
-    field.press("Backspace")  # a deletion must update too (gradio 6.31 fires no .input for it; we use .change)
+    field.press("Backspace")  # a deletion applies too
+    field.press("Enter")
     wait_text(page, "#sentence-tokens", "=2, the=3")
     field.press_sequentially("t")
+    field.press("Enter")
     page.wait_for_selector("#sentence-out table[data-name='sent-softmax']")
     page.locator("#sent-go").click()
     wait_text(page, "#html-weights table[data-name=weights]", "sat")  # the sentence's tokens label every table

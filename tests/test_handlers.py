@@ -157,7 +157,7 @@ def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
     _, nv, after = pipeline.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
     assert len(nv["W_k"]["data"]) == 3 and len(nv["W_k"]["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
     assert tab(after, "combine") == tab(before, "combine")
-    assert "changed: layout" in after["badge"]
+    assert "changed: weight layout" in after["badge"]
 
 
 def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
@@ -353,9 +353,10 @@ def call(f: Any, key: str, *shown: Any, query: dict[str, str] | None = None) -> 
     return [out] * len(f.outputs) if isinstance(out, SKIP) else list(out)
 
 
-def test_a_control_value_repeated_answers_nothing_unless_the_last_choice_was_refused() -> None:
-    """gradio's dropdowns fire .input on every blur and text boxes .change when an answer sets them: the stored
-    value again changes nothing, and after a refusal it answers, so that its message replaces the refusal's."""
+def test_a_control_value_repeated_answers_nothing_and_a_refused_one_sets_its_control_back() -> None:
+    """gradio's dropdowns fire .input on every blur and a typed box .blur after its Enter: the stored value again
+    changes nothing. A refused value is named and its control set back to the stored value (issue 37: a refused box
+    kept showing what no view used), so the blur that follows changes nothing and the refusal's message stays."""
     key = uuid.uuid4().hex
     call(handler("on_open"), key)
     stored = wiring.STORE.get(key)["vals"]
@@ -364,12 +365,12 @@ def test_a_control_value_repeated_answers_nothing_unless_the_last_choice_was_ref
     assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))
     other = next(v for v in ("-1e9", "additive") if v != stored["fill"])
     assert sum(not isinstance(o, SKIP) for o in call(fill, key, other)) > 5  # a choice: every view
-    refused = call(tokens, key, "t" * 3000)
-    assert any("tokens" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused)
+    refused = dict(zip(tokens.outputs, call(tokens, key, "t" * 3000), strict=True))
+    assert any("tokens" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused.values())
     assert wiring.STORE.get(key)["vals"]["tokens"] == stored["tokens"]  # kept what it had
-    back = [o for o in call(tokens, key, stored["tokens"]) if not isinstance(o, SKIP)]
-    assert back and not any("msg-error" in str(o) for o in back)  # the refusal's message is gone
-    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))  # and now a repeat again
+    box = next(c for c in tokens.outputs if getattr(c, "label", None) == "token labels (comma-separated)")
+    assert refused[box] == stored["tokens"]  # the box shows it again
+    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))  # its blur: nothing
 
 
 def test_the_plain_page_load_leaves_controls_and_grids_as_built_which_are_the_default_presets() -> None:
@@ -402,3 +403,61 @@ def test_the_temperature_box_shows_while_the_scale_is_a_temperature_and_a_link_r
     assert hidden == {"__type__": "update", "visible": False}
     nv = values.values_from_scenario(ac.parse({**ac.scenario_of("statquest-self"), "scale": 2.5})) | {"seed": 42}
     assert dict(zip(values.FIELDS, values.shown(nv), strict=True))["temperature"] == gr.update(value=2.5, visible=True)
+
+
+def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> None:
+    """The seed box's Enter stores the seed the init buttons draw from (it answered a plain dict, which stored
+    nothing: issue 37); a bad seed is named and the box shows the seed in force again."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    seed = handler("on_seed", "seed")
+    call(seed, key, 8)
+    assert wiring.STORE.get(key)["vals"]["seed"] == 8
+    bad = dict(zip(seed.outputs, call(seed, key, -3), strict=True))
+    box = next(c for c in seed.outputs if getattr(c, "label", None) == "seed")
+    assert bad[box] == 8 and any("seed: -3 is out of range" in html.unescape(str(o)) for o in bad.values())
+    assert wiring.STORE.get(key)["vals"]["seed"] == 8
+
+
+def test_an_out_of_range_size_is_named_by_the_app_and_its_box_set_back() -> None:
+    """T = 65: the app's own message (no gradio range check: the boxes have no maximum) and T back to 3."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    size = handler("on_structure", "T (query tokens)")
+    assert getattr(size.inputs[0], "maximum", None) is None and getattr(size.inputs[0], "minimum", None) is None
+    got = dict(zip(size.outputs, call(size, key, 65), strict=True))
+    assert got[size.inputs[0]] == 3
+    assert any("T: 65 is out of range 1..64" in html.unescape(str(o)) for o in got.values())
+    assert wiring.STORE.get(key)["vals"]["T"] == 3
+
+
+def test_a_temperature_of_one_is_a_change_of_the_preset_not_a_mismatch() -> None:
+    _, v, _ = loaded(values.DEFAULT_PRESET)
+    views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "scale_mode": "temperature", "temperature": 1.0})
+    assert "left the preset" in views["badge"] and "scale" in views["badge"] and "✗" not in views["badge"]
+
+
+def test_divide_by_sum_with_a_negative_weight_is_warned_about_and_the_badge_names_controls_in_words() -> None:
+    """The default preset's divide-by-sum weights go negative (−0.0944, 1.0476): the message says so, as sentence mode
+    does; the badge says 'normalise', the control's word, not the key 'normalize'."""
+    _, v, _ = loaded(values.DEFAULT_PRESET)
+    views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "normalize": "sum"})
+    weights = table_floats(tab(views, "weights"))
+    assert bool((weights < 0).any())  # (what makes the warning due)
+    assert "divide-by-sum gives negative" in msg(views)
+    assert "changed: normalise" in html.unescape(views["badge"]) and "normalize" not in views["badge"]
+    plain = pipeline.compute_views(values.DEFAULT_PRESET, v)
+    assert "divide-by-sum" not in msg(plain)
+
+
+def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as_such() -> None:
+    own = {k: v for k, v in ac.scenario_of("statquest-self").items() if k != "x"}
+    sc = {**own, "x_q": ac.scenario_of("statquest-self")["x"], "x_k": [[1.0, 0.0], [0.0, 1.0]],
+          "x_v": [[1.0, 2.0], [3.0, 4.0]], "tokens_k": ["a", "b"]}  # fmt: skip
+    nv = values.values_from_scenario(ac.parse(sc)) | {"seed": 42}
+    overview = html.unescape(pipeline.compute_views(None, nv)["overview"])
+    assert "K = x<sub>k</sub>·W<sub>k</sub>" in overview and "X·W" not in overview
+    rows = {**ac.scenario_of("statquest-self"), "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]],
+                                                         "fill": "additive"}}  # fmt: skip
+    said = " ".join(ac.evaluate(ac.parse(rows)).attention.warnings)
+    assert "This run uses additive -inf" in said, said

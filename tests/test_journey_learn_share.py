@@ -161,14 +161,14 @@ def set_every_control(pg: Page) -> None:
     settled(pg, lambda: type_number(pg, "head shown", "2"))
     wait_text(pg, "#overview", "head 2 of 2")
     settled(pg, lambda: choose(pg, "mask", "causal+padding"))
-    settled(pg, lambda: pg.get_by_label(BOXES[12], exact=True).fill("2"))  # padding: key 2
+    settled(pg, lambda: type_number(pg, BOXES[12], "2"))  # padding: key 2
     settled(pg, lambda: choose(pg, "fill", "-1e9 (002)"))
     settled(pg, lambda: choose(pg, "scale", "temperature"))
     settled(pg, lambda: type_number(pg, "temperature (divide by)", "2.5"))
     settled(pg, lambda: choose(pg, "normalise", "sum"))
     settled(pg, lambda: choose(pg, "dtype", "float64"))
-    settled(pg, lambda: pg.get_by_label(BOXES[13], exact=True).fill("the, cat, sat, down"))
-    settled(pg, lambda: pg.get_by_label(BOXES[14], exact=True).fill("a, b, c, d, e"))
+    settled(pg, lambda: type_number(pg, BOXES[13], "the, cat, sat, down"))
+    settled(pg, lambda: type_number(pg, BOXES[14], "a, b, c, d, e"))
     cell = "#inputs table[data-name=x] td[data-r='1'][data-c='2']"
     pg.locator(cell).click()
     pg.locator("#inputs table.grid td input").fill("1.25")

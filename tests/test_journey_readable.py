@@ -322,7 +322,8 @@ def test_a_13_token_sentence_shows_its_13th_token_on_every_table(page: Page) -> 
     page.get_by_role("tab", name="Sentence mode").click()
     field = page.locator("#sentence-text textarea")
     field.fill("the cat sat on the red ma")
-    field.press_sequentially("t")  # typing fires the change
+    field.press_sequentially("t")
+    field.press("Enter")  # the sentence applies on Enter (or on leaving the box)
     page.wait_for_function("() => document.querySelector('#sentence-tokens').innerText.includes('13 tokens')")
     page.locator("#sent-go").click()
     page.wait_for_selector("#overview table[data-name=weights][data-shape='13x13']")

@@ -321,6 +321,7 @@ def test_temperature_scrubs_and_the_views_follow(page: Page) -> None:
     page.locator(box).click()  # a click still types
     page.keyboard.press("Control+a")
     page.keyboard.type("4")
+    page.keyboard.press("Enter")  # a typed box applies on Enter (or on leaving it)
     page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('S ÷ 4')")
 
 

@@ -34,7 +34,8 @@ def type_number(pg: Page, label: str, value: str) -> None:
     box = pg.get_by_label(label, exact=True)
     box.click()
     box.press("Control+a")
-    box.press_sequentially(value)  # typing fires gradio's input event
+    box.press_sequentially(value)
+    box.press("Enter")  # a typed box applies on Enter (or on leaving it), never per keystroke
 
 
 def changed(pg: Page, selector: str, before: str) -> None:
@@ -165,6 +166,7 @@ def test_choosing_padding_shows_its_box_by_the_mask_and_hides_the_last_key(page:
         assert b and b["y"] + b["height"] <= 720, sel
     before = page.inner_text(OUT)
     box.fill("1, 3")
+    box.press("Enter")
     changed(page, OUT, before)
     w = weights(page)
     assert all(w[(r, 0)] == 0 and w[(r, 2)] == 0 and w[(r, 1)] == 1 for r in range(3))

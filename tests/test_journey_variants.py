@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 from browser import open_page
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 import attention_core as ac
 
@@ -38,7 +38,8 @@ def type_number(pg: Page, label: str, value: str) -> None:
     box = pg.get_by_label(label, exact=True)
     box.click()
     box.press("Control+a")
-    box.press_sequentially(value)  # each key fires gradio's input event, as typing does
+    box.press_sequentially(value)
+    box.press("Enter")  # a typed box applies on Enter (or on leaving it), never per keystroke
 
 
 def changed(pg: Page, selector: str, before: str) -> None:
@@ -129,7 +130,7 @@ def test_one_kv_head_is_shared_by_both_heads_until_each_gets_its_own(browser: Br
         changed(pg, "#overview [data-card=k]", before)
         assert "shared" not in pg.inner_text("#overview [data-card=k]")  # head 2 has its own K now
         assert numbers(pg, "#overview table[data-name=k]") != k_head1
-        assert "kv_heads" in pg.inner_text("#badge")  # the preset was left, and the badge says how
+        assert "kv heads" in pg.inner_text("#badge")  # the preset was left, and the badge says how, in words
     finally:
         pg.close()
 
@@ -151,10 +152,12 @@ def test_a_bad_value_in_a_modern_box_is_named_and_the_views_stay(
     try:
         out = pg.inner_text(OUT)
         open_drawer(pg)
+        in_force = pg.get_by_label(label, exact=True).input_value()
         type_number(pg, label, value)
         pg.wait_for_function("(n) => document.querySelector('#message').innerText.includes(n)", arg=named)
         assert pg.inner_text(OUT) == out  # the last good views stay
-        assert pg.get_by_label(label, exact=True).input_value() == value  # and the box keeps what was typed
+        # and the box shows the value they use again, never one they do not (issue 37)
+        expect(pg.get_by_label(label, exact=True)).to_have_value(in_force)
     finally:
         pg.close()
 

@@ -163,7 +163,7 @@ def test_kv_heads_is_structural_and_named_when_it_does_not_divide() -> None:
     shape, nv, _ = pipeline.load_values("llama-style")
     _, two, views = pipeline.restructure_values("resize", "llama-style", shape, {**nv, "kv_heads": 2})
     assert two is not None and len(two["W_k"]["data"]) == 4 and "shared" not in views["overview"]  # one per head
-    assert "kv_heads" in views["badge"]  # the preset was left
+    assert "changed: W_k, W_v, kv heads" in views["badge"]  # the preset was left, named in words
     _, none, refused = pipeline.restructure_values("resize", "llama-style", shape, {**nv, "kv_heads": 3})
     assert none is None and "kv_heads: kv_heads=3 does not divide heads=2" in html.unescape(refused["message"])
     concat = {**pipeline.load_values("statquest-mha2")[1], "kv_heads": 1}

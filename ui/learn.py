@@ -130,15 +130,26 @@ def tally_of(qz: dict[str, Any]) -> Tally:
     return Tally(qz["right"], qz["asked"])
 
 
+ROW_STEPS = ("scores", "scaled", "masked", "weights")  # a query's row in these names its largest key and its mask
+
+
 def hide_style(q: Question) -> str:
-    """CSS that hides the asked number in the workbench's tables and blurs its step's printed tensor."""
-    if q.kind != "number":
-        return ""
-    cell = f"td[data-r='{q.row}'][data-c='{q.col}']"
-    names = [q.step, "masked"] if q.step == "scaled" else [q.step]
-    sel = ", ".join(f"table.nt[data-name='{n}'] {cell}" for n in names)
+    """CSS that hides what a question asks in the workbench's tables (overview and notebook), prints and heatmaps.
+
+    A number: its cell; a weight: its whole row (1 − the rest of the row gave it away). "Which key gets the most
+    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights, and the weights'
+    heatmaps (the whole table was on screen above the question: issue 37)."""
+    if q.kind == "number" and q.step != "weights":
+        cells = [(n, f"td[data-r='{q.row}'][data-c='{q.col}']") for n in ([q.step, "masked"] if q.step == "scaled"
+                                                                           else [q.step])]  # fmt: skip
+        blurred = [f"#html-{q.step} pre.tensor"]
+    else:
+        names = ["weights"] if q.kind == "number" else list(ROW_STEPS)
+        cells = [(n, f"td[data-r='{q.row}']") for n in names]
+        blurred = [*(f"#html-{n} pre.tensor" for n in names), "#weights-fig canvas", "#heads-fig canvas"]
+    sel = ", ".join(f"table[data-name='{n}'] {cell}" for n, cell in cells)
     return (f"<style>{sel} {{color: transparent !important; background: #d9d9d9 !important}} "
-            f"#html-{q.step} pre.tensor {{filter: blur(5px)}}</style>")  # fmt: skip
+            f"{', '.join(blurred)} {{filter: blur(6px)}}</style>")  # fmt: skip
 
 
 def question_html(q: Question, qz: dict[str, Any], note: str = "") -> str:
@@ -337,7 +348,14 @@ def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace, 
     w = part["weights"]
     quiet = torch.where(w.status == SAME, torch.zeros_like(w.delta), w.delta)
     rows, cols = [f"{i + 1}:{t}" for i, t in enumerate(tq)], [f"{j + 1}:{t}" for j, t in enumerate(tk)]
-    fig = heat.heatmap(quiet, heat.SIGNED, "weights change (grey: masked or unmasked)", rows, cols, "cmp-hm")
+    fig = heat.heatmap(
+        quiet,
+        heat.SIGNED,
+        "weights change (grey: a key masked in one state and shown in the other)",
+        rows,
+        cols,
+        "cmp-hm",
+    )
     tag = f" (head {h + 1} of {s.heads})" if s.heads > 1 else ""
     return (f"<div class='cmp-summary' data-moved='{comp.steps['weights'].moved}'>{html.escape(comp.summary)}</div>"
             f"<small>live − pinned{tag}; unchanged cells are a grey dot</small>"

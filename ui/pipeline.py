@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
+import torch
 
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json
@@ -154,14 +155,26 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = vw.badge(preset_id, s, result)
-        out["message"] = vw.message_html(list(tr.attention.warnings))
+        out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(preset_id, s, tr)])
         return out
-    except ac.ScenarioError as e:
-        gr.Warning(str(e))
+    except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
         return refused(str(e))
     except Exception:  # never a traceback in the browser; the server log keeps it
         log.exception("render failed")
         return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
+
+
+def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace) -> list[str]:
+    """Divide-by-sum's warning when a weight is negative or undefined (sentence mode gave it; the workbench showed
+    weights of −0.0944 and 1.0476 without a word). Not on 003's own divide-by-sum preset, which shows it on purpose
+    (its badge and notebook say so) and keeps its pipeline on the first screen."""
+    w = tr.attention.weights  # (H, T, S)
+    if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
+        return []
+    if preset_id and not vw.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
+        return []
+    return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
+            "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip
 
 
 def refused(problem: str) -> dict[str, Any]:
@@ -208,8 +221,7 @@ def restructure_values(
         if v["mask_kind"] == "custom" and shape.get("mask_kind", "custom") != "custom":
             v = {**v, "keep": current_keep(v, shape["mask_kind"])}
         nv = reshape_values(v, shape, recipe)
-    except ac.ScenarioError as e:
-        gr.Warning(str(e))
+    except ac.ScenarioError as e:  # (named in the message line, as every refusal)
         return shape, None, refused(str(e))
     return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
 

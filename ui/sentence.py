@@ -58,7 +58,27 @@ def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, tabl
     data = table.get("data") if isinstance(table, dict) else table
     data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
     old = {str(r[0]): list(r[1:]) for r in data if isinstance(r, (list, tuple)) and r} if isinstance(data, list) else {}
-    return [old[shown_token(t)] if len(old.get(shown_token(t), [])) == d else drawn[i] for i, t in enumerate(tok.vocab)]
+    kept = edited_rows(old, d, seed)
+    return [kept[shown_token(t)] if shown_token(t) in kept else drawn[i] for i, t in enumerate(tok.vocab)]
+
+
+def edited_rows(old: dict[str, list[Any]], d: int, seed: int) -> dict[str, list[Any]]:
+    """The rows of the table on screen (token -> raw cells) that are not what the seed drew for that table's own
+    vocabulary: the learner's edits (typos included, for the core to name) and 003's printed rows. Every other row of
+    a new sentence is the new nn.Embedding(vocab, d)'s, as 003 makes one after tokenizing: a drawn row kept by token
+    was the old vocabulary's draw (normal_ fills a table by its size), a value left over from a previous sentence."""
+    drawn_old = embedding_table(len(old), d, seed)
+    out = {}
+    for i, (label, row) in enumerate(old.items()):
+        if len(row) != d:
+            continue  # another width: drawn again
+        try:
+            same = torch.equal(torch.tensor([float(c) for c in row], dtype=torch.float32), drawn_old[i])
+        except (TypeError, ValueError):
+            same = False
+        if not same:
+            out[label] = row
+    return out
 
 
 def sentence_input(
@@ -139,7 +159,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
         with gr.Row():
             text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
             d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
-            seed = gr.Number(69, precision=0, minimum=0, label="seed")
+            seed = gr.Number(69, precision=0, label="seed")
             d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
         with gr.Row():
             draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
@@ -162,7 +182,8 @@ def build_sentence(page: Page, tabs: Any) -> None:
     ins, outs = [text, d, seed, table, d_out], [table, tokens, out, msg]
     for trigger, action in (
         (tab.select, "text"),
-        (text.change, "text"),
+        (text.submit, "text"),  # on Enter or leaving the box: per keystroke, half-typed words raced the sentence
+        (text.blur, "text"),
         (d.input, "text"),
         (table.input, "edit"),
         (draw.click, "draw"),

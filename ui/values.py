@@ -337,6 +337,25 @@ def kv_heads_for(v: dict[str, Any], heads: int, mode: str, old_heads: int, old_k
     return kv
 
 
+def labelled(v: dict[str, Any]) -> dict[str, Any]:
+    """The values with their input tables' row labels (and the custom mask's columns) taken from the token boxes,
+    where the counts agree: the X grid said t1, t2, t3 while Q, K and V said I, am, here (issue 37)."""
+    tokens = split_tokens(v["tokens"])
+    tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
+
+    def relabel(table: Any, rows: list[str], cols: list[str] | None = None) -> Any:
+        if not isinstance(table, dict) or len(table.get("data", ())) != len(rows):
+            return table
+        headers = table.get("headers", [])
+        if cols is not None and len(headers) == len(cols) + 1:
+            headers = ["", *cols]
+        data = [[r, *row[1:]] for r, row in zip(rows, table["data"], strict=True)]
+        return {**table, "data": data, "headers": headers}
+
+    return {**v, "x": relabel(v["x"], tokens), "x_k": relabel(v["x_k"], tokens_k), "x_v": relabel(v["x_v"], tokens_k),
+            "keep": relabel(v["keep"], tokens, tokens_k)}  # fmt: skip
+
+
 def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
     """The custom mask grid with one cell flipped 0 <-> 1 (clicks on the label column do nothing)."""
     rows = [list(r) for r in (keep.get("data", []) if isinstance(keep, dict) else keep or [])]

@@ -9,7 +9,7 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core import MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse_int
+from attention_core import EXPLAINABLE, MAX_HEADS, MAX_SEED, parse_int
 from ui import present
 from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
@@ -17,7 +17,7 @@ from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, visibility
+from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, labelled, visibility
 from ui.wiring import COMMON, Page, bind, expired, on
 
 DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
@@ -36,29 +36,37 @@ STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross"
 SHOWS = {"positions": "rope_base", "scale_mode": "temperature"}
 
 
+# the boxes a learner types into: each applies its value on Enter or on leaving the box (.submit, .blur), never per
+# keystroke: typing 12 into T applied T=1 first, which drew row t2 afresh over the preset's, and a sentence typed at a
+# person's speed raced its own half-typed words (issue 37)
+TYPED = ("tokens", "tokens_k", "padding", "temperature", "view_head", "rope_base", "kv_heads", "window",
+         "block_rows", "block_cols", "T", "S", "d_in", "d_out", "heads")  # fmt: skip
+
 # Gradio's Dropdown fires .input on every blur as well as on a choice (js/dropdown/shared/Dropdown.svelte,
 # handle_blur), and twice for a click on an option: a keyboard learner tabbing along the toolbar fired each one. A
-# text box fires .change when an answer sets it. A value of these that equals the stored one therefore changes
+# typed box fires .blur after its Enter's .submit. A value of these that equals the stored one therefore changes
 # nothing (the preset picker's blur used to load the preset again, over the learner's edits, and any such answer
-# could land after an edit made since), unless the last value chosen was refused: choosing the stored one again then
-# answers, and its message replaces the refusal's.
-REPEATS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions", "tokens", "tokens_k", "padding")
-REFUSED = "_refused"  # in a session's values: its last control value was refused (the values are as before it)
+# could land after an edit made since). A refused value's control is set back to the stored one, so its blur, which
+# follows, changes nothing either: the refusal's message stays until the next change.
+REPEATS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions", *TYPED)
+
+
+def triggers(component: Any, field: str) -> list[Any]:
+    """The events that apply a control: Enter and leaving the box for a typed one, else its own input."""
+    return [component.submit, component.blur] if field in TYPED else [component.input]
 
 
 def unchanged(field: str | None, value: Any, vals: dict[str, Any]) -> bool:
     """Whether a control's event only repeats the stored value (a blur, an answer setting the box): then the
     handler answers nothing."""
-    return field in REPEATS and field in vals and vals[field] == value and REFUSED not in vals
+    return field in REPEATS and field in vals and vals[field] == value
 
 
-def refusal(page: Page, vals: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
-    """A refused control value: the views say why, and the values stay as they were, marked (:func:`unchanged`)."""
-    return {**page.view_updates(got), page.vals_state: {**vals, REFUSED: True}}
-
-
-def cleared(vals: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in vals.items() if k != REFUSED}
+def refusal(page: Page, vals: dict[str, Any], got: dict[str, Any], field: str | None = None) -> dict[Any, Any]:
+    """A refused control value: the views say why, the values stay as they were, and the control goes back to the
+    value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked)."""
+    back = {page.controls[field]: vals.get(field)} if field in page.controls else {}
+    return {**page.view_updates(got), **back}
 
 
 def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -82,14 +90,16 @@ def on_control(
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    old, vals = vals, {**cleared(vals), field: value}
+    old, vals = vals, {**vals, field: value}
     problem = control_problem(field, value)
     past = None if problem or field != "view_head" else past_the_heads(value, vals["heads"])
     if past:  # a head that is not there: the last head is shown, and the control and a message say so
         vals["view_head"] = int(vals["heads"])
     got = refused(problem) if problem else compute_views(preset_id, vals)
-    if got.get("refused"):  # the server keeps what it had; the control keeps the text so it can be fixed
-        return refusal(page, old, got)
+    if got.get("refused"):  # the server keeps what it had; the control goes back to it, the message says why
+        return refusal(page, old, got, field)
+    if field in ("tokens", "tokens_k"):  # the grids' row labels say the accepted tokens too
+        vals = labelled(vals)
     out = {page.vals_state: vals, **page.view_updates(got)}
     if past:
         out[page.views["message"]] = vw.message_html([past]) + got["message"]
@@ -143,10 +153,10 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    old, vals = vals, ({**cleared(vals), field: value} if field else cleared(vals))
+    old, vals = vals, ({**vals, field: value} if field else vals)
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
-    if nv is None or got.get("refused"):  # the server keeps what it had; the control keeps the text to fix
-        return refusal(page, old, got)
+    if nv is None or got.get("refused"):  # the server keeps what it had; the control goes back to it
+        return refusal(page, old, got, field)
     return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
 
 
@@ -174,7 +184,14 @@ def on_reselect_preset(page: Page, preset_id: str | None, loaded: str | None) ->
 def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
     if vals is None:
         return expired(page)
-    chosen = parse_pick(getattr(evt, "_data", None))
+    data = getattr(evt, "_data", None)
+    chosen = parse_pick(data)
+    name = data.get("name") if isinstance(data, dict) else None
+    if isinstance(name, str) and name not in EXPLAINABLE and not name.startswith("hm-"):  # a table not explained:
+        # say so, and forget the pick (the page reopens the card, which showed an earlier, unrelated explanation)
+        said = (f"{name[:30]}: this table has no step-by-step explanation; click a number of q, k, v, the scores, "
+                "the weights or the output")  # fmt: skip
+        return {page.vals_state: {**vals, "pick": None}, page.views["explain"]: vw.explain_html("", (), error=said)}
     if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
         return {}
     vals = {**vals, "pick": chosen}
@@ -182,13 +199,18 @@ def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
     return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
 
 
-def on_store(field: str, value: Any, vals: dict[str, Any] | None) -> Any:
-    """The seed box: stored once it is a seed (the init buttons name a bad one when they use it)."""
+def on_seed(page: Page, value: Any, vals: dict[str, Any] | None) -> dict[Any, Any]:
+    """The seed box's Enter or blur: stored once it is a seed (the init buttons draw from it); a bad one is named and
+    the box goes back to the seed in force. (It answered a plain dict, which stored nothing: issue 37.)"""
+    if vals is None:
+        return {page.views["message"]: expired(page)[page.views["message"]]}
+    if value == vals.get("seed"):
+        return {}
     try:
-        ok = vals is not None and parse_int(value, "seed", 0, MAX_SEED) is not None
-    except ac.ScenarioError:
-        ok = False
-    return {**vals, field: value} if ok and vals is not None else gr.skip()
+        seed = parse_int(value, "seed", 0, MAX_SEED)
+    except ac.ScenarioError as e:
+        return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.get("seed")}
+    return {page.vals_state: {**vals, "seed": seed}}
 
 
 def build_topbar() -> tuple[Any, Any, Any]:
@@ -223,6 +245,8 @@ TEXT_SIZE = (
 def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The controls used most in one compact row, the rest in drawers: (controls, init buttons, share)."""
     c: dict[str, Any] = {}
+    # (no number box has a minimum or maximum: gradio's own range check names no field, "Value 9 is greater than
+    # maximum value 8", and logs a traceback; the handlers name the field and its limits, and set the box back)
     drop = {"container": True, "min_width": 96}
     with gr.Row(elem_id="toolbar"):
         c["mask_kind"] = gr.Dropdown(
@@ -240,12 +264,8 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
             elem_id="tb-fill",
             **drop,
         )
-        c["heads"] = gr.Number(
-            first["heads"], precision=0, minimum=1, maximum=MAX_HEADS, label="heads", elem_id="tb-heads", **drop
-        )
-        c["view_head"] = gr.Number(
-            1, precision=0, minimum=1, maximum=MAX_HEADS, label="head shown", elem_id="tb-view-head", **drop
-        )
+        c["heads"] = gr.Number(first["heads"], precision=0, label="heads", elem_id="tb-heads", **drop)
+        c["view_head"] = gr.Number(1, precision=0, label="head shown", elem_id="tb-view-head", **drop)
         c["scale_mode"] = gr.Dropdown(
             list(SCALE_MODES), value=first["scale_mode"], label="scale", elem_id="tb-scale", **drop
         )
@@ -270,12 +290,10 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     stays where it is, and Escape closes it (static/drawer.js)."""
     gr.HTML("", elem_id="more-keys", js_on_load=DRAWER_JS, min_width=0, apply_default_css=False)
     with gr.Row():
-        c["T"] = gr.Number(first["T"], precision=0, minimum=1, maximum=MAX_T, label="T (query tokens)")
-        c["d_in"] = gr.Number(first["d_in"], precision=0, minimum=1, maximum=MAX_D, label="d_model")
-        c["S"] = gr.Number(
-            first["S"], precision=0, minimum=1, maximum=MAX_T, label="S (key tokens)", visible=visibility(first)["S"]
-        )
-        c["d_out"] = gr.Number(first["d_out"], precision=0, minimum=1, maximum=MAX_D, label="d_out per head")
+        c["T"] = gr.Number(first["T"], precision=0, label="T (query tokens)")
+        c["d_in"] = gr.Number(first["d_in"], precision=0, label="d_model")
+        c["S"] = gr.Number(first["S"], precision=0, label="S (key tokens)", visible=visibility(first)["S"])
+        c["d_out"] = gr.Number(first["d_out"], precision=0, label="d_out per head")
         c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
         c["layout"] = gr.Radio(
             [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
@@ -285,7 +303,7 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
     with gr.Row():
         c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
         c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
-        c["seed"] = gr.Number(42, precision=0, label="seed", minimum=0)
+        c["seed"] = gr.Number(42, precision=0, label="seed")
         init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
@@ -362,18 +380,20 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     outs = page.everything()
     # an edit lists only what it can change: Gradio's frontend snapshots every listed output per status update
     views = [page.vals_state, *page.views.values()]
-    for f in LIVE:  # text boxes use .change: deleting characters fires no .input in gradio 6.31
-        trigger = c[f].change if f in ("tokens", "tokens_k", "padding") else c[f].input
-        own = [c[f]] if f == "view_head" else []  # "head shown" past the heads is set back to the last head
-        own += [c[SHOWS[f]]] if f in SHOWS else []  # RoPE's base, the temperature
-        on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
+    for f in LIVE:
+        own = [c[f], *([c[SHOWS[f]]] if f in SHOWS else [])]  # (set back when refused; RoPE's base, the temperature)
+        for trigger in triggers(c[f], f):
+            on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]
-        on(c[f].input, bind(on_structure, page, "resize", f), three, outs, **COMMON)
-    on(c["seed"].input, bind(on_store, "seed"), [c["seed"], page.vals_state], [page.vals_state], **COMMON)
-    for action, btn in buttons.items():
-        three = [page.preset_state, page.shape_state, page.vals_state]
-        on(btn.click, bind(on_structure, page, action, None), three, outs, **COMMON)
+        for trigger in triggers(c[f], f):
+            on(trigger, bind(on_structure, page, "resize", f), three, outs, **COMMON)
+    seed_outs = [page.vals_state, page.views["message"], c["seed"]]
+    for trigger in (c["seed"].submit, c["seed"].blur):
+        on(trigger, bind(on_seed, page), [c["seed"], page.vals_state], seed_outs, **COMMON)
+    for action, btn in buttons.items():  # the seed as the box shows it: its blur and this click race
+        four = [c["seed"], page.preset_state, page.shape_state, page.vals_state]
+        on(btn.click, bind(on_structure, page, action, "seed"), four, outs, **COMMON)
     # one click on an option fires .select, then .input (twice): one after another, in that order, so only one loads
     picked = {**COMMON, "concurrency_id": "preset", "concurrency_limit": 1}
     on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **picked)

@@ -107,7 +107,8 @@ def fully_masked_note(rows: tuple[int, ...], fill: str, n_keys: int, normalize: 
     if fill == "-1e9":
         return base + " This run uses -1e9, so those rows are uniform."
     return base + (
-        " This run uses -inf, so those rows are defined as weight 0 and output 0 "
+        f" This run uses {'additive -inf' if fill == 'additive' else '-inf'}, so those rows are defined as weight 0 "
+        "and output 0 "
         "(what F.scaled_dot_product_attention returns)."
     )
 

@@ -77,7 +77,14 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
     which = f" <span class='shape'>({head_note})</span>" if head_note else ""
     extra = md.overview_cards(s, tr, h, table)  # today's steps, only those that are on
     qkv = "".join(
-        card(n, qkv_title(n, tr, h), tuple(part[n].shape), table(part[n], rows, cols, n), "qkv", which)
+        card(
+            n,
+            qkv_title(n, tr, h, not s.self_attention),
+            tuple(part[n].shape),
+            table(part[n], rows, cols, n),
+            "qkv",
+            which,
+        )
         for n, rows, cols in (("q", s.tokens, d_cols), ("k", s.tokens_k, d_cols), ("v", s.tokens_k, v_cols))
     )
     scale, mask = op_words(s, tr.attention.divisor)
@@ -120,10 +127,11 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
 
 
-def qkv_title(n: str, tr: ac.MultiHeadTrace, h: int) -> str:
-    """A Q, K or V card's title: ``Q = X·W_q``; after RoPE ``Q = RoPE(X·W_q)``; a shared K or V names its kv head."""
+def qkv_title(n: str, tr: ac.MultiHeadTrace, h: int, cross: bool = False) -> str:
+    """A Q, K or V card's title: ``Q = X·W_q`` (cross-attention: ``K = x_k·W_k``, each from its own source); after
+    RoPE ``Q = RoPE(X·W_q)``; a shared K or V names its kv head."""
     p = tr.variants
-    title = f"X·W<sub>{n}</sub>"
+    title = f"x<sub>{n}</sub>·W<sub>{n}</sub>" if cross else f"X·W<sub>{n}</sub>"
     if p is not None and p.rope is not None and n in ("q", "k"):
         title = f"RoPE({title})"
     title = f"{n.upper()} = {title}"

@@ -85,28 +85,28 @@ def _scaled_heading(s: ac.Scenario, divisor: float | None) -> tuple[str, str, st
     same = (" With ÷ row sum instead of softmax, dividing every score by the same number leaves the weights as "
             "they are.") if s.normalize == "sum" else ""  # fmt: skip
     if divisor is None:
-        return "5 · scaled: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
+        return "3 · scaled: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
     if s.scale is True:
         d_k = round(divisor**2)
         formula = f"S′ = S ÷ √d<sub>k</sub> = S ÷ √{d_k} = S ÷ {divisor:.4g}"
-        return "5 · scaled: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
-    return "5 · scaled: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
+        return "3 · scaled: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
+    return "3 · scaled: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
 
 
 def _masked_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.keep is None:
         words = "No mask: every query may look at every key, so nothing changes here."
-        return "6 · masked: no mask", "S″ = S′ &nbsp;(no mask)", words
+        return "4 · masked: no mask", "S″ = S′ &nbsp;(no mask)", words
     padded = [t for t, p in zip(s.tokens_k, s.padding or (), strict=False) if p]
     how = MASK_HOW[s.mask_kind].format(pad=", ".join(padded) or "none yet")
     formula, fill = FILL_HOW[s.fill]
-    return f"6 · masked: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
+    return f"4 · masked: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
 
 
 def _weights_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.normalize == "sum":
         formula = "A<sub>ij</sub> = S″<sub>ij</sub> ÷ Σ<sub>j</sub> S″<sub>ij</sub> &nbsp;row by row"
-        return "7 · weights: ÷ row sum", formula, STEP_WORDS["sum"]
+        return "5 · weights: ÷ row sum", formula, STEP_WORDS["sum"]
     formula = ("A = softmax(S″) row by row, &nbsp;A<sub>ij</sub> = e<sup>S″<sub>ij</sub></sup> ÷ "
                "Σ<sub>j</sub> e<sup>S″<sub>ij</sub></sup>")  # fmt: skip
     return TITLES["weights"], formula, STEP_WORDS["softmax"]
@@ -137,14 +137,14 @@ def _combine_heading(s: ac.Scenario) -> tuple[str, str, str]:
     return TITLES["combine"], formula, words
 
 
-TITLES = {
-    "qkv": "3 · Q, K, V",
-    "scores": "4 · QKᵀ (raw scores)",
-    "scaled": "5 · scaled",
-    "masked": "6 · masked",
-    "weights": "7 · softmax weights",
-    "output": "8 · output",
-    "combine": "9 · heads combined",
+TITLES = {  # numbered from 1, as the exported script numbers them (they started at "3 ·")
+    "qkv": "1 · Q, K, V",
+    "scores": "2 · QKᵀ (raw scores)",
+    "scaled": "3 · scaled",
+    "masked": "4 · masked",
+    "weights": "5 · softmax weights",
+    "output": "6 · output",
+    "combine": "7 · heads combined",
 }
 
 
@@ -645,9 +645,11 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
         )
         if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
             diff.append(name)
-    for name in ("heads", "head_mode", "fill", "scale", "dtype", "normalize"):
+    for name in ("heads", "head_mode", "fill", "dtype", "normalize"):
         if getattr(a, name) != getattr(b, name):
             diff.append(name)
+    if (type(a.scale), a.scale) != (type(b.scale), b.scale):  # (a temperature of 1 == True: yet another choice)
+        diff.append("scale")
     if a.weights.layout != b.weights.layout:
         diff.append("layout")
     ka, kb = a.keep, b.keep
@@ -672,6 +674,13 @@ def notebook_words(source: str) -> str:
     return f"notebook {nb}, “{NOTEBOOK_NAMES[nb]}”," if nb in NOTEBOOK_NAMES else f"notebook {nb}"
 
 
+# the badge names what changed in the controls' words, not the scenario's keys
+FIELD_WORDS = {"head_mode": "head mode", "normalize": "normalise", "rope_base": "RoPE base", "kv_heads": "kv heads",
+               "block_rows": "tile B_r", "block_cols": "tile B_c", "decode": "KV-cache decoding", "alibi": "ALiBi",
+               "layout": "weight layout", "b_q": "bias b_q", "b_k": "bias b_k", "b_v": "bias b_v",
+               "b_o": "bias b_o"}  # fmt: skip
+
+
 def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed.
     (The preset picker shows the same preset, or nothing in free play.)"""
@@ -685,7 +694,8 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         what = "its torch-checked numbers" if modern else f"notebook {p.source[:3]}"
         return (
             f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
-            f"(changed: {html.escape(', '.join(changed))}). Reload it to compare with {what}.</div>"
+            f"(changed: {html.escape(', '.join(FIELD_WORDS.get(c, c) for c in changed))}). Reload it to compare with "
+            f"{what}.</div>"
         )
     if modern:
         return (

@@ -7,6 +7,12 @@ watch('value', placeSoon);
 element.addEventListener('click', (e) => {
   if (e.target.closest('.ex-close')) document.getElementById('explain').classList.add('closed');
 });
+document.addEventListener('keydown', (e) => {  // Escape closes an open card, as its ✕ does
+  const card = document.getElementById('explain');
+  if (e.key !== 'Escape' || !card || card.classList.contains('closed') || !card.querySelector('.ex-title')) return;
+  if (e.target.closest?.('input, textarea, select, [role=dialog]')) return;  // (an editor's or a sheet's own Escape)
+  card.classList.add('closed');
+});
 let placedFor = '';
 function placeSoon() { requestAnimationFrame(place); }
 const box = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });

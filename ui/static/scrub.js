@@ -183,8 +183,18 @@ function openSheet(td) {
   document.body.append(el);
   sheet = { el, S };
   range.focus({ preventScroll: true });
-  // the cell's grid at the top of the screen: what follows it (the weights, then Q, K, V…) shows above the sheet
-  td.closest('.card')?.scrollIntoView({ block: 'start' });
+  // what the slide changes, the weights and the output, just above the sheet (the sheet names the cell and shows its
+  // value); the cell's grid at the top of the screen only when the overview has no such cards
+  // (two frames on: the grid brings its focused cell into view at the next frame)
+  const fit = () => {
+    const ends = ['weights', 'output'].map((n) => document.querySelector(`#overview [data-card=${n}]`)).filter(Boolean);
+    if (!ends.length || !el.isConnected) { td.closest('.card')?.scrollIntoView({ block: 'start' }); return; }
+    const bottom = Math.max(...ends.map((e) => e.getBoundingClientRect().bottom));
+    const top = Math.min(...ends.map((e) => e.getBoundingClientRect().top));
+    const room = el.getBoundingClientRect().top - 8;
+    if (bottom > room || top < 0) window.scrollBy(0, bottom - room);
+  };
+  requestAnimationFrame(() => requestAnimationFrame(fit));
 }
 function closeSheet(keep) {
   if (!sheet) return;
@@ -197,9 +207,10 @@ function closeSheet(keep) {
 
 // ---- the temperature box: drag on it sideways (a click still types in it) ---------------------------------------
 let box = null;  // {el, id, x0, x, S}
-function setBox(el, text) {  // as typing does: gradio's Number reads the value and fires its input event
+function setBox(el, text) {  // as typing and Enter do: gradio's Number reads the value, then its Enter applies it
   el.value = text;
   el.dispatchEvent(new Event('input', { bubbles: true }));
+  el.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));
 }
 function endBox(keep) {
   const { el, S } = box;

@@ -194,6 +194,11 @@
     at = i;
     localStorage.setItem(KEY, String(i));
     cur = resolve(i);
+    // past the steps about it, an explanation opened for the tour closes: it stayed over the weights the next
+    // steps ask about ("Do the weights become sharper or flatter?")
+    if (cur.target !== '#explain' && cur.check !== 'explain_open') {
+      document.getElementById('explain')?.classList.add('closed');
+    }
     base = { q1: q1(), value: cur.value, explained: exTitle(), heads: heads() };
     target = null;
     pop.dataset.step = String(i);
