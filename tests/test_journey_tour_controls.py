@@ -205,25 +205,28 @@ def heading(pg: Page, number: int) -> str:
     ).json_value()
 
 
+SCALED, MASKED, WEIGHTS = 3, 4, 5  # the notebook steps' numbers (1 · Q, K, V, 2 · QKᵀ, …)
+
+
 def test_the_notebook_headings_follow_scale_normalise_and_mask(page: Page) -> None:
-    assert "√d" in heading(page, 5) and "softmax" in heading(page, 7)
+    assert "√d" in heading(page, SCALED) and "softmax" in heading(page, WEIGHTS)
     choose(page, "scale", "off")
     page.wait_for_function("() => !document.querySelector('#html-scaled').textContent.includes('√')")
-    h5 = heading(page, 5)
+    h5 = heading(page, SCALED)
     assert "√" not in h5 and "off" in h5, h5
     choose(page, "scale", "temperature")
     page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('temperature')")
-    assert "temperature" in heading(page, 5) and "√" not in heading(page, 5)
+    assert "temperature" in heading(page, SCALED) and "√" not in heading(page, SCALED)
     choose(page, "normalise", "sum")
     page.wait_for_function("() => document.querySelector('#html-weights pre.code').textContent.includes('sum(')")
-    h7 = heading(page, 7)
+    h7 = heading(page, WEIGHTS)
     title, formula, words = [line for line in h7.splitlines() if line.strip()][:3]
     assert "row sum" in title and "softmax" not in title + formula, h7  # softmax is named only as the alternative
     assert "positive" not in h7 and "negative" in words, h7
-    assert "no mask" in heading(page, 6).lower()
+    assert "no mask" in heading(page, MASKED).lower()
     choose(page, "mask", "causal")
     page.wait_for_function("() => document.querySelector('#html-masked pre.code').textContent.includes('masked_fill')")
-    assert "causal" in heading(page, 6), heading(page, 6)
+    assert "causal" in heading(page, MASKED), heading(page, MASKED)
 
 
 # ---- numbers, identity notes, head shown ---------------------------------------------------------------------
