@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from serving import rooms as rm
 from serving.rooms import RoomError, RoomStore
 
-STATE = {"query": {"preset": "p1"}, "tab": "Workbench", "stage": None}
+STATE = {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None}
 
 
 class Clock:

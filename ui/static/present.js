@@ -139,7 +139,13 @@
     step(e.shiftKey && e.key === ' ' ? -1 : d);
   });
 
-  window.apPresent = { start, stop, stage: () => (on ? stages()[at].key : null) };
+  // goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
+  const goto = (key) => {
+    const i = stages().findIndex((st) => st.key === key);
+    if (i < 0) return;
+    if (!on) start(i); else if (i !== at) { at = i; shownKey = ''; apply(); }
+  };
+  window.apPresent = { start, stop, goto, stage: () => (on ? stages()[at].key : null) };
   if (new URLSearchParams(location.search).get('present') === '1') {
     const wait = setInterval(() => {  // once the first overview is drawn
       if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); start(0); }

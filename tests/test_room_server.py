@@ -1,0 +1,115 @@
+"""The room routes (ui/room.py) over HTTP, in process: 403 for anything without the teacher's secret, clear 404s
+for wrong codes, the flood limit, the caps on answers, questions computed by the server, results as CSV."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fastapi.testclient import TestClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import attention_core as ac
+import playground
+from serving import rooms as rm
+from serving.rooms import ROOMS
+from ui import room as ui_room
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(playground.make_app()) as c:
+        yield c
+
+
+@pytest.fixture
+def room(monkeypatch: pytest.MonkeyPatch) -> rm.Room:
+    monkeypatch.setattr(ROOMS, "_wrong", type(ROOMS._wrong)())  # (each test its own wrong-code budget)
+    return ROOMS.open("10.9.9.9", {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None})
+
+
+def test_every_teacher_call_without_the_secret_is_a_403(client: TestClient, room: rm.Room) -> None:
+    token = client.post(f"/room/{room.code}/join", json={}).json()["token"]
+    for secret in (None, "", "wrong", token, room.secret[:-1] + "x"):
+        headers = {} if secret is None else {"X-Room-Secret": secret}
+        for action, body in (("view", {"tab": "Train"}), ("close", {}), ("ask", {"kind": "token", "row": 0}),
+                             ("end", {"reveal": True})):  # fmt: skip
+            r = client.post(f"/room/{room.code}/{action}", json=body, headers=headers)
+            assert r.status_code == 403, (action, secret, r.text)
+            assert "only the teacher" in r.json()["detail"]
+        assert client.get(f"/room/{room.code}/results.csv", headers=headers).status_code == 403
+        if secret:  # the teacher's stream too
+            assert client.get(f"/room/{room.code}/events", headers=headers).status_code == 403
+    assert room.state["tab"] == "Workbench" and not room.closed and not room.questions  # nothing changed
+    ok = client.post(f"/room/{room.code}/view", json={"tab": "Train"}, headers={"X-Room-Secret": room.secret})
+    assert ok.status_code == 200 and room.state["tab"] == "Train"
+
+
+def test_wrong_codes_get_a_clear_message_and_a_flood_a_429(client: TestClient, room: rm.Room) -> None:
+    r = client.post("/room/0OIl1/join", json={})
+    assert r.status_code == 404 and "not a room code" in r.json()["detail"]
+    r = client.post("/room/ZZZZZZ/join", json={})
+    assert r.status_code == 404 and "no room 'ZZZZZZ' is open" in r.json()["detail"]
+    statuses = [client.post(f"/room/ZZZZZ{c}/join", json={}).status_code for c in rm.ALPHABET]
+    assert statuses.count(404) == rm.MAX_WRONG - 2 and statuses[-1] == 429
+    assert "wait a minute" in client.post(f"/room/{room.code}/join", json={}).json()["detail"]
+    assert ROOMS.counts()["clients"] <= rm.MAX_CLIENTS
+
+
+def test_answers_are_checked_capped_and_only_the_students_own(client: TestClient, room: rm.Room) -> None:
+    teacher = {"X-Room-Secret": room.secret}
+    a = client.post(f"/room/{room.code}/join", json={}).json()
+    b = client.post(f"/room/{room.code}/join", json={"name": "Ada"}).json()
+    assert a["name"] != b["name"] and b["display"] == "Ada" and "token" in a
+    r = client.post(f"/room/{room.code}/join", json={"token": b["token"], "name": "x" * 25})
+    assert r.status_code == 400 and "name: at most 24" in r.json()["detail"]
+    q = client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 1, "col": 2},
+                    headers=teacher).json()["question"]  # fmt: skip
+    sc = ac.scenario_of("statquest-self")
+    right = ac.compute(sc)["heads"][0]["weights"][1][2]  # the server's right answer, from the state itself
+    assert float(room.questions[q].right) == pytest.approx(right, rel=1e-3)
+    bad = {"answer": "1" * 41, "question": q, "token": a["token"]}
+    r = client.post(f"/room/{room.code}/answer", json=bad)
+    assert r.status_code == 400 and "between 1 and 40" in r.json()["detail"]
+    r = client.post(f"/room/{room.code}/answer", json={**bad, "answer": "0.3", "token": "forged"})
+    assert r.status_code == 403
+    for tok, ans in ((a["token"], "0.1"), (a["token"], str(right)), (b["token"], "0.9")):
+        assert client.post(f"/room/{room.code}/answer", json={"token": tok, "question": q, "answer": ans}).is_success
+    assert len(room.questions[q].answers) == 2  # one per student: a's second answer replaced the first
+    r = client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 9, "col": 0},
+                    headers=teacher)  # fmt: skip
+    assert r.status_code == 400 and "outside its table" in r.json()["detail"]
+    client.post(f"/room/{room.code}/end", json={"reveal": True}, headers=teacher)
+    csv = client.get(f"/room/{room.code}/results.csv", headers=teacher)
+    assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
+    frame = pd.read_csv(io.StringIO(csv.text))
+    assert list(frame.columns) == ui_room.RESULT_COLUMNS
+    assert len(frame) == 2 and set(frame["student"]) == {a["name"], b["name"]}
+    assert frame.set_index("student").loc[a["name"], "correct"] == True  # noqa: E712 (a numpy bool)
+    assert frame.set_index("student").loc[b["name"], "display_name"] == "Ada"
+
+
+def test_which_key_question_names_the_argmax_and_a_closed_room_refuses_joins(client: TestClient, room: rm.Room):
+    teacher = {"X-Room-Secret": room.secret}
+    q = client.post(f"/room/{room.code}/ask", json={"kind": "token", "row": 0}, headers=teacher).json()["question"]
+    weights = ac.compute(ac.scenario_of("statquest-self"))["heads"][0]["weights"][0]
+    best = max(range(len(weights)), key=weights.__getitem__)
+    assert room.questions[q].right == room.questions[q].options[best]
+    assert client.post(f"/room/{room.code}/close", json={}, headers=teacher).is_success
+    r = client.post(f"/room/{room.code}/join", json={})
+    assert r.status_code == 410 and "closed" in r.json()["detail"]
+
+
+def test_the_join_address_is_the_spaces_or_the_classrooms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPACE_HOST", "someone-attention.hf.space")
+    assert ui_room.join_base(None) == "https://someone-attention.hf.space/"
+    monkeypatch.delenv("SPACE_HOST")
+    monkeypatch.setenv("AP_CLASSROOM_URL", "http://192.168.1.20:7860")
+    assert ui_room.join_base(None) == "http://192.168.1.20:7860/"
+    svg = ui_room.qr_svg("http://192.168.1.20:7860/?room=ABCDEF")
+    assert svg.startswith("<svg") and "<path" in svg
