@@ -1,6 +1,7 @@
 """Attention Playground: the seed notebooks' attention, live, number by number.
 
-Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). This module only
+Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it; ``--classroom``
+listens on every interface and prints the LAN address students join at, docs/rooms.md). This module only
 assembles and serves: the page is built from its sections (``ui/``), the API from ``serving/api.py``, and both are
 served from one FastAPI app behind the body bound (``serving/limits.py``). Module level only builds ``demo`` and
 ``api``; tests import them without launching.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import sys
 
 import gradio as gr
 import torch
@@ -18,7 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 import attention_core as ac
-from serving import limits
+from serving import limits, rooms
 from serving.api import API_MOUNT, API_SESSIONS, answer_mcp_as_json, build_api, declare_api, root_api
 from ui import labs, learn, live, present, real_model, room, sentence, share, train, workbench
 from ui.assets import APP_CSS, HEAT_JS, WATCH_JS
@@ -113,6 +115,10 @@ if __name__ == "__main__":
     torch.set_num_threads(1)  # two queue workers share two cores: one thread each (threads fighting cost 1.6×)
     host = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
     port = int(os.environ.get("GRADIO_SERVER_PORT", "7860"))
+    if "--classroom" in sys.argv[1:]:  # a lesson room's students on the LAN: every interface, the LAN address
+        host = "0.0.0.0"
+        os.environ["AP_CLASSROOM_URL"] = f"http://{rooms.lan_address()}:{port}/"
+        print(rooms.classroom_banner(os.environ["AP_CLASSROOM_URL"]), flush=True)
     print(f"Attention Playground on http://{host}:{port}/  (API: http://{host}:{port}/api/)", flush=True)
     server = make_app()
     settle()

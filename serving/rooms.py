@@ -25,15 +25,19 @@ Bounds (stated, tested in tests/test_room_store.py):
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import math
 import secrets
+import socket
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import segno
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no look-alikes: no 0/O, 1/I/L
 CODE_LEN = 6
@@ -468,6 +472,24 @@ def generated_name(taken: set[str]) -> str:
         name = f"{secrets.choice(ADJECTIVES)} {secrets.choice(ANIMALS)} {secrets.randbelow(90) + 10}"
         if name not in taken:
             return name
+
+
+def lan_address() -> str:
+    """This machine's address on its local network (the interface its default route leaves by; no packet is
+    sent: a UDP socket's connect only picks the route), or 127.0.0.1 without a network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            return str(s.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def classroom_banner(url: str) -> str:
+    """What ``playground.py --classroom`` prints: the join address and its QR code, drawn in the terminal."""
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out, compact=True, border=2)
+    return f"Classroom: students join at {url}  (scan, or type the address; the room's code follows)\n{out.getvalue()}"
 
 
 ROOMS = RoomStore()  # the process's rooms (the server's table, as sessions.STORE is for pages)

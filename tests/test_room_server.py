@@ -4,7 +4,12 @@ for wrong codes, the flood limit, the caps on answers, questions computed by the
 from __future__ import annotations
 
 import io
+import os
+import subprocess
 import sys
+import tempfile
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +118,30 @@ def test_the_join_address_is_the_spaces_or_the_classrooms(monkeypatch: pytest.Mo
     assert ui_room.join_base(None) == "http://192.168.1.20:7860/"
     svg = ui_room.qr_svg("http://192.168.1.20:7860/?room=ABCDEF")
     assert svg.startswith("<svg") and "<path" in svg
+
+
+def test_the_classroom_command_listens_on_the_lan_and_prints_its_address_and_qr() -> None:
+    from harness import ROOT, free_port
+
+    port, lan = free_port(), rm.lan_address()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+    env.pop("GRADIO_SERVER_NAME", None)
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen([sys.executable, "playground.py", "--classroom"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT)  # fmt: skip
+        try:
+            deadline, status = time.monotonic() + 90, None
+            while time.monotonic() < deadline and status is None and proc.poll() is None:
+                try:  # reached by the LAN address, not only by the loopback
+                    with urllib.request.urlopen(f"http://{lan}:{port}/", timeout=2) as r:
+                        status = r.status
+                except OSError:
+                    time.sleep(0.5)
+            log.seek(0)
+            printed = log.read()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    assert status == 200, printed[-2000:]
+    assert f"students join at http://{lan}:{port}/" in printed
+    assert "▄" in printed or "█" in printed  # the QR code, drawn in the terminal
