@@ -490,6 +490,3 @@ def classroom_banner(url: str) -> str:
     out = io.StringIO()
     segno.make(url, error="m").terminal(out, compact=True, border=2)
     return f"Classroom: students join at {url}  (scan, or type the address; the room's code follows)\n{out.getvalue()}"
-
-
-ROOMS = RoomStore()  # the process's rooms (the server's table, as sessions.STORE is for pages)

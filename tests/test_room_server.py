@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import attention_core as ac
 import playground
 from serving import rooms as rm
-from serving.rooms import ROOMS
 from ui import room as ui_room
+from ui.room import ROOMS
 
 
 @pytest.fixture(scope="module")

@@ -36,7 +36,8 @@ from fastapi.responses import JSONResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
 import attention_core as ac
-from serving.rooms import ROOMS, RoomError
+from serving.rooms import RoomError
+from serving.rooms_redis import store_from_env
 from ui.assets import STATIC
 from ui.pipeline import current_scenario
 from ui.render import tables as vw
@@ -47,6 +48,7 @@ ROOM_JS = (STATIC / "room.js").read_text()
 CSS = (STATIC / "room.css").read_text()
 PING_S = 15  # a comment line on every idle stream this often: proxies keep it open, a dead one is noticed
 
+ROOMS = store_from_env()  # this process's rooms, or Redis's (AP_ROOMS_REDIS: serving/rooms_redis.py)
 TEACHING: dict[str, tuple[str, str]] = {}  # teacher page's session hash -> (room code, secret); bounded by ROOMS
 
 
