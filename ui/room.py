@@ -36,6 +36,7 @@ from fastapi.responses import JSONResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
 import attention_core as ac
+from serving import rooms as rm
 from serving.rooms import RoomError
 from serving.rooms_redis import store_from_env
 from ui.assets import STATIC
@@ -49,6 +50,7 @@ CSS = (STATIC / "room.css").read_text()
 PING_S = 15  # a comment line on every idle stream this often: proxies keep it open, a dead one is noticed
 
 ROOMS = store_from_env()  # this process's rooms, or Redis's (AP_ROOMS_REDIS: serving/rooms_redis.py)
+STREAMS: dict[str, int] = {}  # room code -> its streams open on this server (the event loop's only)
 TEACHING: dict[str, tuple[str, str]] = {}  # teacher page's session hash -> (room code, secret); bounded by ROOMS
 
 
@@ -210,9 +212,12 @@ async def events(request: Request) -> Response:
     except RoomError as e:
         return refused(e)
     token = request.query_params.get("token")
+    if STREAMS.get(room.code, 0) >= rm.MAX_STREAMS:
+        return refused(RoomError(503, f"room: {rm.MAX_STREAMS} pages follow this room already"))
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
         ROOMS.follow(room.code, token, +1)
+        STREAMS[room.code] = STREAMS.get(room.code, 0) + 1
         try:
             seen = -2
             while True:
@@ -225,6 +230,9 @@ async def events(request: Request) -> Response:
                 await ROOMS.wait(room.code, v, PING_S)
         finally:
             ROOMS.follow(room.code, token, -1)
+            STREAMS[room.code] -= 1
+            if not STREAMS[room.code]:
+                del STREAMS[room.code]
 
     return EventSourceResponse(stream(), ping=PING_S, headers={"Cache-Control": "no-store"})
 
