@@ -57,6 +57,7 @@ MAX_ANSWER = 40
 MAX_NAME = 24
 MAX_STATE = 20_000  # characters of the teacher's state (a share link holds at most 16,000)
 KINDS = ("predict", "token", "choice")
+TEACHER = "#teacher"  # the waiters' key of a room's teacher stream: code + TEACHER
 
 ADJECTIVES = ("amber", "brave", "calm", "clever", "curious", "eager", "gentle", "happy", "keen", "lively", "lucky",
               "merry", "nimble", "quick", "quiet", "sharp", "steady", "sunny", "swift", "witty")  # fmt: skip
@@ -104,7 +105,7 @@ class Question:
 
     def public(self, qid: int) -> dict[str, Any]:
         out = {"id": qid, "kind": self.kind, "prompt": self.prompt, "options": self.options, "closed": self.closed,
-               "revealed": self.revealed, "count": len(self.answers)}  # fmt: skip
+               "revealed": self.revealed}  # fmt: skip
         if self.revealed:
             out["right"] = self.right
         return out
@@ -127,27 +128,27 @@ class Room:
     created: float
     touched: float
     state: dict[str, Any] = field(default_factory=dict)  # {"query": {...}, "tab": str, "stage": str | None}
-    version: int = 1
+    version: int = 1  # moved on by what students see (the state, a question, the close)
+    tversion: int = 1  # moved on by that and by what only the teacher sees (joins, answers, refusals)
     closed: bool = False
     students: dict[str, Student] = field(default_factory=dict)  # student token -> Student
     questions: list[Question] = field(default_factory=list)
     refused: int = 0  # joins refused because the room was full (the teacher's screen says so)
 
     def public(self) -> dict[str, Any]:
-        """What every follower is sent: no secret, no student's token or answer."""
+        """What every follower is sent: no secret, no student's token or answer, nothing that changes as students
+        join or answer (200 answers would otherwise each be sent to 200 pages)."""
         q = self.questions[-1].public(len(self.questions) - 1) if self.questions else None
-        return {"code": self.code, "v": self.version, "closed": self.closed, "state": self.state,
-                "students": len(self.students), "question": q}  # fmt: skip
+        return {"code": self.code, "v": self.version, "closed": self.closed, "state": self.state, "question": q}
 
     def for_teacher(self) -> dict[str, Any]:
         """The public view plus what only the teacher's screen shows: the question's answers and its right answer,
         and how many joins a cap refused."""
-        out = self.public()
+        out = {**self.public(), "tv": self.tversion, "students": len(self.students), "refused": self.refused}
         if self.questions:
             q = self.questions[-1]
-            out["question"] = {**q.public(len(self.questions) - 1), "right": q.right,
+            out["question"] = {**q.public(len(self.questions) - 1), "right": q.right, "count": len(q.answers),
                                "answers": sorted(q.answers.values())}  # fmt: skip
-        out["refused"] = self.refused
         return out
 
 
@@ -275,7 +276,7 @@ class RoomStore:
             name = generated_name(taken)
             room.students[token] = Student(name, client, now, now)
             room.touched = now
-            self._changed(room)
+            self._changed(room, public=False)
             return token, room.students[token]
 
     def name(self, code: str, token: Any, display: Any) -> str:
@@ -338,7 +339,7 @@ class RoomStore:
                 raise RoomError(400, "answer: not one of the choices")
             q.answers[token] = text
             st.seen = self._clock()
-            self._changed(room)
+            self._changed(room, public=False)
 
     def end_question(self, code: str, secret: Any, reveal: bool) -> None:
         """Close the current question's answers (``reveal``: and show everyone the right one)."""
@@ -373,27 +374,30 @@ class RoomStore:
             room = self._rooms.get(code)
             if room is None:
                 return -1, json.dumps({"code": code, "gone": True})
-            key = (code, room.version, teacher)
+            v = room.tversion if teacher else room.version
+            key = (code, v, teacher)
             text = self._payloads.get(key)
             if text is None:
                 text = json.dumps(room.for_teacher() if teacher else room.public(), separators=(",", ":"))
                 self._payloads[key] = text
-            return room.version, text
+            return v, text
 
-    async def wait(self, code: str, seen: int, timeout: float) -> int:
-        """Wait until room ``code`` is past version ``seen`` (or ``timeout`` s); returns its version now."""
-        ev = self.waiters.event(code)
-        with self._lock:
-            room = self._rooms.get(code)
-            if room is None or room.version != seen:
-                return room.version if room else -1
+    async def wait(self, code: str, seen: int, timeout: float, teacher: bool = False) -> int:
+        """Wait until room ``code`` is past version ``seen`` (``teacher``: its teacher's version) or ``timeout`` s;
+        returns that version now."""
+        ev = self.waiters.event(code + TEACHER if teacher else code)
+        if self.version(code, teacher) != seen:
+            return self.version(code, teacher)
         try:
             await asyncio.wait_for(ev.wait(), timeout)
         except TimeoutError:
             pass
+        return self.version(code, teacher)
+
+    def version(self, code: str, teacher: bool = False) -> int:
         with self._lock:
             room = self._rooms.get(code)
-            return room.version if room else -1
+            return -1 if room is None else room.tversion if teacher else room.version
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -402,12 +406,16 @@ class RoomStore:
 
     # ---- inside ----------------------------------------------------------------------------------------------
 
-    def _changed(self, room: Room) -> int:
-        room.version += 1
+    def _changed(self, room: Room, public: bool = True) -> int:
+        """A change of ``room``: the teacher's version moves on, and (``public``) the students' version too."""
+        room.version += public
+        room.tversion += 1
         room.touched = self._clock()
         for key in [k for k in self._payloads if k[0] == room.code]:
             del self._payloads[key]
-        self.waiters.wake(room.code)
+        if public:
+            self.waiters.wake(room.code)
+        self.waiters.wake(room.code + TEACHER)
         return room.version
 
     def _student(self, code: str, token: Any) -> Student:
@@ -427,7 +435,7 @@ class RoomStore:
                     and (same < MAX_STUDENTS_PER_CLIENT or s.client == client)]  # fmt: skip
             if not idle:
                 room.refused += 1
-                self._changed(room)
+                self._changed(room, public=False)
                 which = "from this address" if same >= MAX_STUDENTS_PER_CLIENT else "in all"
                 cap = MAX_STUDENTS_PER_CLIENT if same >= MAX_STUDENTS_PER_CLIENT else MAX_STUDENTS
                 raise RoomError(503, f"room: full ({cap} students {which}); ask the teacher")
@@ -442,6 +450,7 @@ class RoomStore:
             for key in [k for k in self._payloads if k[0] == code]:
                 del self._payloads[key]
             self.waiters.wake(code)
+            self.waiters.wake(code + TEACHER)
 
     def _check_wrong(self, client: str, now: float) -> None:
         recent = [t for t in self._wrong.get(client, ()) if now - t < 60]

@@ -16,7 +16,6 @@ pages' sessions (a teacher's page is served by one replica, as gradio's sessions
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import threading
@@ -51,7 +50,7 @@ class RedisRooms:
     def __init__(self, r: redis.Redis) -> None:
         self.r = r
         self.loaded: dict[str, rm.Room | None] = {}
-        self.versions: dict[str, int] = {}  # the version each room had when loaded
+        self.versions: dict[str, tuple[int, int]] = {}  # each room's (version, teacher's version) when loaded
         self.dropped: set[str] = set()
 
     def get(self, code: str, default: Any = None) -> rm.Room | None:
@@ -60,7 +59,7 @@ class RedisRooms:
             room = from_json(text) if text else None
             self.loaded[code] = room
             if room is not None:
-                self.versions[code] = room.version
+                self.versions[code] = (room.version, room.tversion)
         return self.loaded[code] or default
 
     def __contains__(self, code: str) -> bool:
@@ -97,15 +96,18 @@ class RedisRooms:
             if room is None:
                 if code in self.dropped:
                     pipe.delete(PREFIX + code)
-                    changed.append((code, -1))
+                    changed.append((code, "p"))
                 continue
             ttl = rm.CLOSED_S if room.closed else rm.IDLE_S
-            pipe.hset(PREFIX + code, mapping={"room": to_json(room), "v": room.version})
+            pipe.hset(PREFIX + code, mapping={"room": to_json(room), "v": room.version, "tv": room.tversion})
             pipe.expire(PREFIX + code, int(ttl) + 1)
-            if self.versions.get(code) != room.version:
-                changed.append((code, room.version))
-        for code, v in changed:
-            pipe.publish(PREFIX + code, v)
+            was = self.versions.get(code, (0, 0))
+            if was[0] != room.version:
+                changed.append((code, "p"))  # the students' and the teacher's streams
+            elif was[1] != room.tversion:
+                changed.append((code, "t"))  # the teacher's only
+        for code, which in changed:
+            pipe.publish(PREFIX + code, which)
         pipe.execute()
         self.loaded.clear()
         self.versions.clear()
@@ -167,12 +169,16 @@ class RedisRoomStore(rm.RoomStore):
                 for msg in ps.listen():
                     channel = msg.get("channel")
                     if isinstance(channel, bytes):
-                        self.waiters.wake(channel.decode()[len(PREFIX) :])
+                        code = channel.decode()[len(PREFIX) :]
+                        if msg.get("data") == b"p":
+                            self.waiters.wake(code)
+                        self.waiters.wake(code + rm.TEACHER)
             except redis.RedisError:
                 time.sleep(1)  # Redis restarted: subscribe again
 
-    def _changed(self, room: rm.Room) -> int:
-        room.version += 1
+    def _changed(self, room: rm.Room, public: bool = True) -> int:
+        room.version += public
+        room.tversion += 1
         room.touched = self._clock()
         return room.version  # (the write-back publishes it: RedisRooms.flush)
 
@@ -181,7 +187,7 @@ class RedisRoomStore(rm.RoomStore):
 
     def payload(self, code: str, teacher: bool = False) -> tuple[int, str]:
         """As RoomStore's, made once per version on this replica: only the version is read while it holds."""
-        v = self.r.hget(PREFIX + code, "v")
+        v = self.r.hget(PREFIX + code, "tv" if teacher else "v")
         held = self._payloads_v.get((code, teacher))
         if v is not None and held is not None and held[0] == int(v):
             return held
@@ -193,19 +199,10 @@ class RedisRoomStore(rm.RoomStore):
             self._payloads_v[(code, teacher)] = got
         return got
 
-    async def wait(self, code: str, seen: int, timeout: float) -> int:
-        """As RoomStore's, reading only the version (no lock, no load): 200 followers woken cost 200 reads."""
-        ev = self.waiters.event(code)
-        if self.version(code) != seen:
-            return self.version(code)
-        try:
-            await asyncio.wait_for(ev.wait(), timeout)
-        except TimeoutError:
-            pass
-        return self.version(code)
-
-    def version(self, code: str) -> int:
-        v = self.r.hget(PREFIX + code, "v")
+    def version(self, code: str, teacher: bool = False) -> int:
+        """The room's version (``teacher``: its teacher's) read alone: no lock, no load, so 200 followers woken
+        cost 200 small reads."""
+        v = self.r.hget(PREFIX + code, "tv" if teacher else "v")
         return int(v) if v is not None else -1
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import pandas as pd
 import pytest
 from browser import LOADED
 from playwright.sync_api import Browser, BrowserContext, Page
@@ -40,6 +41,11 @@ def join_by_code(pg: Page, code: str, phone: bool = False) -> None:
 def edit(pg: Page, r: int, c: int, value: str) -> None:
     pg.locator(CELL.format(r=r, c=c)).click()
     editor = pg.locator("#inputs table.grid td input")
+    try:
+        editor.wait_for()
+    except Exception:
+        pg.screenshot(path="/tmp/room/fail-edit.png")
+        raise
     editor.press("Control+a")
     editor.press_sequentially(value, delay=60)
     editor.press("Enter")
@@ -179,6 +185,28 @@ def test_predict_this_number_is_answered_charted_and_revealed(lesson: dict) -> N
         assert ("yours is right" in text) is ok and ("yours is wrong" in text) is (not ok), text
 
 
+def test_a_quiz_question_is_answered_by_tapping_a_choice_and_the_results_download(lesson: dict) -> None:
+    teacher, students = lesson["teacher"], lesson["students"]
+    teacher.locator("#room [data-ask=quiz]").click()
+    phone = students[1]
+    phone.wait_for_selector("#room .ra-opt")
+    assert "Which key" in phone.locator("#room .ra-prompt").inner_text() or "weight" in phone.locator(
+        "#room .ra-prompt").inner_text()  # fmt: skip
+    choice = phone.locator("#room .ra-opt").first
+    picked = choice.inner_text().strip()
+    choice.tap()
+    phone.wait_for_selector("#room .ra-opt.chosen")
+    assert picked in phone.locator("#room .ra-mine").inner_text()
+    shows(teacher, "#room .room-answers", "1 answer")
+    with teacher.expect_download() as got:
+        teacher.locator("#room .room-csv").click()
+    frame = pd.read_csv(got.value.path())
+    assert len(frame) == 2 * len(students)  # one row per student and question
+    names = {s.locator("#room .room-me b").inner_text().strip() for s in students}
+    assert set(frame["student"]) == names
+    assert frame[frame["question"] == 2]["answer"].dropna().tolist() == [picked]
+
+
 def test_a_late_joiner_and_a_reload_catch_up_and_the_teacher_closes_the_room(lesson: dict) -> None:
     teacher, students, code = lesson["teacher"], lesson["students"], lesson["code"]
     late = page_in(lesson["browser"], f"{lesson['url']}?room={code}", 390, 844, phone=True)
@@ -197,6 +225,13 @@ def test_a_late_joiner_and_a_reload_catch_up_and_the_teacher_closes_the_room(les
     shows(b, CELL.format(r=0, c=0), "3.25")
     same_as(teacher, [b], WEIGHTS)
     shows(teacher, "#room .room-count", "4 students joined")
+    teacher.reload()  # the teacher's page reloads too: it takes the room back, at the room's state
+    teacher.wait_for_function(LOADED)
+    shows(teacher, "#room .room-code-now", code)
+    shows(teacher, CELL.format(r=0, c=0), "3.25")
+    edit(teacher, 1, 1, "0.75")
+    for s in (b, late):
+        shows(s, CELL.format(r=1, c=1), "0.75")
     teacher.locator("#room .room-close").click()
     teacher.wait_for_selector("#room .room-status[data-kind=closed]")
     for s in (*students, late):

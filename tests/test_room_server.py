@@ -145,3 +145,16 @@ def test_the_classroom_command_listens_on_the_lan_and_prints_its_address_and_qr(
     assert status == 200, printed[-2000:]
     assert f"students join at http://{lan}:{port}/" in printed
     assert "▄" in printed or "█" in printed  # the QR code, drawn in the terminal
+
+
+def test_a_quiz_question_is_the_quiz_generators_multiple_choice(client: TestClient, room: rm.Room) -> None:
+    teacher = {"X-Room-Secret": room.secret}
+    r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz", "index": 3}, headers=teacher)
+    assert r.status_code == 200, r.text
+    q = room.questions[r.json()["question"]]
+    s = ac.parse(ac.scenario_of("statquest-self"))
+    want = ac.quiz.ask(s, ac.evaluate(s), 4242, 3, "argmax")  # the generator's own draw
+    assert q.kind == "choice" and q.prompt == want.prompt
+    assert q.options == [f"{k} ({j + 1})" for j, k in enumerate(want.keys)] and q.right == q.options[want.answer[0]]
+    weights = ac.evaluate(s).head(want.head)["weights"][want.row]
+    assert int(weights.argmax()) == want.answer[0]  # and it is the key with the most weight, by torch

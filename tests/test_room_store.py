@@ -166,7 +166,8 @@ def test_answers_one_per_student_changeable_until_closed_and_capped() -> None:
     with pytest.raises(RoomError, match="closed"):
         store.answer(room.code, b, qid, "0.25")
     public = json.loads(store.payload(room.code)[1])["question"]
-    assert public["right"] == "0.25" and public["count"] == 2 and "answers" not in public
+    assert public["right"] == "0.25" and "count" not in public and "answers" not in public
+    assert json.loads(store.payload(room.code, teacher=True)[1])["question"]["count"] == 2
     rows = store.results(room.code, room.secret)
     assert [(r["answer"], r["correct"]) for r in rows] == [("0.251", True), ("0.9", False)]
     with pytest.raises(RoomError) as e:
@@ -186,3 +187,24 @@ def test_followers_wait_for_the_next_version_and_the_payload_is_made_once() -> N
     assert asyncio.run(run()) == [2] * 50
     assert store.payload(room.code)[1] is store.payload(room.code)[1]
     assert store.set_state(room.code, room.secret, {"stage": "scores"}) == 2  # nothing changed: no new version
+
+
+def test_joins_and_answers_wake_only_the_teacher_and_a_question_wakes_everyone() -> None:
+    store, room = opened()
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "predict", "weights[0,0]?", "0.5")
+    v, tv = store.version(room.code), store.version(room.code, teacher=True)
+
+    async def run() -> tuple[list[int], int]:
+        students = [asyncio.create_task(store.wait(room.code, v, 0.3)) for _ in range(20)]
+        teacher = asyncio.create_task(store.wait(room.code, tv, 5, teacher=True))
+        await asyncio.sleep(0.05)
+        for i in range(30):
+            store.join(room.code, f"10.0.1.{i}")
+        store.answer(room.code, token, qid, "0.4")
+        return await asyncio.gather(*students), await teacher
+
+    seen, teacher_v = asyncio.run(run())
+    assert seen == [v] * 20  # (each waited its whole 0.3 s: nothing they show changed)
+    assert teacher_v > tv and store.version(room.code, teacher=True) == tv + 31
+    assert json.loads(store.payload(room.code, teacher=True)[1])["students"] == 31

@@ -36,6 +36,7 @@ from fastapi.responses import JSONResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
 import attention_core as ac
+from attention_core import quiz
 from serving import rooms as rm
 from serving.rooms import RoomError
 from serving.rooms_redis import store_from_env
@@ -112,7 +113,7 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict
     the room's state, whole), ``{"kind": "chart", "code"}`` (the teacher: the current question's histogram)."""
     data = getattr(evt, "_data", None) or {}
     kind, html_el, plot = data.get("kind"), parts["room"], parts["room_plot"]
-    if vals is None and kind != "follow":  # (a follower gets the room's whole state, which it does not need)
+    if vals is None and kind not in ("follow", "resume"):  # (these get the room's whole state)
         return expired(page)
     try:
         if kind == "open":
@@ -123,9 +124,22 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict
             return page.answer(*room_values(json.dumps(query, sort_keys=True)))
         if kind == "chart":
             return {plot: gr.update(value=chart(data.get("code"), request), visible=True)}
+        if kind == "resume":  # the teacher's page reloaded: it drives the room again, from the room's state
+            return {**resume(page, data, request), html_el: json.dumps({"resumed": True})}
     except RoomError as e:
         return {html_el: json.dumps({"error": str(e), "n": data.get("n")})}
     return {}
+
+
+def resume(page: Page, data: dict[str, Any], request: gr.Request) -> dict[Any, Any]:
+    """A teacher's page that reloaded takes its room back (its code and secret kept by the tab, room.js)."""
+    room = ROOMS.drive(data.get("code"), data.get("secret"))
+    if room.closed:
+        raise RoomError(410, "room: this room is closed")
+    key = getattr(request, "session_hash", None)
+    if key:
+        TEACHING[key] = (room.code, room.secret)
+    return page.answer(*room_values(json.dumps(room.state.get("query") or {}, sort_keys=True)))
 
 
 def open_room(preset_id: str | None, vals: dict[str, Any], request: gr.Request) -> str:
@@ -227,7 +241,7 @@ async def events(request: Request) -> Response:
                     yield {"data": text, "id": str(v)}
                 if v < 0:
                     return
-                await ROOMS.wait(room.code, v, PING_S)
+                await ROOMS.wait(room.code, v, PING_S, teacher=bool(secret))
         finally:
             ROOMS.follow(room.code, token, -1)
             STREAMS[room.code] -= 1
@@ -303,6 +317,8 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> tuple[str, str
     for query row ``row``."""
     kind = body.get("kind")
     preset_id, _, nv, _ = room_values(json.dumps(query, sort_keys=True))
+    if kind == "quiz":
+        return quiz_question(current_scenario(preset_id, nv)[0], body)
     _, sc = current_scenario(preset_id, nv)
     tr = ac.compute(sc)
     heads = tr["heads"]
@@ -330,7 +346,22 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> tuple[str, str
         best = max(range(len(weights[row])), key=lambda j: weights[row][j])
         who = f" in head {head + 1}" if len(heads) > 1 else ""
         return "token", f"Which key gets the most weight for the query {tr['tokens'][row]!r}{who}?", keys[best], keys
-    raise RoomError(400, "question kind: 'predict' or 'token'")
+    raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
+
+
+def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> tuple[str, str, str, list[str]]:
+    """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
+    key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw."""
+    tr = ac.evaluate(s)
+    seed, index = 4242, as_int(body.get("index", 0), "index")
+    try:
+        q = quiz.ask(s, tr, seed, index, "argmax")
+    except quiz.QuizError:
+        q = quiz.ask(s, tr, seed, index, "number")
+    if q.kind == "argmax" and isinstance(q.answer, tuple):
+        options = [f"{k} ({j + 1})" for j, k in enumerate(q.keys)]
+        return "choice", q.prompt, options[q.answer[0]], options
+    return "predict", q.prompt, f"{float(q.answer):.4g}", []
 
 
 PREDICTABLE = ("scores", "scaled", "masked", "weights", "output")

@@ -102,9 +102,19 @@
     if (v.error) { status(esc(v.error), 'error'); opening = false; return; }
     if (v.role === 'teacher' && opening && !teacher) { opening = false; teach(v); }
   });
+  // the teacher's page reloaded: it takes its room back (the secret kept for this tab only, sessionStorage)
+  const kept = !asked && JSON.parse(sessionStorage.getItem('ap-teaching') || 'null');
+  if (kept) {
+    (async () => {
+      while (!loaded()) await sleep(100);
+      trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret });
+      teach(kept, false);
+    })();
+  }
 
-  function teach(room) {
+  function teach(room, fresh = true) {
     teacher = room;
+    sessionStorage.setItem('ap-teaching', JSON.stringify(room));
     const hdr = { 'X-Room-Secret': room.secret };
     const box = $('.room-teacher');
     box.hidden = false;
@@ -115,6 +125,7 @@
       <span class="room-cap" role="alert"></span>
       <button type="button" data-ask="predict">Ask: predict this number</button>
       <button type="button" data-ask="token">Ask: which key gets most weight</button>
+      <button type="button" data-ask="quiz">Ask: a quiz question</button>
       <button type="button" class="room-end" hidden>Close answers</button>
       <button type="button" class="room-reveal" hidden>Reveal</button>
       <button type="button" class="room-csv">Download results (CSV)</button>
@@ -123,6 +134,7 @@
     const q = (sel) => box.querySelector(sel);
     let lastQ = null;
     let asking = null;
+    let quizzes = 0;
     const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow() }, hdr).catch(() => {});
     let queued = false;
     const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
@@ -141,12 +153,17 @@
       const key = qu ? `${qu.id}:${qu.count}:${(qu.answers || []).join('|')}` : null;
       if (key && key !== lastQ) trigger('click', { kind: 'chart', code: room.code });
       lastQ = key;
-    }, (code, detail) => status(esc(detail), 'error'));
+    }, (code, detail) => {
+      status(esc(detail), 'error');
+      if (code === 403 || code === 404 || code === 410) sessionStorage.removeItem('ap-teaching');
+    });
     box.addEventListener('click', async (e) => {
       const b = e.target.closest('button');
       if (!b) return;
       try {
-        if (b.dataset.ask) {
+        if (b.dataset.ask === 'quiz') {  // the quiz's generator draws it: no cell to pick
+          await post(`${room.code}/ask`, { kind: 'quiz', index: quizzes++ }, hdr);
+        } else if (b.dataset.ask) {
           asking = b.dataset.ask;
           status(asking === 'predict' ? 'Click the number to ask about, in the overview (scores, scaled, masked, weights or output)'
             : 'Click any number of a query\'s row in the overview\'s weights', 'pick');
@@ -155,6 +172,7 @@
         else if (b.classList.contains('room-csv')) await download(room, hdr);
         else if (b.classList.contains('room-close')) {
           await post(`${room.code}/close`, {}, hdr);
+          sessionStorage.removeItem('ap-teaching');
           stream.stop();
           box.hidden = true;
           status(`Room ${esc(room.code)} is closed.`, 'closed');
@@ -174,7 +192,7 @@
         status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
       } catch (err) { status(esc(err.message), 'error'); }
     }, true);
-    card(true);
+    if (fresh) card(true);
     view();
   }
 
