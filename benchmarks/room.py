@@ -12,7 +12,7 @@ Events); other learners edit their own pages (benchmarks/classroom.py's learners
   the version the edit made), p50/p95 over every follower and edit, with 1 and with ``--followers`` followers;
 * **CPU per teacher edit**: the server's CPU seconds over the edits ÷ edits, with 1 and with many followers;
 * **the rest of the app**: ``--learners`` learners editing their own pages while the room runs, their p95 beside
-  the idle p95 (one learner alone) of the same run;
+  the idle p95 (one learner alone) of the same run, and beside the same learners' p95 without a room;
 * **answers**: ``--followers`` students answer one question at once; the time from the last answer's reply to the
   teacher's stream showing them all (its count);
 * **memory**: the server's RSS before and after ``--idle`` more idle followers connect (RSS ÷ followers).
@@ -105,26 +105,23 @@ async def followers(client: httpx.AsyncClient, code: str, n: int, join: bool) ->
     return out, [tasks, tokens]
 
 
-async def fan_out(client: httpx.AsyncClient, pid: int, t: dict[str, Any], comp: int, n: int, edits: int,
+async def fan_out(url: str, client: httpx.AsyncClient, pid: int, t: dict[str, Any], comp: int, n: int, edits: int,
                   gap: float) -> dict[str, Any]:  # fmt: skip
-    """``edits`` teacher edits with ``n`` followers: latency to each follower, and the server's CPU per edit."""
-    fs, (tasks, _) = await followers(client, t["code"], n, join=True)
+    """``edits`` teacher edits with ``n`` followers: latency to each follower, and the server's CPU per edit. The
+    followers run in a process of their own (:func:`follow_only`), which reports when each version reached each
+    of them (perf_counter is the system's monotonic clock, the same in both processes)."""
+    proc = await follower_process(url, t["code"], n)
     await asyncio.sleep(0.5)
-    lat: list[float] = []
+    sent: list[float] = []
     c0 = cpu_s(pid)
     for e in range(edits):
-        before = max(fs[0].seen)
-        t0 = time.perf_counter()
+        sent.append(time.perf_counter())
         await post_edit(client, comp, t["key"], edit_of(7, e + n))
-        while not all(max(f.seen) > before for f in fs):  # every follower has the edit's version
-            await asyncio.sleep(0.002)
-        v = max(fs[0].seen)
-        lat += [(f.seen[v] - t0) * 1e3 for f in fs]
         await asyncio.sleep(gap)
     cpu = (cpu_s(pid) - c0) / edits
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    seen = await stop(proc)
+    first = min(int(v) for v in seen[0])  # the version each follower got on connecting
+    lat = [(f[str(first + 1 + e)] - t0) * 1e3 for f in seen for e, t0 in enumerate(sent)]
     return {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3}
 
 
@@ -156,26 +153,60 @@ async def answers(client: httpx.AsyncClient, t: dict[str, Any], n: int) -> dict[
 async def beside(url: str, client: httpx.AsyncClient, t: dict[str, Any], comp: int, n_follow: int, n_learn: int,
                  seconds: float) -> float:  # fmt: skip
     """``n_learn`` learners edit their own pages for ``seconds`` while the teacher edits every 0.5 s to
-    ``n_follow`` followers; returns the learners' commit p95."""
-    _, (tasks, _) = await followers(client, t["code"], n_follow, join=True)
+    ``n_follow`` followers (none: no room, the same learners alone); returns the learners' commit p95."""
+    proc = await follower_process(url, t["code"], n_follow) if n_follow else None
     learners = [Learner(uuid.uuid4().hex[:12]) for _ in range(n_learn)]
-    _, load_fn = page_ids((await client.get("")).text)
-    for k in range(0, n_learn, 10):
-        await asyncio.gather(*(open_page(client, load_fn, w.key) for w in learners[k : k + 10]))
-    until = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=n_learn + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as own:  # (fresh connections)
+        _, load_fn = page_ids((await own.get("")).text)
+        for k in range(0, n_learn, 10):
+            await asyncio.gather(*(open_page(own, load_fn, w.key) for w in learners[k : k + 10]))
+        until = time.monotonic() + seconds
 
-    async def teach() -> None:
-        e = 0
-        while time.monotonic() < until:
-            await post_edit(client, comp, t["key"], edit_of(3, e))
-            e += 1
-            await asyncio.sleep(0.5)
+        async def teach() -> None:
+            e = 0
+            while n_follow and time.monotonic() < until:
+                await post_edit(own, comp, t["key"], edit_of(3, e))
+                e += 1
+                await asyncio.sleep(0.5)
 
-    await asyncio.gather(teach(), *(learner(client, comp, w, i, 2.0, until) for i, w in enumerate(learners)))
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(teach(), *(learner(own, comp, w, i, 2.0, until) for i, w in enumerate(learners)))
+    if proc is not None:
+        await stop(proc)
     return pct([m for w in learners for m in w.ms], 0.95)
+
+
+async def follower_process(url: str, code: str, n: int) -> asyncio.subprocess.Process:
+    """``n`` followers in a process of their own (:func:`follow_only`): their reading does not slow this
+    process's clients; returns once all have their first event."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--follow", url, code, str(n),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)  # fmt: skip
+    assert proc.stdout is not None
+    assert (await proc.stdout.readline()).strip() == b"ready"
+    return proc
+
+
+async def stop(proc: asyncio.subprocess.Process) -> list[dict[str, float]]:
+    """Stop a follower process; what it saw: per follower, when each version reached it."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.close()
+    seen = json.loads((await proc.stdout.read()).decode())
+    await proc.wait()
+    return seen
+
+
+async def follow_only(url: str, code: str, n: int) -> None:
+    """``--follow``: ``n`` joined followers of room ``code`` until stdin closes, "ready" printed once all have
+    their first event, then (at the end) when each version reached each follower, as JSON."""
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=httpx.Limits(max_connections=n + 10)) as client:
+        fs, (tasks, _) = await followers(client, code, n, join=True)
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        print(json.dumps([f.seen for f in fs]), flush=True)
 
 
 async def idle_memory(client: httpx.AsyncClient, pid: int, code: str, n: int) -> dict[str, float]:
@@ -209,8 +240,9 @@ async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):
             t, comp = await teacher_page(client)
-            out["fan"].append(await fan_out(client, pid, t, comp, n, a.edits, 0.3))
+            out["fan"].append(await fan_out(url, client, pid, t, comp, n, a.edits, 0.3))
         t, comp = await teacher_page(client)
+        out["alone_p95"] = await beside(url, client, t, comp, 0, a.learners, a.seconds)
         out["beside_p95"] = await beside(url, client, t, comp, a.followers, a.learners, a.seconds)
         t, _ = await teacher_page(client)
         out["answers_ms"] = await answers(client, t, a.followers)
@@ -231,6 +263,8 @@ def table(r: dict[str, Any], a: argparse.Namespace) -> str:
         f"{many['cpu_ms']:.1f} ms ({many['cpu_ms'] / max(one['cpu_ms'], 1e-9):.2f}×) |",
         f"| {a.learners} other learners' edit p95 beside the room / idle p95 | {r['beside_p95']:.1f} / "
         f"{r['idle_p95']:.1f} ms ({r['beside_p95'] / r['idle_p95']:.2f}×) |",
+        f"| the same {a.learners} learners without a room (same run) | p95 {r['alone_p95']:.1f} ms "
+        f"({r['alone_p95'] / r['idle_p95']:.2f}× idle); the room adds {r['beside_p95'] / r['alone_p95']:.2f}× |",
         f"| {a.followers} answers sent at once → the teacher's count shows them all | "
         f"{r['answers_ms']['all_ms']:.0f} ms from the first sent, {r['answers_ms']['after_last_ms']:.0f} ms "
         "after the last reply |",
@@ -240,6 +274,10 @@ def table(r: dict[str, Any], a: argparse.Namespace) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--follow"]:
+        url, code, n = sys.argv[2:5]
+        asyncio.run(follow_only(url, code, int(n)))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--followers", type=int, default=200)
     ap.add_argument("--edits", type=int, default=20, help="teacher edits per fan-out round")
