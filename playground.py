@@ -81,7 +81,8 @@ def build() -> gr.Blocks:
 def settle() -> None:
     """Build once what the first requests would (the default preset's views), then move every object alive now
     out of the garbage collector's way (``gc.freeze``): Python's full collections then walk only what the server
-    made since, a few ms instead of ~200 ms with the GIL held every ~100 edits (README: "A whole class at once")."""
+    made since, a few ms instead of ~200 ms with the GIL held every ~100 edits (docs/benchmarks.md,
+    "A whole class at once")."""
     load_values(DEFAULT_PRESET)
     gc.collect()
     gc.freeze()

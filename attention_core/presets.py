@@ -1,4 +1,4 @@
-"""Every example in the five seed notebooks (``../shared/seeds/``) as data.
+"""Every example in the five seed notebooks as data.
 
 A preset is a scenario for :func:`attention_core.compute` plus the tensors its notebook printed,
 copied from the notebook text with the seed file and cell they came from. The data live in one JSON

@@ -38,7 +38,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from harness import serve  # noqa: E402
+from harness import complete_answer, serve  # noqa: E402
 from load import rss_kb, server_pid  # noqa: E402
 
 SIZES = (6, 20, 60, 200)
@@ -185,7 +185,7 @@ def train_wrong(payload: dict[str, Any], text: bytes) -> bool:
     from attention_core import train
 
     st = train.train_steps(train.start(payload["task"], payload["seed"]), payload["steps"])
-    got = json.loads(text.decode().split("data: ", 1)[1])[0]
+    got = complete_answer(text.decode())
     return got["losses"] != list(st.losses) or got["weights"] != train.weights_matrix(st).tolist()
 
 

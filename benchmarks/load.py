@@ -31,7 +31,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from harness import serve  # noqa: E402
+from harness import complete_answer, serve  # noqa: E402
 
 import attention_core as ac  # noqa: E402
 from attention_core import train  # noqa: E402
@@ -78,10 +78,8 @@ def send(client: httpx.Client, payload: Any, api: str = "compute", session_hash:
 
 
 def answer(text: str) -> Any:
-    """The first output in a result stream's text (see :func:`send`)."""
-    if "event: complete" not in text:
-        raise RuntimeError(text[:300])
-    return json.loads(text.split("data: ", 1)[1])[0]
+    """The first output in a result stream's text (see :func:`send`): :func:`harness.complete_answer`."""
+    return complete_answer(text)
 
 
 def call(client: httpx.Client, payload: Any, api: str = "compute", session_hash: str | None = None) -> Any:

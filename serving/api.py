@@ -71,7 +71,7 @@ def compute_api(scenario: dict) -> dict:
     "decode" (bool: KV-cache decoding, causal self-attention).
 
     Args:
-        scenario: the JSON scenario described above; only "x" is required (README: "The compute contract").
+        scenario: the JSON scenario described above; only "x" is required (docs/api.md: "The compute contract").
 
     Returns:
         "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",

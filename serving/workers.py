@@ -5,7 +5,7 @@ real model's forward pass and a training run are torch work with Python between 
 same process they hand the GIL back only every ``sys.getswitchinterval()`` (5 ms), so each of an edit's many GIL
 hand-overs can wait that long. Measured in process, with a thread running model calls and training steps: an
 edit's p95 went from 12 ms alone to 76 ms. In a process of its own that work runs on the second core and the
-edits keep the first (README: "A whole class at once").
+edits keep the first (docs/benchmarks.md: "A whole class at once").
 
 ``call(fn, *args)`` runs a module-level function there and returns its answer; an exception raised there is
 raised here (``ScenarioError`` and ``TrainError`` pickle with their field). The worker starts on first use

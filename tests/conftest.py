@@ -1,4 +1,4 @@
-"""Fixtures the browser tests share: the app served once per test module, and one Chromium per module."""
+"""Fixtures the tests share: the app served once per test module, one Chromium per module, and the notebooks' text."""
 
 from __future__ import annotations
 
@@ -8,6 +8,13 @@ from pathlib import Path
 import pytest
 from browser import CHROMIUM_ARGS, chromium_path, serve
 from playwright.sync_api import Browser, sync_playwright
+from seed_text import seeds_or_skip
+
+
+@pytest.fixture
+def seeds() -> Path:
+    """The folder of the notebooks' text (000_*.txt … 004_*.txt), for the tests that compare the data files to it."""
+    return seeds_or_skip()
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ into a pytest failure (tests/browser.py).
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -19,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (this file is tests/harness.py)
 CHROMIUM_ARGS = [
@@ -38,6 +40,16 @@ LOADED = "() => document.querySelector('#badge .html-container')?.textContent.tr
 
 class HarnessError(RuntimeError):
     """The app or the browser could not be started; the message says why."""
+
+
+def complete_answer(text: str) -> Any:
+    """The first output of a gradio result stream (``/call/<api>/<event>``): the ``complete`` event's own data line.
+
+    A loaded server may send heartbeats (``data: null``) before it, so the first ``data:`` line is not the answer.
+    """
+    if "event: complete" not in text:
+        raise RuntimeError(text[:300])
+    return json.loads(text.split("event: complete\ndata: ", 1)[1].split("\n", 1)[0])[0]
 
 
 def chromium_path() -> str:

@@ -3,6 +3,9 @@
 Every ``Printed`` tensor must appear in the seed text it names as a run of consecutive numbers, each one the
 printed token at the token's own precision (the number the token prints, no digit more). So must the
 inputs copied from a notebook (000's encodings, 003's embeddings, 004's q, k, v).
+
+The notebooks' text is no part of the repository: the tests that read it take the ``seeds`` fixture
+(tests/conftest.py), which skips them, saying why, where it is not beside the repository, and fails them in CI.
 """
 
 from __future__ import annotations
@@ -11,14 +14,15 @@ import json
 import math
 import re
 from functools import cache
+from pathlib import Path
 
 import pytest
 from browser import ROOT
+from seed_text import SEEDS
 
 import attention_core as ac
 from attention_core import presets
 
-SEEDS = ROOT.parent / "shared" / "seeds"
 NUMBER = re.compile(r"(?<![\w.])-?(?:inf|nan|\d+\.?\d*(?:e[-+]?\d+)?)(?![\w])")
 
 
@@ -60,7 +64,9 @@ PRINTED = [(p.id, pr) for p in ac.all_presets() for pr in p.printed]
 
 
 @pytest.mark.parametrize(("preset", "printed"), PRINTED, ids=[f"{i}:{pr.label[:40]}" for i, pr in PRINTED])
-def test_every_printed_tensor_is_a_run_of_numbers_in_its_seed_text(preset: str, printed: ac.Printed) -> None:
+def test_every_printed_tensor_is_a_run_of_numbers_in_its_seed_text(
+    preset: str, printed: ac.Printed, seeds: Path
+) -> None:
     values = flat(printed.values)
     assert find_run(values, printed.source) is not None, f"{preset}: {printed.label} not found in {printed.source}"
 
@@ -70,12 +76,12 @@ INPUTS = [(p.id, key) for p in ac.all_presets() for key in ("x", "x_q", "x_k", "
 
 
 @pytest.mark.parametrize(("preset", "key"), INPUTS)
-def test_inputs_copied_from_a_notebook_are_in_its_text(preset: str, key: str) -> None:
+def test_inputs_copied_from_a_notebook_are_in_its_seed_text(preset: str, key: str, seeds: Path) -> None:
     p = ac.get_preset(preset)
     assert find_run(flat(p.scenario[key]), p.source) is not None, f"{preset}: {key}"
 
 
-def test_the_finder_fails_on_a_changed_digit_and_a_shifted_run() -> None:
+def test_the_seed_text_finder_fails_on_a_changed_digit_and_a_shifted_run(seeds: Path) -> None:
     """The check can fail: one digit off, or the right numbers in another order, is not found."""
     w = ac.get_preset("statquest-self").printed[1]  # 000 In [32]: [[0.5406, -0.1657], [0.5869, 0.6496]]
     good = flat(w.values)
@@ -91,11 +97,17 @@ def test_each_data_file_is_one_notebook_and_follows_the_schema(nb: str) -> None:
     path = presets.DATA / f"{nb}.json"
     assert path.parent.parent == ROOT / "attention_core"  # package data: found relative to the module
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert (SEEDS / data["source"]).is_file() and data["source"].startswith(nb)
+    assert data["source"].startswith(nb)
     loaded = presets.load_notebook(nb)
     assert [p.id for p in loaded] == [p["id"] for p in data["presets"]] and loaded
     for p in loaded:
         ac.parse(p.scenario)  # every scenario is valid
+
+
+@pytest.mark.parametrize("nb", presets.NOTEBOOKS)
+def test_each_data_file_names_its_seed_text(nb: str, seeds: Path) -> None:
+    source = json.loads((presets.DATA / f"{nb}.json").read_text(encoding="utf-8"))["source"]
+    assert (seeds / source).is_file(), source
 
 
 def test_a_data_file_with_an_unknown_key_is_refused(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,4 +124,7 @@ def test_003_tokens_are_what_simple_tokenizer_makes_of_its_sentence() -> None:
     for p in ac.all_presets():
         if p.source.startswith("003"):
             assert p.scenario["tokens"] == expected, p.id
-    assert presets.SENTENCE in (SEEDS / presets.SEED_003).read_text(encoding="utf-8")
+
+
+def test_003_sentence_is_the_one_in_its_seed_text(seeds: Path) -> None:
+    assert presets.SENTENCE in (seeds / presets.SEED_003).read_text(encoding="utf-8")

@@ -31,6 +31,7 @@ from ui import values
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from harness import complete_answer
 from hostile import post_raw
 from load import rss_kb, server_pid
 
@@ -255,7 +256,7 @@ def test_the_largest_legitimate_request_is_answered(app: tuple[str, int]) -> Non
         assert r.status_code == 200, r.text[:300]
         body = client.get(f"api/gradio_api/call/compute/{r.json()['event_id']}").text
     assert "event: complete" in body
-    got = json.loads(body.split("data: ", 1)[1])[0]
+    got = complete_answer(body)
     assert got["output"] == json.loads(json.dumps(ac.compute(sc)))["output"]
 
 

@@ -1,9 +1,11 @@
-"""ruff is part of the suite, so the README's one test command also lints."""
+"""ruff and ESLint are part of the suite, so the README's one test command also lints the Python and the JS."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 from browser import ROOT
 
@@ -20,3 +22,40 @@ def test_ruff_format_is_clean() -> None:
         [sys.executable, "-m", "ruff", "format", "--check", "."], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ESLint reads the page's JavaScript (ui/static/) as ruff reads the Python: eslint.config.js, pinned by package.json
+# and package-lock.json, installed by .ci/install (npm ci).
+ESLINT = ROOT / "node_modules" / ".bin" / "eslint"
+
+
+def eslint(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    assert ESLINT.is_file(), f"ESLint is not installed ({ESLINT} is missing): run `bash .ci/install` (it runs npm ci)"
+    return subprocess.run(
+        [str(ESLINT), "--max-warnings", "0", *args], cwd=ROOT, input=stdin, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_eslint_is_clean() -> None:
+    r = eslint()
+    assert r.returncode == 0, r.stdout + r.stderr
+    listed = eslint("--format", "json", "ui/static")
+    names = {Path(f["filePath"]).name for f in json.loads(listed.stdout)}
+    assert names >= {"grid.js", "scrub.js", "live.js", "room.js"}
+
+
+def test_eslint_finds_an_undeclared_name_and_an_unused_one() -> None:
+    """The config does not switch the rules off that catch names shared between files by accident."""
+    probe = "const kept = 1;\nfunction shown() { return apStray + kept; }\n"
+    r = eslint("--stdin", "--stdin-filename", "ui/static/probe.js", stdin=probe)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "'apStray' is not defined" in r.stdout and "'shown' is defined but never used" in r.stdout, r.stdout
+
+
+def test_no_blanket_lint_disables() -> None:
+    for path in sorted((ROOT / "ui" / "static").glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        assert "eslint-disable" not in text and "eslint no-" not in text, path.name
+    config = (ROOT / "eslint.config.js").read_text(encoding="utf-8")
+    assert '"off"' not in config and "'off'" not in config and "ignores" not in config

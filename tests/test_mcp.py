@@ -1,6 +1,7 @@
 """The API as agent tools, as an agent meets them: the mcp package's own streamable-HTTP client at the root's
 /gradio_api/mcp/ (where Spaces' MCP integration looks) lists compute, model_attention and train with every
-argument described, and every answer is JSON text that json.loads reads; compute's matches seed 000's print.
+argument described, and every answer is JSON text that json.loads reads; compute's matches seed 000's print (as
+attention_core/data/000.json holds it; tests/test_data_files.py holds that to the notebook's text).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 import attention_core as ac
 from serving import api as api_app
 
-SEED_000 = next((ROOT.parent / "shared" / "seeds").glob("000_*.txt"))
+PRINTED_000 = [pr.values for p in ac.all_presets() if p.source.startswith("000") for pr in p.printed]
 MASKED = {  # 000's masked self-attention: its encodings, torch.manual_seed(42)'s nn.Linear weights, the causal mask
     "x": [[1.16, 0.23], [0.57, 1.36], [4.41, -2.16]],
     "weights": {"init": "linear", "seed": 42},
@@ -53,17 +54,13 @@ def mcp(endpoint: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, li
     return asyncio.run(asyncio.wait_for(session_calls(endpoint, calls), timeout=240))
 
 
-def printed_runs(text: str) -> list[list[float]]:
-    """Every run of numbers torch printed in ``text`` (one per tensor([[...]]))."""
-    return [[float(x) for x in re.findall(r"-?\d+\.\d+", m)] for m in re.findall(r"tensor\(\[\[(.*?)\]\]", text, re.S)]
-
-
 def printed_by_000(matrix: list[list[float]]) -> bool:
-    """Whether seed 000 printed this matrix, to within half of its last printed digit."""
-    flat = [v for row in matrix for v in row]
+    """Whether seed 000 printed this matrix, to within half of its last printed digit (000 printed 4 decimals)."""
     return any(
-        len(run) == len(flat) and all(abs(a - b) <= 5e-5 for a, b in zip(run, flat, strict=True))
-        for run in printed_runs(SEED_000.read_text())
+        len(printed) == len(matrix)
+        and all(len(p) == len(m) for p, m in zip(printed, matrix, strict=True))
+        and all(abs(a - b) <= 5e-5 for p, m in zip(printed, matrix, strict=True) for a, b in zip(p, m, strict=True))
+        for printed in PRINTED_000
     )
 
 
@@ -116,8 +113,8 @@ def test_gradio_still_answers_tools_with_str_so_the_json_answer_is_still_needed(
     assert json.loads(content.text) == {"a": [1.5, None], "b": True}
 
 
-def test_the_readme_points_agents_at_the_root(app_url: str) -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_api_page_points_agents_at_the_root(app_url: str) -> None:
+    readme = (ROOT / "docs" / "api.md").read_text()  # the API page: where the README sends an engineer
     config = json.loads(next(b for b in re.findall(r"^```json\n(.*?)^```", readme, flags=re.S | re.M) if "mcp" in b))
     url = config["mcpServers"]["attention-playground"]["url"]
     assert url == "http://127.0.0.1:7860/gradio_api/mcp/"  # the root, where this file's first test connects
@@ -126,11 +123,11 @@ def test_the_readme_points_agents_at_the_root(app_url: str) -> None:
     assert r.status_code == 200 and "mcp" in r.text.lower()
 
 
-def test_the_readme_model_example_runs_at_the_root(app_url: str) -> None:
+def test_the_api_page_model_example_runs_at_the_root(app_url: str) -> None:
     import subprocess
     import sys
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "api.md").read_text()  # the API page: where the README sends an engineer
     blocks = re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
     client = next(b for b in blocks if "gradio_client" in b)
     example = next(b for b in blocks if "/model_attention" in b)

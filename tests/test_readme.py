@@ -1,8 +1,9 @@
-"""Every command and snippet in README.md runs, in its smallest form, and its claims hold.
+"""Every command and snippet in README.md and docs/*.md runs, in its smallest form, and their claims hold.
 
-Commands are found by parsing the README's fenced ``bash`` and ``python`` blocks; each shell command must be one this
-file knows how to run quickly, so a new command in the README cannot go untested, and a command that drifts from
-the code fails here.
+Commands are found by parsing the pages' fenced ``bash`` and ``python`` blocks; each shell command must be one this
+file knows how to run quickly, so a new command in any page cannot go untested, and a command that drifts from
+the code fails here. Every link to a file resolves (and its #anchor names a heading of that page), and the README
+stays a front page of at most 120 lines. The pages are globbed: a page added to docs/ is covered as it lands.
 """
 
 from __future__ import annotations
@@ -19,16 +20,29 @@ from pathlib import Path
 import pytest
 from browser import ROOT, serve
 
-README = (ROOT / "README.md").read_text()
-SEED_000 = next((ROOT.parent / "shared" / "seeds").glob("000_*.txt"))
+import attention_core as ac
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TEXT = {page: page.read_text(encoding="utf-8") for page in PAGES}
+README = TEXT[ROOT / "README.md"]
+# what seed 000 printed, as attention_core/data/000.json holds it (tests/test_data_files.py holds that to its text)
+PRINTED_000 = [[v for row in pr.values for v in row] for p in ac.all_presets() if p.source.startswith("000")
+               for pr in p.printed]  # fmt: skip
+# Pages other branches create, linked before they land: a link to one may be missing, never wrong once it is there.
+PENDING = {ROOT / "docs" / "contract.md"}  # the scenario's keys, generated from the code
 
 
-def blocks(lang: str) -> list[str]:
-    return re.findall(rf"^```{lang}\n(.*?)^```", README, flags=re.S | re.M)
+def name(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def blocks(lang: str, pages: list[Path] = PAGES) -> list[str]:
+    """Every fenced ``lang`` block of ``pages`` (all of them unless told)."""
+    return [b for page in pages for b in re.findall(rf"^```{lang}\n(.*?)^```", TEXT[page], flags=re.S | re.M)]
 
 
 def commands() -> list[str]:
-    """Every shell command of the README's bash blocks (comments dropped)."""
+    """Every shell command of the pages' bash blocks (comments dropped)."""
     lines = [ln.split("  #")[0].strip() for b in blocks("bash") for ln in b.splitlines()]
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
@@ -107,6 +121,26 @@ def run_fuzz(_: Path) -> None:
     assert " passed" in r.stdout and "Hypothesis Statistics" in r.stdout
 
 
+def run_room(tmp: Path) -> None:
+    out = tmp / "room.md"
+    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5"]
+    r = run([sys.executable, "benchmarks/room.py", *small, "--out", str(out)], 600)
+    assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
+    assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
+
+
+def by_test(path: str, k: str) -> Callable[[Path], None]:
+    """A command a test of its own runs as the page shows it (the classroom command, two replicas on Redis)."""
+
+    def check(_: Path) -> None:
+        r = run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", path, "-k", k], 600)
+        assert " passed" in r.stdout and " skipped" not in r.stdout, r.stdout[-2000:]
+
+    return check
+
+
+REPLICAS = by_test("tests/test_room_redis.py", "two_replicas_stores_share")
+
 QUICK: dict[str, Callable[[Path], None]] = {
     "python3 -m pip install -r requirements.txt && python3 playground.py": run_app,
     "bash .ci/install && python3 -m pytest -q": run_tests,
@@ -116,16 +150,110 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/classroom.py": run_classroom,
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
+    "python3 benchmarks/room.py": run_room,
+    "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
+    'redis-server --port 6379 --save "" --appendonly no': REPLICAS,
+    "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7861 python3 playground.py": REPLICAS,
+    "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7862 python3 playground.py": REPLICAS,
     "FUZZ_EXAMPLES=2500 python3 -m pytest -n 0 tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
 }
 
 
 def test_every_readme_command_is_known_here() -> None:
     unknown = [c for c in commands() if c not in QUICK]
-    assert unknown == [], f"README commands this test cannot run: {unknown}"
-    assert set(commands()) == set(QUICK), set(QUICK) - set(commands())  # and none of these left the README
-    inline = re.findall(r"`(python3? [^`]*)`", re.sub(r"^```.*?^```", "", README, flags=re.S | re.M))
+    assert unknown == [], f"commands in README.md or docs/ this test cannot run: {unknown}"
+    assert set(commands()) == set(QUICK), set(QUICK) - set(commands())  # and none of these left the pages
+    prose = "".join(re.sub(r"^```.*?^```", "", TEXT[page], flags=re.S | re.M) for page in PAGES)
+    inline = re.findall(r"`(python3? [^`]*)`", prose)
     assert [c for c in inline if c not in QUICK and c != "python playground.py"] == []
+    assert blocks("bash", [ROOT / "README.md"]) == [  # the front page's two commands, exactly
+        "python3 -m pip install -r requirements.txt && python3 playground.py\n",
+        "bash .ci/install && python3 -m pytest -q\n",
+    ]
+
+
+# Every fenced block of every page is run by a test: bash by the commands above, python and json by these.
+RUN_BY = {
+    "python": {"ac.compute(": "test_readme.py", "gradio_client": "test_readme.py", "/model_attention": "test_mcp.py"},
+    "json": {"mcpServers": "test_mcp.py"},
+}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_every_code_block_is_one_a_test_runs(page: Path) -> None:
+    fences = re.findall(r"^```(\w*)\n(.*?)^```", TEXT[page], flags=re.S | re.M)
+    for lang, body in fences:
+        assert lang in ("bash", *RUN_BY), f"{name(page)}: a ```{lang} block no test runs:\n{body}"
+        if lang in RUN_BY:
+            assert any(marker in body for marker in RUN_BY[lang]), f"{name(page)}: no test runs this block:\n{body}"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    return {slug(h) for h in re.findall(r"^#{1,6} (.*)$", TEXT.get(page) or page.read_text(encoding="utf-8"), re.M)}
+
+
+def local_links(page: Path) -> list[str]:
+    """Every link and image target of ``page`` that is no web address (code blocks and inline code left out)."""
+    prose = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", TEXT[page], flags=re.S | re.M))
+    targets = re.findall(r"\]\(([^)\s]+)\)", prose)
+    return [t for t in targets if not re.match(r"[a-z]+:", t)]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_every_link_to_a_file_resolves(page: Path) -> None:
+    for link in local_links(page):  # (a page may link nowhere: a generated table, say)
+        path, _, anchor = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        if target in PENDING and not target.exists():
+            continue
+        assert target.is_file(), f"{name(page)}: {link} names no file"
+        if anchor:
+            assert target.suffix == ".md" and anchor in anchors(target), f"{name(page)}: {link} names no heading"
+
+
+def test_the_link_checker_fails_on_a_missing_file_and_a_wrong_anchor(tmp_path: Path) -> None:
+    page = ROOT / "docs" / "api.md"
+    assert "no-such-heading" not in anchors(page) and "the-compute-contract" in anchors(page)
+    assert slug("A real model: all-MiniLM-L6-v2, step by step") == "a-real-model-all-minilm-l6-v2-step-by-step"
+    assert slug("What `bench.py` measures") == "what-benchpy-measures"
+    assert local_links_of("see [x](a.md#b), `[y](c.md)`, [z](https://x.org)") == ["a.md#b"]
+
+
+def local_links_of(text: str) -> list[str]:
+    page = ROOT / "docs" / "_probe.md"
+    TEXT[page] = text
+    try:
+        return local_links(page)
+    finally:
+        del TEXT[page]
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = README.splitlines()
+    assert len(lines) <= 120, f"README.md is {len(lines)} lines: move the rest into docs/"
+    front = README.split("---\n")[1]  # the Hugging Face Spaces configuration, first in the file
+    assert README.startswith("---\ntitle: Attention Playground\n") and "sdk: gradio" in front
+    assert "app_file: playground.py" in front and "sdk_version: 6.31.0" in front
+    assert README.count("](docs/screenshot.png)") == 1  # one screenshot
+    for page in ("workbench", "teaching", "api", "architecture", "operations", "benchmarks"):  # one per reader
+        assert f"](docs/{page}.md)" in README, f"the README links no docs/{page}.md"
+
+
+@pytest.mark.parametrize("page", PAGES[1:], ids=name)
+def test_every_docs_page_is_linked_from_another_page(page: Path) -> None:
+    linked = {(p.parent / link.partition("#")[0]).resolve() for p in PAGES if p != page for link in local_links(p)}
+    assert page in linked, f"no page links {name(page)}: a reader cannot find it"
+    for reader in ("**As a learner**", "**As a teacher**", "**As an engineer**"):
+        assert reader in README
+    assert "shared/seeds" not in README  # a folder a reader of the repository does not have
+    for credit in ("Attention in Transformers: Concepts and Code in PyTorch", "lakhanrajpatlolla/aiml-learning",
+                   "Self_Attention_for_Tfr", "Build a Large Language Model (From Scratch)"):  # fmt: skip
+        assert credit in README, credit
 
 
 @pytest.mark.parametrize("command", sorted({c for c in QUICK if QUICK[c] is not run_bench} | {"bench"}))
@@ -143,8 +271,8 @@ def test_the_compute_example_prints_what_seed_000_printed() -> None:
     r = run([sys.executable, "-c", code], 120)
     got = printed_runs(r.stdout)
     assert len(got) == 1 and len(got[0]) == 6
-    assert got[0] in printed_runs(SEED_000.read_text())  # the same six numbers, to the 4 decimals 000 printed
-    claim = re.search(r"It prints `(tensor\(.*?\))`", README, re.S)
+    assert got[0] in PRINTED_000  # the same six numbers, to the 4 decimals 000 printed
+    claim = re.search(r"It prints `(tensor\(.*?\))`", "".join(TEXT.values()), re.S)
     assert claim and printed_runs(claim.group(1)) == got  # and the README says so
 
 

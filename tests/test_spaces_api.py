@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 from browser import ROOT, free_port
 from gradio_client import Client
+from harness import complete_answer
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -83,7 +84,7 @@ def test_plain_rest_at_the_root_runs_on_the_api_app(inproc: str) -> None:
             event = http.post("gradio_api/call/compute", json={"data": [SCENARIO]}).json()["event_id"]
             text = http.get(f"gradio_api/call/compute/{event}").text
             assert "event: complete" in text, text[:300]
-        assert json.loads(text.split("data: ", 1)[1])[0]["output"] == as_json(ac.compute(SCENARIO))["output"]
+        assert complete_answer(text)["output"] == as_json(ac.compute(SCENARIO))["output"]
         assert http.get("gradio_api/info").json()["named_endpoints"].keys() == {
             "/compute",
             "/model_attention",

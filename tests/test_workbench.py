@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -10,6 +9,7 @@ import httpx
 import pytest
 import torch
 from browser import LOADED, open_page
+from harness import complete_answer
 from playwright.sync_api import Browser, Page, Request
 
 import attention_core as ac
@@ -319,7 +319,7 @@ def test_a_page_survives_400_anonymous_calls_and_its_next_edit_updates_the_views
             r = client.post("api/gradio_api/call/compute", json=body)
             event = r.json()["event_id"]
             text = client.get(f"api/gradio_api/call/compute/{event}").text
-            return int("event: complete" in text and json.loads(text.split("data: ", 1)[1])[0]["heads"] != [])
+            return int("event: complete" in text and complete_answer(text)["heads"] != [])
 
     out = page.inner_text(OUT)
     with ThreadPoolExecutor(8) as pool:

@@ -352,7 +352,7 @@ element.addEventListener('paste', (e) => {
   const td = cellOf(e.target);
   if (!td) return;
   const text = (e.clipboardData || window.clipboardData).getData('text');
-  if (!/[\t\n\[]/.test(text.trim()) && !/[ ,;]\s*\S/.test(text.trim())) return;  // one value: a normal paste
+  if (!/[\t\n[]/.test(text.trim()) && !/[ ,;]\s*\S/.test(text.trim())) return;  // one value: a normal paste
   e.preventDefault();
   const inp = td.querySelector('input:not([type=checkbox])');
   if (inp) finish(inp, false);

@@ -9,6 +9,7 @@
 // nodes already on the page; otherwise the view is replaced whole. Gradio's own redraw parses the value and then
 // walks every node of old and new in JavaScript, attribute by attribute: ~50 ms of an edit at T=64, d=64, where
 // this takes a few. ``after(kept)`` runs once the value is drawn (``kept``: drawn into the same nodes).
+/* exported liveView, drawnView */  // for the bodies live.js is pasted before (eslint.config.js)
 const viewId = () => element.parentElement && element.parentElement.closest('[id]')?.id;
 function liveView(after) {
   const id = viewId();

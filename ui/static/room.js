@@ -53,7 +53,7 @@
               }
             }
           }
-        } catch (e) { /* a dropped connection: connect again */ }
+        } catch { /* a dropped connection: connect again */ }
         if (alive) await sleep(1000);
       }
     })();
@@ -97,7 +97,7 @@
   });
   watch('value', () => {
     let v = null;
-    try { v = JSON.parse(props.value || 'null'); } catch (e) { return; }
+    try { v = JSON.parse(props.value || 'null'); } catch { return; }
     if (!v) return;
     if (v.error) { status(esc(v.error), 'error'); opening = false; return; }
     if (v.role === 'teacher' && opening && !teacher) { opening = false; teach(v); }

@@ -14,6 +14,7 @@
 // The workbench's temperature box (a gr.Number in the toolbar while the scale is a temperature) scrubs the same
 // way; its values go to gradio as typing does, and gradio sends the newest one once the last has answered
 // (trigger_mode always_last).
+/* exported dragged, nudge, openSheet */  // for grid.js, pasted before this (eslint.config.js)
 const SLOP = 4;  // px a press may move and still be a click
 const MAX_ABS = 1e6;  // the largest |cell| the server takes
 const SHEET_STEPS = 300;  // the sheet's slider: ±300 steps of a hundredth of the value's scale
