@@ -33,6 +33,7 @@ import secrets
 import socket
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -211,10 +212,11 @@ class RoomStore:
             self._rooms[code] = room
             return room
 
-    def drive(self, code: str, secret: Any) -> Room:
-        """The room ``code`` if ``secret`` is its teacher's (403 otherwise); touches it."""
+    def drive(self, code: str, secret: Any, client: str | None = None) -> Room:
+        """The room ``code`` if ``secret`` is its teacher's (403 otherwise); touches it. A wrong code counts against
+        ``client`` as in :meth:`get`: a route that answers 404 or 403 tells a guesser which codes are open."""
         with self._lock:
-            room = self.get(code)
+            room = self.get(code, client)
             if not isinstance(secret, str) or not secrets.compare_digest(secret.encode(), room.secret.encode()):
                 raise RoomError(403, "room: only the teacher's page can drive this room")
             room.touched = self._clock()
@@ -286,6 +288,9 @@ class RoomStore:
             text = " ".join(str(display or "").split())
             if len(text) > MAX_NAME:
                 raise RoomError(400, f"name: at most {MAX_NAME} characters")
+            hidden = next((c for c in text if unicodedata.category(c).startswith("C")), None)
+            if hidden is not None:  # control, format (bidi overrides, zero width), unassigned
+                raise RoomError(400, f"name: no control or invisible characters (U+{ord(hidden):04X})")
             st.display = text
             return text
 

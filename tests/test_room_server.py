@@ -33,9 +33,12 @@ def client() -> Iterator[TestClient]:
 
 
 @pytest.fixture
-def room(monkeypatch: pytest.MonkeyPatch) -> rm.Room:
+def room(monkeypatch: pytest.MonkeyPatch) -> Iterator[rm.Room]:
     monkeypatch.setattr(ROOMS, "_wrong", type(ROOMS._wrong)())  # (each test its own wrong-code budget)
-    return ROOMS.open("10.9.9.9", {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None})
+    opened = ROOMS.open("10.9.9.9", {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None})
+    yield opened
+    with ROOMS._lock:  # (its seat among the address's 5 open rooms given back)
+        ROOMS._rooms.pop(opened.code, None)
 
 
 def test_every_teacher_call_without_the_secret_is_a_403(client: TestClient, room: rm.Room) -> None:
@@ -158,3 +161,39 @@ def test_a_quiz_question_is_the_quiz_generators_multiple_choice(client: TestClie
     assert q.options == [f"{k} ({j + 1})" for j, k in enumerate(want.keys)] and q.right == q.options[want.answer[0]]
     weights = ac.evaluate(s).head(want.head)["weights"][want.row]
     assert int(weights.argmax()) == want.answer[0]  # and it is the key with the most weight, by torch
+
+
+def test_wrong_codes_on_the_teachers_routes_count_against_the_flood_limit(client: TestClient, room: rm.Room) -> None:
+    """A script guessing codes through a teacher's route (404 for no room, 403 for a room) learns which codes are
+    open as well as through join: it counts against the same budget."""
+    statuses = []
+    for i, c in enumerate(rm.ALPHABET):
+        action = ("close", "view", "end", "results.csv", "events")[i % 5]
+        url, guess = f"/room/ZZZZZ{c}/{action}", {"X-Room-Secret": "guess"}
+        got = (
+            client.get(url, headers=guess)
+            if action in ("results.csv", "events")
+            else client.post(url, json={}, headers=guess)
+        )
+        statuses.append(got.status_code)
+    assert statuses.count(404) == rm.MAX_WRONG and statuses[-1] == 429, statuses
+    assert "wait a minute" in client.post(f"/room/{room.code}/join", json={}).json()["detail"]
+
+
+def test_names_refuse_control_characters_and_the_csv_quotes_what_a_spreadsheet_would_run(
+    client: TestClient, room: rm.Room
+) -> None:
+    for bad in ("Ada\u202eevil", "nul\x00", "zero\u200bwidth"):
+        r = client.post(f"/room/{room.code}/join", json={"name": bad})
+        assert r.status_code == 400 and "name: " in r.json()["detail"] and "character" in r.json()["detail"], r.text
+    formula = '=HYPERLINK("http://x")'
+    a = client.post(f"/room/{room.code}/join", json={"name": formula}).json()
+    assert a["display"] == formula  # the name is kept as typed
+    teacher = {"X-Room-Secret": room.secret}
+    client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 0, "col": 0},
+                headers=teacher)  # fmt: skip
+    client.post(f"/room/{room.code}/answer", json={"token": a["token"], "question": 0, "answer": "-0.5"})
+    frame = pd.read_csv(io.StringIO(client.get(f"/room/{room.code}/results.csv", headers=teacher).text))
+    row = frame.set_index("student").loc[a["name"]]
+    assert row["display_name"] == "'" + formula  # a spreadsheet shows it as text, never runs it
+    assert float(row["answer"]) == -0.5  # a number stays a number

@@ -119,7 +119,7 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict
         if kind == "open":
             return {html_el: open_room(preset_id, vals, request)}
         if kind == "follow":
-            room = ROOMS.get(data.get("code"))
+            room = ROOMS.get(data.get("code"), request.client.host if request and request.client else "?")
             query = room.state.get("query") or {}
             return page.answer(*room_values(json.dumps(query, sort_keys=True)))
         if kind == "chart":
@@ -222,7 +222,7 @@ async def events(request: Request) -> Response:
     code = request.path_params["code"]
     secret = request.headers.get("x-room-secret")
     try:
-        room = ROOMS.drive(code, secret) if secret else ROOMS.get(code, client_of(request))
+        room = ROOMS.drive(code, secret, client_of(request)) if secret else ROOMS.get(code, client_of(request))
     except RoomError as e:
         return refused(e)
     token = request.query_params.get("token")
@@ -282,9 +282,11 @@ async def teacher(request: Request) -> Response:
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
     try:
-        room = ROOMS.drive(code, secret)
+        room = ROOMS.drive(code, secret, client_of(request))
         if action == "results.csv":
             frame = pd.DataFrame(ROOMS.results(room.code, secret), columns=RESULT_COLUMNS)
+            for col in ("prompt", "display_name", "answer"):
+                frame[col] = frame[col].map(as_text_cell)
             buf = io.StringIO()
             frame.to_csv(buf, index=False)
             name = f"room-{room.code}-results.csv"
@@ -306,6 +308,18 @@ async def teacher(request: Request) -> Response:
         raise RoomError(404, f"room: no action {action[:20]!r}")
     except RoomError as e:
         return refused(e)
+
+
+def as_text_cell(v: Any) -> Any:
+    """A CSV cell a spreadsheet shows and never runs: text that starts like a formula (= + - @, tab, CR) and is no
+    number gets a leading apostrophe (OWASP's CSV injection advice); numbers such as -0.5 stay numbers."""
+    if not isinstance(v, str) or not v or v[0] not in "=+-@\t\r":
+        return v
+    try:
+        float(v)
+        return v
+    except ValueError:
+        return "'" + v
 
 
 RESULT_COLUMNS = ["question", "kind", "prompt", "student", "display_name", "answer", "right_answer", "correct"]
