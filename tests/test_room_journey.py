@@ -227,6 +227,8 @@ def test_a_late_joiner_and_a_reload_catch_up_and_the_teacher_closes_the_room(les
     shows(teacher, "#room .room-count", "4 students joined")
     teacher.reload()  # the teacher's page reloads too: it takes the room back, at the room's state
     teacher.wait_for_function(LOADED)
+    # "Teaching room CODE" only once the resume has answered with the room's state (till then "Taking room … back");
+    # the histogram's redraws no longer hold the grids pending, so the editor opens at the first click
     shows(teacher, "#room .room-code-now", code)
     shows(teacher, CELL.format(r=0, c=0), "3.25")
     edit(teacher, 1, 1, "0.75")

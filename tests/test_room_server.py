@@ -197,3 +197,17 @@ def test_names_refuse_control_characters_and_the_csv_quotes_what_a_spreadsheet_w
     row = frame.set_index("student").loc[a["name"]]
     assert row["display_name"] == "'" + formula  # a spreadsheet shows it as text, never runs it
     assert float(row["answer"]) == -0.5  # a number stays a number
+
+
+def test_the_teachers_histogram_updates_nothing_but_itself() -> None:
+    """Every answer redraws the teacher's histogram. An event whose outputs were the whole page (the grids too) put
+    every grid in gradio's pending state while it ran, so a teacher's cell editor opened at that moment was lost
+    (the teacher's reload in test_room_journey, flaky). The chart is an event of its own, its outputs the chart and
+    the room element only."""
+    ids = {getattr(b, "elem_id", None): i for i, b in playground.demo.blocks.items()}
+    room, plot = ids["room"], ids["room-plot"]
+    deps = playground.demo.config["dependencies"]
+    chart = [d for d in deps if [room, "select"] in [list(t) for t in d["targets"]]]
+    assert len(chart) == 1 and set(chart[0]["outputs"]) == {room, plot}, chart
+    click = [d for d in deps if [room, "click"] in [list(t) for t in d["targets"]]]
+    assert len(click) == 1 and len(click[0]["outputs"]) > 10  # open, follow and resume answer the whole page

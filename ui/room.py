@@ -110,9 +110,9 @@ AFTER_WRITE.append(publish)
 def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict[str, Any] | None,
             evt: gr.EventData, request: gr.Request) -> dict[Any, Any]:  # fmt: skip
     """The room element's event: ``{"kind": "open"}`` (the teacher), ``{"kind": "follow", "code"}`` (a student:
-    the room's state, whole), ``{"kind": "chart", "code"}`` (the teacher: the current question's histogram)."""
+    the room's state, whole), ``{"kind": "resume", "code", "secret"}`` (the teacher's page reloaded)."""
     data = getattr(evt, "_data", None) or {}
-    kind, html_el, plot = data.get("kind"), parts["room"], parts["room_plot"]
+    kind, html_el = data.get("kind"), parts["room"]
     if vals is None and kind not in ("follow", "resume"):  # (these get the room's whole state)
         return expired(page)
     try:
@@ -122,13 +122,20 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict
             room = ROOMS.get(data.get("code"), request.client.host if request and request.client else "?")
             query = room.state.get("query") or {}
             return page.answer(*room_values(json.dumps(query, sort_keys=True)))
-        if kind == "chart":
-            return {plot: gr.update(value=chart(data.get("code"), request), visible=True)}
         if kind == "resume":  # the teacher's page reloaded: it drives the room again, from the room's state
             return {**resume(page, data, request), html_el: json.dumps({"resumed": True})}
     except RoomError as e:
         return {html_el: json.dumps({"error": str(e), "n": data.get("n")})}
     return {}
+
+
+def on_chart(parts: dict[str, Any], evt: gr.EventData, request: gr.Request) -> dict[Any, Any]:
+    """The room element's ``select`` event ``{"code"}`` (the teacher's page): the current question's histogram."""
+    data = getattr(evt, "_data", None) or {}
+    try:
+        return {parts["room_plot"]: gr.update(value=chart(data.get("code"), request), visible=True)}
+    except RoomError as e:
+        return {parts["room"]: json.dumps({"error": str(e)})}
 
 
 def resume(page: Page, data: dict[str, Any], request: gr.Request) -> dict[Any, Any]:
@@ -193,6 +200,9 @@ def build_room() -> dict[str, Any]:
 def wire_room(page: Page, parts: dict[str, Any]) -> None:
     outs = [*page.everything(), *parts.values()]
     on(parts["room"].click, bind(on_room, page, parts), [page.preset_state, page.vals_state], outs, **COMMON)
+    # the histogram redraws at every answer: an event of its own, its outputs only the chart (an event answering the
+    # whole page would put every grid in gradio's pending state while it runs, and lose a teacher's open editor)
+    on(parts["room"].select, bind(on_chart, parts), [], [parts["room_plot"], parts["room"]], **COMMON)
 
 
 # ---- the routes (registered before gradio's mount, as ui/live.py's) ----------------------------------------------

@@ -101,6 +101,7 @@
     if (!v) return;
     if (v.error) { status(esc(v.error), 'error'); opening = false; return; }
     if (v.role === 'teacher' && opening && !teacher) { opening = false; teach(v); }
+    if (v.resumed && teacher) status(`Teaching room <b class="room-code-now">${esc(teacher.code)}</b>`);
   });
   // the teacher's page reloaded: it takes its room back (the secret kept for this tab only, sessionStorage)
   const kept = !asked && JSON.parse(sessionStorage.getItem('ap-teaching') || 'null');
@@ -109,6 +110,8 @@
       while (!loaded()) await sleep(100);
       trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret });
       teach(kept, false);
+      // "Teaching room CODE" once the room's state is on this page (the resume's answer), not before
+      status(`Taking room <b>${esc(kept.code)}</b> back…`, 'resuming');
     })();
   }
 
@@ -151,7 +154,7 @@
       q('.room-q').innerHTML = qu ? `<b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
         + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal') : '';
       const key = qu ? `${qu.id}:${qu.count}:${(qu.answers || []).join('|')}` : null;
-      if (key && key !== lastQ) trigger('click', { kind: 'chart', code: room.code });
+      if (key && key !== lastQ) trigger('select', { code: room.code });  // its own event: answers the chart only
       lastQ = key;
     }, (code, detail) => {
       status(esc(detail), 'error');
