@@ -207,6 +207,20 @@ def test_a_quiz_question_is_answered_by_tapping_a_choice_and_the_results_downloa
     assert frame[frame["question"] == 2]["answer"].dropna().tolist() == [picked]
 
 
+def test_students_follow_the_teachers_explain_card_open_and_closed(lesson: dict) -> None:
+    teacher, students = lesson["teacher"], lesson["students"]
+    teacher.locator(f"{WEIGHTS} td[data-r='1'][data-c='0']").click()  # the teacher explains a weight
+    title = "weights[2, 1]"  # (1-based: the query row 2, the key 1; an earlier question's pick may still be open)
+    teacher.wait_for_selector("#explain:not(.closed)")
+    shows(teacher, "#explain .ex-title", title)
+    for s in students:  # each student's own card, on the same number
+        s.wait_for_selector("#explain:not(.closed) .ex-title")
+        shows(s, "#explain .ex-title", title)
+    teacher.locator("#explain .ex-close").click()
+    for s in students:
+        s.wait_for_selector("#explain.closed", state="attached")
+
+
 def test_a_late_joiner_and_a_reload_catch_up_and_the_teacher_closes_the_room(lesson: dict) -> None:
     teacher, students, code = lesson["teacher"], lesson["students"], lesson["code"]
     late = page_in(lesson["browser"], f"{lesson['url']}?room={code}", 390, 844, phone=True)

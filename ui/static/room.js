@@ -75,6 +75,26 @@
   const tabNow = () => tabButtons().find((b) => b.getAttribute('aria-selected') === 'true')?.textContent.trim()
     || 'Workbench';
   const stageNow = () => document.body.dataset.presentStage || null;
+  // the overview's number whose explain card is open (watch.js records the pick), or null
+  const explainNow = () => {
+    const card = document.getElementById('explain');
+    const p = window.pgPicked;
+    if (!card || card.classList.contains('closed') || !p || p.view !== 'overview') return null;
+    return { name: String(p.name), r: p.r | 0, c: p.c | 0 };
+  };
+  let explained = '';
+  function showExplain(ex) {
+    const card = document.getElementById('explain');
+    if (!ex) {
+      if (explained) card?.classList.add('closed');
+      explained = '';
+      return;
+    }
+    const key = JSON.stringify(ex);
+    if (key === explained && !card?.classList.contains('closed')) return;
+    const td = document.querySelector(`#overview table[data-name="${CSS.escape(ex.name)}"] td[data-r="${ex.r | 0}"][data-c="${ex.c | 0}"]`);
+    if (td) { td.click(); explained = key; }
+  }
   function showTab(name) {
     if (!name || tabNow() === name) return;
     tabButtons().find((b) => b.textContent.trim() === name)?.click();
@@ -138,10 +158,13 @@
     let lastQ = null;
     let asking = null;
     let quizzes = 0;
-    const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow() }, hdr).catch(() => {});
+    const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), explain: explainNow() }, hdr)
+      .catch(() => {});
     let queued = false;
     const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
     new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['data-present-stage'] });
+    const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
+    if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
     new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
       { attributes: true, subtree: true, attributeFilter: ['aria-selected'] });
     const stream = listen(`${room.code}/events`, hdr, (p) => {
@@ -285,6 +308,7 @@
       }
       showTab(st.tab);
       showStage(st.stage);
+      showExplain(st.explain || null);
     }
     function ask(p) {
       const qu = p.question;
