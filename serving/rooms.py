@@ -13,7 +13,8 @@ Bounds (stated, tested in tests/test_room_store.py):
 * a room untouched by its teacher and its students for ``IDLE_S`` (3 h) expires; a closed room is kept
   ``CLOSED_S`` (10 min) so its students are told it closed, then dropped;
 * at most ``MAX_ROOMS`` rooms in the process and ``MAX_ROOMS_PER_CLIENT`` open rooms per client address;
-* at most ``MAX_STREAMS`` pages following one room on one server (ui/room.py refuses more with a 503);
+* at most ``MAX_STREAMS`` pages following one room on one server (ui/room.py refuses more with a 503), and
+  ``MAX_STREAMS_PER_CLIENT`` of them from one address (429), so one script cannot take every seat;
 * at most ``MAX_STUDENTS`` students per room and ``MAX_STUDENTS_PER_CLIENT`` of them from one address. A full room
   first takes back a seat of a student who never answered and has no page connected for ``RECLAIM_S``: scripted
   joins that never follow make room for real students, and a real student is never pushed out;
@@ -50,6 +51,7 @@ MAX_ROOMS_PER_CLIENT = 5
 MAX_STUDENTS = 400
 MAX_STUDENTS_PER_CLIENT = 250  # a class behind one school NAT address still fits
 MAX_STREAMS = 1_200  # pages following one room at once on one server (students' tabs, projectors); ~8 KB each
+MAX_STREAMS_PER_CLIENT = 500  # of those from one address: a NAT'd class of 250, two tabs each; a script not all
 RECLAIM_S = 20.0
 MAX_WRONG = 30  # wrong codes a minute from one address
 MAX_CLIENTS = 10_000

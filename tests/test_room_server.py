@@ -211,3 +211,41 @@ def test_the_teachers_histogram_updates_nothing_but_itself() -> None:
     assert len(chart) == 1 and set(chart[0]["outputs"]) == {room, plot}, chart
     click = [d for d in deps if [room, "click"] in [list(t) for t in d["targets"]]]
     assert len(click) == 1 and len(click[0]["outputs"]) > 10  # open, follow and resume answer the whole page
+
+
+def test_one_address_cannot_take_every_seat_of_a_rooms_streams(room: rm.Room, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A script on one address opening event streams until the room's 1,200 are taken would lock every real
+    student out: one address holds at most MAX_STREAMS_PER_CLIENT of them (a 429 naming the cap), others still get
+    theirs."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    monkeypatch.setattr(rm, "MAX_STREAMS_PER_CLIENT", 3, raising=False)
+
+    def request(host: str) -> Request:
+        scope = {"type": "http", "method": "GET", "path": f"/room/{room.code}/events", "headers": [],
+                 "query_string": b"", "client": (host, 5000), "path_params": {"code": room.code}}  # fmt: skip
+        return Request(scope)
+
+    async def scenario() -> tuple[list[int], int, str, int]:
+        open_ = []
+        for _ in range(3):
+            r = await ui_room.events(request("10.1.1.1"))
+            await r.body_iterator.__anext__()  # the stream started: its first payload
+            open_.append(r)
+        fourth = await ui_room.events(request("10.1.1.1"))
+        other = await ui_room.events(request("10.2.2.2"))
+        for r in open_:
+            await r.body_iterator.aclose()
+        return (
+            [r.status_code for r in open_],
+            fourth.status_code,
+            getattr(fourth, "body", b"").decode(),
+            other.status_code,
+        )
+
+    statuses, fourth, detail, other = asyncio.run(scenario())
+    assert statuses == [200, 200, 200] and other == 200
+    assert fourth == 429 and "3 pages from this address" in detail, detail
+    assert room.code not in ui_room.STREAMS and (room.code, "10.1.1.1") not in ui_room.STREAMS_FROM  # given back

@@ -52,6 +52,7 @@ PING_S = 15  # a comment line on every idle stream this often: proxies keep it o
 
 ROOMS = store_from_env()  # this process's rooms, or Redis's (AP_ROOMS_REDIS: serving/rooms_redis.py)
 STREAMS: dict[str, int] = {}  # room code -> its streams open on this server (the event loop's only)
+STREAMS_FROM: dict[tuple[str, str], int] = {}  # (room code, client address) -> its streams open; bounded by STREAMS
 TEACHING: dict[str, tuple[str, str]] = {}  # teacher page's session hash -> (room code, secret); bounded by ROOMS
 
 
@@ -238,10 +239,14 @@ async def events(request: Request) -> Response:
     token = request.query_params.get("token")
     if STREAMS.get(room.code, 0) >= rm.MAX_STREAMS:
         return refused(RoomError(503, f"room: {rm.MAX_STREAMS} pages follow this room already"))
+    mine = (room.code, client_of(request))
+    if STREAMS_FROM.get(mine, 0) >= rm.MAX_STREAMS_PER_CLIENT:
+        return refused(RoomError(429, f"room: {rm.MAX_STREAMS_PER_CLIENT} pages from this address follow it already"))
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
         ROOMS.follow(room.code, token, +1)
         STREAMS[room.code] = STREAMS.get(room.code, 0) + 1
+        STREAMS_FROM[mine] = STREAMS_FROM.get(mine, 0) + 1
         try:
             seen = -2
             while True:
@@ -257,6 +262,9 @@ async def events(request: Request) -> Response:
             STREAMS[room.code] -= 1
             if not STREAMS[room.code]:
                 del STREAMS[room.code]
+            STREAMS_FROM[mine] -= 1
+            if not STREAMS_FROM[mine]:
+                del STREAMS_FROM[mine]
 
     return EventSourceResponse(stream(), ping=PING_S, headers={"Cache-Control": "no-store"})
 
