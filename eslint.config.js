@@ -7,6 +7,7 @@
 //   grid.js + scrub.js is one body (ui/assets.py GRID_JS);
 //   live.js goes first in the bodies of watch.js, heat.js and explain.js (WATCH_JS, HEAT_JS, EXPLAIN_JS);
 //   present.js + tour.js + a11y.js is one body (ui/present.py JS), sharing nothing but the hook's parameters.
+//   room.js is a body of its own (ui/room.py ROOM_JS), self-contained: it needs the hook's parameters only.
 // The names a file defines for the file it is pasted with are marked `/* exported … */` in that file.
 import js from "@eslint/js";
 import globals from "globals";

@@ -1,6 +1,7 @@
 """Attention Playground: the seed notebooks' attention, live, number by number.
 
-Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). This module only
+Run ``python playground.py`` (127.0.0.1:7860; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it; ``--classroom``
+listens on every interface and prints the LAN address students join at, docs/rooms.md). This module only
 assembles and serves: the page is built from its sections (``ui/``), the API from ``serving/api.py``, and both are
 served from one FastAPI app behind the body bound (``serving/limits.py``). Module level only builds ``demo`` and
 ``api``; tests import them without launching.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import sys
 
 import gradio as gr
 import torch
@@ -18,9 +20,9 @@ import uvicorn
 from fastapi import FastAPI
 
 import attention_core as ac
-from serving import limits
+from serving import limits, rooms
 from serving.api import API_MOUNT, API_SESSIONS, answer_mcp_as_json, build_api, declare_api, root_api
-from ui import labs, learn, live, present, real_model, sentence, share, train, workbench
+from ui import labs, learn, live, present, real_model, room, sentence, share, train, workbench
 from ui.assets import APP_CSS, HEAT_JS, WATCH_JS
 from ui.pipeline import VIEW_KEYS, load_values, render
 from ui.render import grids
@@ -31,7 +33,7 @@ from ui.wiring import COMMON, Page, Slot, bind, on
 # app does not enable: about 8% of the server's time under load. Once per 100,000 events is enough.
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100000")
 
-CSS = APP_CSS + present.CSS + learn.CSS
+CSS = APP_CSS + present.CSS + learn.CSS + room.CSS
 
 GRADIO_SESSIONS = 8
 """The page app's gradio session table (``state_session_capacity``), which holds nothing the pages need.
@@ -52,6 +54,7 @@ def build() -> gr.Blocks:
         # empty until the page's load event fills them; empty again if STORE dropped this session (sessions.py)
         states = [Slot("preset"), Slot("shape"), Slot("vals")]
         preset, badge, load_btn = workbench.build_topbar()
+        room_parts = room.build_room()  # "Teach this", the join card, following a teacher (ui/room.py)
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Workbench", id="bench"):
                 controls, buttons, share_parts = workbench.build_toolbar(first)
@@ -68,6 +71,7 @@ def build() -> gr.Blocks:
         workbench.wire_workbench(page, buttons, load_btn)
         share.wire_share(page, share_parts)
         learn.wire_learn(page, parts)
+        room.wire_room(page, room_parts)
         demo.unload(train.on_unload)
         on(demo.load, bind(share.on_open, page), [], page.everything(), loads=True, **COMMON)
         declare_api()  # the API's endpoints, for the page's "Use via API" and MCP; calls run on the API app (api.py)
@@ -93,6 +97,8 @@ def make_app() -> FastAPI:
     inputs_id = next(b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) == "inputs")
     for path in live.LIVE_PATHS:  # before the page's mount, which would take every path (ui/live.py says why)
         app.add_api_route(path, live.route(inputs_id), methods=["POST"], include_in_schema=False)
+    for path, endpoint, methods in room.ROUTES:  # lesson rooms' own routes (ui/room.py), before the mount too
+        app.add_api_route(path, endpoint, methods=methods, include_in_schema=False)
     gr.mount_gradio_app(app, api, path=API_MOUNT, footer_links=[], **shared)
     gr.mount_gradio_app(app, demo, path="", css=CSS, footer_links=["api"], **shared)  # "Use via API": the root
     for blocks in (api, demo):
@@ -110,6 +116,10 @@ if __name__ == "__main__":
     torch.set_num_threads(1)  # two queue workers share two cores: one thread each (threads fighting cost 1.6×)
     host = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1")
     port = int(os.environ.get("GRADIO_SERVER_PORT", "7860"))
+    if "--classroom" in sys.argv[1:]:  # a lesson room's students on the LAN: every interface, the LAN address
+        host = "0.0.0.0"
+        os.environ["AP_CLASSROOM_URL"] = f"http://{rooms.lan_address()}:{port}/"
+        print(rooms.classroom_banner(os.environ["AP_CLASSROOM_URL"]), flush=True)
     print(f"Attention Playground on http://{host}:{port}/  (API: http://{host}:{port}/api/)", flush=True)
     server = make_app()
     settle()

@@ -125,6 +125,7 @@ def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page
     head.click()
     head.press("Control+a")
     head.press_sequentially("2", delay=80)
+    head.press("Enter")  # a typed box applies on Enter (issue 37), as a person would press it
     page.wait_for_function("() => /head 2/.test(document.querySelector('#overview [data-card=q]').innerText)")
     page.wait_for_timeout(300)
     got = page.evaluate(ON_SCREEN)

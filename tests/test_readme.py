@@ -121,6 +121,26 @@ def run_fuzz(_: Path) -> None:
     assert " passed" in r.stdout and "Hypothesis Statistics" in r.stdout
 
 
+def run_room(tmp: Path) -> None:
+    out = tmp / "room.md"
+    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5"]
+    r = run([sys.executable, "benchmarks/room.py", *small, "--out", str(out)], 600)
+    assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
+    assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
+
+
+def by_test(path: str, k: str) -> Callable[[Path], None]:
+    """A command a test of its own runs as the page shows it (the classroom command, two replicas on Redis)."""
+
+    def check(_: Path) -> None:
+        r = run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", path, "-k", k], 600)
+        assert " passed" in r.stdout and " skipped" not in r.stdout, r.stdout[-2000:]
+
+    return check
+
+
+REPLICAS = by_test("tests/test_room_redis.py", "two_replicas_stores_share")
+
 QUICK: dict[str, Callable[[Path], None]] = {
     "python3 -m pip install -r requirements.txt && python3 playground.py": run_app,
     "bash .ci/install && python3 -m pytest -q": run_tests,
@@ -130,6 +150,11 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/classroom.py": run_classroom,
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
+    "python3 benchmarks/room.py": run_room,
+    "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
+    'redis-server --port 6379 --save "" --appendonly no': REPLICAS,
+    "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7861 python3 playground.py": REPLICAS,
+    "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7862 python3 playground.py": REPLICAS,
     "FUZZ_EXAMPLES=2500 python3 -m pytest -n 0 tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
 }
 

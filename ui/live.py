@@ -30,7 +30,7 @@ from fastapi.responses import JSONResponse, Response
 from ui.edits import edit_result
 from ui.pipeline import expired_got
 from ui.render import tables as vw
-from ui.wiring import STORE
+from ui.wiring import STORE, wrote
 
 # the views a live edit answers with, by the elem_id of the component that shows each (static/live.js finds them)
 VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
@@ -113,6 +113,7 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
             STORE.put(key, {"ahead": slot}, used=False)
         elif nv is not None:
             STORE.put(key, {"vals": nv, "ahead": None}, used=True)
+            wrote(key)  # (a lesson room's teacher page publishes its new state: ui/room.py)
         elif ahead is not None:
             STORE.put(key, {"ahead": None}, used=False)
     if hit and data.get("seen") is True:

@@ -53,6 +53,19 @@ class Slot:
 STORE = SessionStore()  # the server's table of pages' state: one entry per session hash (see sessions.py)
 
 
+# called as f(session hash, its entry) after a handler or a live edit stored a page's values: a lesson room's
+# teacher page publishes its state (ui/room.py); each must be cheap for every other page (a dict lookup)
+AFTER_WRITE: list[Callable[[str | None, dict[str, Any]], None]] = []
+
+
+def wrote(key: str | None) -> None:
+    """Tell AFTER_WRITE that ``key``'s values were stored (called under that page's lock)."""
+    if AFTER_WRITE:
+        entry = STORE.get(key) or {}
+        for f in AFTER_WRITE:
+            f(key, entry)
+
+
 # before a queued event leaves the page: the grid's live edits still on their way go first (grid.js), so a control
 # changed right after an edit applies to the edited values, as the edit was made first
 AFTER_LIVE_EDITS = "(...args) => (window.apLiveIdle ? window.apLiveIdle().then(() => args) : args)"
@@ -82,6 +95,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             writes, rest = split_slots(out, outputs)
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
+                if "vals" in writes or "preset" in writes:
+                    wrote(key)
         return rest
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD

@@ -215,7 +215,13 @@
   document.addEventListener('fullscreenchange', later);
   keys({ step, stop, tools, full, size });
 
-  window.apPresent = { start, stop, stage: () => (on ? stages()[at].key : null) };
+  // goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
+  const goto = (key) => {
+    const i = stages().findIndex((st) => st.key === key);
+    if (i < 0) return;
+    if (!on) start(key); else if (i !== at) { at = i; shownKey = ''; apply(); }
+  };
+  window.apPresent = { start, stop, goto, stage: () => (on ? stages()[at].key : null) };
   const asked = new URLSearchParams(location.search).get('present');
   if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn

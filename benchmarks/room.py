@@ -1,0 +1,301 @@
+"""A lesson room under load: a teacher's edits fanned out to followers, a class answering, idle followers' memory.
+
+    python3 benchmarks/room.py                      # writes artifacts/room.md
+    python3 benchmarks/room.py --followers 20 --edits 5 --learners 6 --idle 50   # a quick form
+
+Every client speaks the page's own protocol over HTTP: the teacher is a page (its load event, then "Teach this" as
+the room element's queued event, then live cell edits through ``component_server``, as grid.js sends them); a
+follower is a student's page's stream (``POST /room/CODE/join``, then ``GET /room/CODE/events``, Server-Sent
+Events); other learners edit their own pages (benchmarks/classroom.py's learners). Measured, on one server:
+
+* **fan-out**: each teacher edit's time from its POST to each follower holding the new state (the stream's event of
+  the version the edit made), p50/p95 over every follower and edit, with 1 and with ``--followers`` followers;
+* **CPU per teacher edit**: the server's CPU seconds over the edits ÷ edits, with 1 and with many followers;
+* **the rest of the app**: ``--learners`` learners editing their own pages while the room runs, their p95 beside
+  the idle p95 (one learner alone) of the same run, and beside the same learners' p95 without a room;
+* **answers**: ``--followers`` students answer one question at once; the time from the last answer's reply to the
+  teacher's stream showing them all (its count);
+* **memory**: the server's RSS before and after ``--idle`` more idle followers connect (RSS ÷ followers).
+
+It is a benchmark, not a test: it asserts nothing about time. The clients share the machine with the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+
+from classroom import Learner, cpu_s, edit_of, learner, open_page, page_ids, pct, post_edit, rss_mb  # noqa: E402
+from harness import serve  # noqa: E402
+from load import server_pid  # noqa: E402
+
+
+def room_fn(html: str) -> int:
+    """The room element's click event's id (ui/room.py wire_room) from the config the page embeds."""
+    start = html.index("window.gradio_config = ") + len("window.gradio_config = ")
+    cfg, _ = json.JSONDecoder().raw_decode(html[start:])
+    room = next(c["id"] for c in cfg["components"] if c["props"].get("elem_id") == "room")
+    return next(d["id"] for d in cfg["dependencies"] if [room, "click"] in [list(t) for t in d["targets"]])
+
+
+async def open_room(client: httpx.AsyncClient, fn: int, key: str) -> dict[str, Any]:
+    """ "Teach this" as the page sends it; the room element's value (code, secret) from the event's answer."""
+    body = {"data": [], "fn_index": fn, "session_hash": key, "event_data": {"kind": "open"}, "trigger_id": 0}
+    r = await client.post("gradio_api/queue/join", json=body)
+    r.raise_for_status()
+    async with client.stream("GET", "gradio_api/queue/data", params={"session_hash": key}) as s:
+        async for line in s.aiter_lines():
+            if line.startswith("data: ") and "process_completed" in line:
+                msg = json.loads(line[6:])
+                for v in msg["output"]["data"]:
+                    text = v.get("value") if isinstance(v, dict) else v
+                    if isinstance(text, str) and '"role": "teacher"' in text:
+                        return json.loads(text)
+                raise RuntimeError(f"no room in the answer: {line[:300]}")
+    raise RuntimeError("the open event never completed")
+
+
+class Follower:
+    """One student's stream: when each version arrived, and the question count the teacher's stream showed."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, float] = {}
+        self.last: dict[str, Any] = {}
+        self.ready = asyncio.Event()
+
+    async def run(self, client: httpx.AsyncClient, code: str, token: str | None, headers: dict[str, str]) -> None:
+        params = {"token": token} if token else {}
+        async with client.stream("GET", f"room/{code}/events", params=params, headers=headers) as s:
+            async for line in s.aiter_lines():
+                if line.startswith("data:"):
+                    got = json.loads(line[5:])
+                    self.seen[got.get("v", -1)] = time.perf_counter()
+                    self.last = got
+                    self.ready.set()
+
+
+async def followers(client: httpx.AsyncClient, code: str, n: int, join: bool) -> tuple[list[Follower], list[Any]]:
+    """``n`` followers connected (``join``: each a joined student with its token), once each has its first event."""
+    out, tasks, tokens = [], [], []
+    for k in range(0, n, 50):  # a class arrives a few at a time
+        batch = []
+        for _ in range(min(50, n - k)):
+            token = None
+            if join:
+                r = await client.post(f"room/{code}/join", json={})
+                r.raise_for_status()
+                token = r.json()["token"]
+            f = Follower()
+            out.append(f)
+            tokens.append(token)
+            tasks.append(asyncio.create_task(f.run(client, code, token, {})))
+            batch.append(f)
+        await asyncio.gather(*(f.ready.wait() for f in batch))
+    return out, [tasks, tokens]
+
+
+async def fan_out(url: str, client: httpx.AsyncClient, pid: int, t: dict[str, Any], comp: int, n: int, edits: int,
+                  gap: float) -> dict[str, Any]:  # fmt: skip
+    """``edits`` teacher edits with ``n`` followers: latency to each follower, and the server's CPU per edit. The
+    followers run in a process of their own (:func:`follow_only`), which reports when each version reached each
+    of them (perf_counter is the system's monotonic clock, the same in both processes)."""
+    proc = await follower_process(url, t["code"], n)
+    await asyncio.sleep(0.5)
+    sent: list[float] = []
+    c0 = cpu_s(pid)
+    for e in range(edits):
+        sent.append(time.perf_counter())
+        await post_edit(client, comp, t["key"], edit_of(7, e + n))
+        await asyncio.sleep(gap)
+    cpu = (cpu_s(pid) - c0) / edits
+    seen = await stop(proc)
+    first = min(int(v) for v in seen[0])  # the version each follower got on connecting
+    lat = [(f[str(first + 1 + e)] - t0) * 1e3 for f in seen for e, t0 in enumerate(sent)]
+    return {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3}
+
+
+async def answers(client: httpx.AsyncClient, t: dict[str, Any], n: int) -> dict[str, float]:
+    """``n`` students answer at once; ms from the first answer sent, and from the last one's reply, to the
+    teacher's stream counting them all (the last reply can come after the count: then 0 or less)."""
+    hdr = {"X-Room-Secret": t["secret"]}
+    _, (tasks, tokens) = await followers(client, t["code"], n, join=True)
+    teacher = Follower()
+    tasks.append(asyncio.create_task(teacher.run(client, t["code"], None, hdr)))
+    await teacher.ready.wait()
+    r = await client.post(f"room/{t['code']}/ask", json={"kind": "predict", "name": "weights", "row": 1, "col": 1},
+                          headers=hdr)  # fmt: skip
+    qid = r.json()["question"]
+    first = time.perf_counter()
+    sent = await asyncio.gather(*(client.post(f"room/{t['code']}/answer", json={"token": tok, "question": qid,
+                                  "answer": f"0.{i % 9 + 1}"}) for i, tok in enumerate(tokens)))  # fmt: skip
+    last = time.perf_counter()
+    assert all(r.status_code == 200 for r in sent), [r.text for r in sent if r.status_code != 200][:3]
+    while (teacher.last.get("question") or {}).get("count") != n:
+        await asyncio.sleep(0.002)
+    done = time.perf_counter()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"all_ms": (done - first) * 1e3, "after_last_ms": (done - last) * 1e3}
+
+
+async def beside(url: str, client: httpx.AsyncClient, t: dict[str, Any], comp: int, n_follow: int, n_learn: int,
+                 seconds: float) -> float:  # fmt: skip
+    """``n_learn`` learners edit their own pages for ``seconds`` while the teacher edits every 0.5 s to
+    ``n_follow`` followers (none: no room, the same learners alone); returns the learners' commit p95."""
+    proc = await follower_process(url, t["code"], n_follow) if n_follow else None
+    learners = [Learner(uuid.uuid4().hex[:12]) for _ in range(n_learn)]
+    limits = httpx.Limits(max_connections=n_learn + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as own:  # (fresh connections)
+        _, load_fn = page_ids((await own.get("")).text)
+        for k in range(0, n_learn, 10):
+            await asyncio.gather(*(open_page(own, load_fn, w.key) for w in learners[k : k + 10]))
+        until = time.monotonic() + seconds
+
+        async def teach() -> None:
+            e = 0
+            while n_follow and time.monotonic() < until:
+                await post_edit(own, comp, t["key"], edit_of(3, e))
+                e += 1
+                await asyncio.sleep(0.5)
+
+        await asyncio.gather(teach(), *(learner(own, comp, w, i, 2.0, until) for i, w in enumerate(learners)))
+    if proc is not None:
+        await stop(proc)
+    return pct([m for w in learners for m in w.ms], 0.95)
+
+
+async def follower_process(url: str, code: str, n: int) -> asyncio.subprocess.Process:
+    """``n`` followers in a process of their own (:func:`follow_only`): their reading does not slow this
+    process's clients; returns once all have their first event."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--follow", url, code, str(n),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)  # fmt: skip
+    assert proc.stdout is not None
+    assert (await proc.stdout.readline()).strip() == b"ready"
+    return proc
+
+
+async def stop(proc: asyncio.subprocess.Process) -> list[dict[str, float]]:
+    """Stop a follower process; what it saw: per follower, when each version reached it."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.close()
+    seen = json.loads((await proc.stdout.read()).decode())
+    await proc.wait()
+    return seen
+
+
+async def follow_only(url: str, code: str, n: int) -> None:
+    """``--follow``: ``n`` joined followers of room ``code`` until stdin closes, "ready" printed once all have
+    their first event, then (at the end) when each version reached each follower, as JSON."""
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=httpx.Limits(max_connections=n + 10)) as client:
+        fs, (tasks, _) = await followers(client, code, n, join=True)
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        print(json.dumps([f.seen for f in fs]), flush=True)
+
+
+async def idle_memory(client: httpx.AsyncClient, pid: int, code: str, n: int) -> dict[str, float]:
+    """The server's RSS before and after ``n`` idle followers connect (projectors: streams without a token)."""
+    await asyncio.sleep(1)
+    before = rss_mb(pid)
+    _, (tasks, _) = await followers(client, code, n, join=False)
+    await asyncio.sleep(2)
+    after = rss_mb(pid)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"idle": n, "before_mb": before, "after_mb": after, "kb_each": (after - before) * 1024 / n}
+
+
+async def teacher_page(client: httpx.AsyncClient) -> tuple[dict[str, Any], int]:
+    html = (await client.get("")).text
+    comp, load_fn = page_ids(html)
+    key = uuid.uuid4().hex[:12]
+    await open_page(client, load_fn, key)
+    room = await open_room(client, room_fn(html), key)
+    return {**room, "key": key}, comp
+
+
+async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=a.idle + a.followers + a.learners + 50)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        from classroom import idle_p95
+
+        idle = await idle_p95(url)
+        out: dict[str, Any] = {"idle_p95": idle, "fan": []}
+        for n in (1, a.followers):
+            t, comp = await teacher_page(client)
+            out["fan"].append(await fan_out(url, client, pid, t, comp, n, a.edits, 0.3))
+        t, comp = await teacher_page(client)
+        out["alone_p95"] = await beside(url, client, t, comp, 0, a.learners, a.seconds)
+        out["beside_p95"] = await beside(url, client, t, comp, a.followers, a.learners, a.seconds)
+        t, _ = await teacher_page(client)
+        out["answers_ms"] = await answers(client, t, a.followers)
+        t, _ = await teacher_page(client)
+        out["memory"] = await idle_memory(client, pid, t["code"], a.idle)
+    return out
+
+
+def table(r: dict[str, Any], a: argparse.Namespace) -> str:
+    one, many = r["fan"]
+    m = r["memory"]
+    return "\n".join([
+        "| measure | value |", "|---|---|",
+        f"| teacher edit → follower has it, 1 follower | p50 {one['p50']:.1f} ms, p95 {one['p95']:.1f} ms |",
+        f"| teacher edit → follower has it, {many['followers']} followers | p50 {many['p50']:.1f} ms, "
+        f"p95 {many['p95']:.1f} ms |",
+        f"| server CPU per teacher edit, 1 → {many['followers']} followers | {one['cpu_ms']:.1f} → "
+        f"{many['cpu_ms']:.1f} ms ({many['cpu_ms'] / max(one['cpu_ms'], 1e-9):.2f}×) |",
+        f"| {a.learners} other learners' edit p95 beside the room / idle p95 | {r['beside_p95']:.1f} / "
+        f"{r['idle_p95']:.1f} ms ({r['beside_p95'] / r['idle_p95']:.2f}×) |",
+        f"| the same {a.learners} learners without a room (same run) | p95 {r['alone_p95']:.1f} ms "
+        f"({r['alone_p95'] / r['idle_p95']:.2f}× idle); the room adds {r['beside_p95'] / r['alone_p95']:.2f}× |",
+        f"| {a.followers} answers sent at once → the teacher's count shows them all | "
+        f"{r['answers_ms']['all_ms']:.0f} ms from the first sent, {r['answers_ms']['after_last_ms']:.0f} ms "
+        "after the last reply |",
+        f"| {m['idle']} idle followers | RSS {m['before_mb']:.0f} → {m['after_mb']:.0f} MB "
+        f"({m['kb_each']:.1f} KB each) |",
+    ])  # fmt: skip
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--follow"]:
+        url, code, n = sys.argv[2:5]
+        asyncio.run(follow_only(url, code, int(n)))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--followers", type=int, default=200)
+    ap.add_argument("--edits", type=int, default=20, help="teacher edits per fan-out round")
+    ap.add_argument("--learners", type=int, default=60, help="other learners editing beside the room")
+    ap.add_argument("--seconds", type=float, default=20.0, help="how long they edit")
+    ap.add_argument("--idle", type=int, default=1000, help="idle followers for the memory figure")
+    ap.add_argument("--out", default=str(ROOT / "artifacts" / "room.md"))
+    ap.add_argument("--env", default="", help="KEY=VALUE for the server, e.g. AP_ROOMS_REDIS=redis://…")
+    a = ap.parse_args()
+    env = dict(kv.split("=", 1) for kv in a.env.split(",") if kv)
+    with serve(env=env) as url:
+        result = asyncio.run(run(url, server_pid(url), a))
+    text = table(result, a)
+    print(text)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(text + "\n")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""The room routes (ui/room.py) over HTTP, in process: 403 for anything without the teacher's secret, clear 404s
+for wrong codes, the flood limit, the caps on answers, questions computed by the server, results as CSV."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fastapi.testclient import TestClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import attention_core as ac
+import playground
+from serving import rooms as rm
+from ui import room as ui_room
+from ui.room import ROOMS
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(playground.make_app()) as c:
+        yield c
+
+
+@pytest.fixture
+def room(monkeypatch: pytest.MonkeyPatch) -> Iterator[rm.Room]:
+    monkeypatch.setattr(ROOMS, "_wrong", type(ROOMS._wrong)())  # (each test its own wrong-code budget)
+    opened = ROOMS.open("10.9.9.9", {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None})
+    yield opened
+    with ROOMS._lock:  # (its seat among the address's 5 open rooms given back)
+        ROOMS._rooms.pop(opened.code, None)
+
+
+def test_every_teacher_call_without_the_secret_is_a_403(client: TestClient, room: rm.Room) -> None:
+    token = client.post(f"/room/{room.code}/join", json={}).json()["token"]
+    for secret in (None, "", "wrong", token, room.secret[:-1] + "x"):
+        headers = {} if secret is None else {"X-Room-Secret": secret}
+        for action, body in (("view", {"tab": "Train"}), ("close", {}), ("ask", {"kind": "token", "row": 0}),
+                             ("end", {"reveal": True})):  # fmt: skip
+            r = client.post(f"/room/{room.code}/{action}", json=body, headers=headers)
+            assert r.status_code == 403, (action, secret, r.text)
+            assert "only the teacher" in r.json()["detail"]
+        assert client.get(f"/room/{room.code}/results.csv", headers=headers).status_code == 403
+        if secret:  # the teacher's stream too
+            assert client.get(f"/room/{room.code}/events", headers=headers).status_code == 403
+    assert room.state["tab"] == "Workbench" and not room.closed and not room.questions  # nothing changed
+    ok = client.post(f"/room/{room.code}/view", json={"tab": "Train"}, headers={"X-Room-Secret": room.secret})
+    assert ok.status_code == 200 and room.state["tab"] == "Train"
+
+
+def test_wrong_codes_get_a_clear_message_and_a_flood_a_429(client: TestClient, room: rm.Room) -> None:
+    r = client.post("/room/0OIl1/join", json={})
+    assert r.status_code == 404 and "not a room code" in r.json()["detail"]
+    r = client.post("/room/ZZZZZZ/join", json={})
+    assert r.status_code == 404 and "no room 'ZZZZZZ' is open" in r.json()["detail"]
+    statuses = [client.post(f"/room/ZZZZZ{c}/join", json={}).status_code for c in rm.ALPHABET]
+    assert statuses.count(404) == rm.MAX_WRONG - 2 and statuses[-1] == 429
+    assert "wait a minute" in client.post(f"/room/{room.code}/join", json={}).json()["detail"]
+    assert ROOMS.counts()["clients"] <= rm.MAX_CLIENTS
+
+
+def test_answers_are_checked_capped_and_only_the_students_own(client: TestClient, room: rm.Room) -> None:
+    teacher = {"X-Room-Secret": room.secret}
+    a = client.post(f"/room/{room.code}/join", json={}).json()
+    b = client.post(f"/room/{room.code}/join", json={"name": "Ada"}).json()
+    assert a["name"] != b["name"] and b["display"] == "Ada" and "token" in a
+    r = client.post(f"/room/{room.code}/join", json={"token": b["token"], "name": "x" * 25})
+    assert r.status_code == 400 and "name: at most 24" in r.json()["detail"]
+    q = client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 1, "col": 2},
+                    headers=teacher).json()["question"]  # fmt: skip
+    sc = ac.scenario_of("statquest-self")
+    right = ac.compute(sc)["heads"][0]["weights"][1][2]  # the server's right answer, from the state itself
+    assert float(room.questions[q].right) == pytest.approx(right, rel=1e-3)
+    bad = {"answer": "1" * 41, "question": q, "token": a["token"]}
+    r = client.post(f"/room/{room.code}/answer", json=bad)
+    assert r.status_code == 400 and "between 1 and 40" in r.json()["detail"]
+    r = client.post(f"/room/{room.code}/answer", json={**bad, "answer": "0.3", "token": "forged"})
+    assert r.status_code == 403
+    for tok, ans in ((a["token"], "0.1"), (a["token"], str(right)), (b["token"], "0.9")):
+        assert client.post(f"/room/{room.code}/answer", json={"token": tok, "question": q, "answer": ans}).is_success
+    assert len(room.questions[q].answers) == 2  # one per student: a's second answer replaced the first
+    r = client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 9, "col": 0},
+                    headers=teacher)  # fmt: skip
+    assert r.status_code == 400 and "outside its table" in r.json()["detail"]
+    client.post(f"/room/{room.code}/end", json={"reveal": True}, headers=teacher)
+    csv = client.get(f"/room/{room.code}/results.csv", headers=teacher)
+    assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
+    frame = pd.read_csv(io.StringIO(csv.text))
+    assert list(frame.columns) == ui_room.RESULT_COLUMNS
+    assert len(frame) == 2 and set(frame["student"]) == {a["name"], b["name"]}
+    assert frame.set_index("student").loc[a["name"], "correct"] == True  # noqa: E712 (a numpy bool)
+    assert frame.set_index("student").loc[b["name"], "display_name"] == "Ada"
+
+
+def test_which_key_question_names_the_argmax_and_a_closed_room_refuses_joins(client: TestClient, room: rm.Room):
+    teacher = {"X-Room-Secret": room.secret}
+    q = client.post(f"/room/{room.code}/ask", json={"kind": "token", "row": 0}, headers=teacher).json()["question"]
+    weights = ac.compute(ac.scenario_of("statquest-self"))["heads"][0]["weights"][0]
+    best = max(range(len(weights)), key=weights.__getitem__)
+    assert room.questions[q].right == room.questions[q].options[best]
+    assert client.post(f"/room/{room.code}/close", json={}, headers=teacher).is_success
+    r = client.post(f"/room/{room.code}/join", json={})
+    assert r.status_code == 410 and "closed" in r.json()["detail"]
+
+
+def test_the_join_address_is_the_spaces_or_the_classrooms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPACE_HOST", "someone-attention.hf.space")
+    assert ui_room.join_base(None) == "https://someone-attention.hf.space/"
+    monkeypatch.delenv("SPACE_HOST")
+    monkeypatch.setenv("AP_CLASSROOM_URL", "http://192.168.1.20:7860")
+    assert ui_room.join_base(None) == "http://192.168.1.20:7860/"
+    svg = ui_room.qr_svg("http://192.168.1.20:7860/?room=ABCDEF")
+    assert svg.startswith("<svg") and "<path" in svg
+
+
+def test_the_classroom_command_listens_on_the_lan_and_prints_its_address_and_qr() -> None:
+    from harness import ROOT, free_port
+
+    port, lan = free_port(), rm.lan_address()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+    env.pop("GRADIO_SERVER_NAME", None)
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen([sys.executable, "playground.py", "--classroom"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT)  # fmt: skip
+        try:
+            deadline, status = time.monotonic() + 90, None
+            while time.monotonic() < deadline and status is None and proc.poll() is None:
+                try:  # reached by the LAN address, not only by the loopback
+                    with urllib.request.urlopen(f"http://{lan}:{port}/", timeout=2) as r:
+                        status = r.status
+                except OSError:
+                    time.sleep(0.5)
+            log.seek(0)
+            printed = log.read()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    assert status == 200, printed[-2000:]
+    assert f"students join at http://{lan}:{port}/" in printed
+    assert "▄" in printed or "█" in printed  # the QR code, drawn in the terminal
+
+
+def test_a_quiz_question_is_the_quiz_generators_multiple_choice(client: TestClient, room: rm.Room) -> None:
+    teacher = {"X-Room-Secret": room.secret}
+    r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz", "index": 3}, headers=teacher)
+    assert r.status_code == 200, r.text
+    q = room.questions[r.json()["question"]]
+    s = ac.parse(ac.scenario_of("statquest-self"))
+    want = ac.quiz.ask(s, ac.evaluate(s), 4242, 3, "argmax")  # the generator's own draw
+    assert q.kind == "choice" and q.prompt == want.prompt
+    assert q.options == [f"{k} ({j + 1})" for j, k in enumerate(want.keys)] and q.right == q.options[want.answer[0]]
+    weights = ac.evaluate(s).head(want.head)["weights"][want.row]
+    assert int(weights.argmax()) == want.answer[0]  # and it is the key with the most weight, by torch
+
+
+def test_wrong_codes_on_the_teachers_routes_count_against_the_flood_limit(client: TestClient, room: rm.Room) -> None:
+    """A script guessing codes through a teacher's route (404 for no room, 403 for a room) learns which codes are
+    open as well as through join: it counts against the same budget."""
+    statuses = []
+    for i, c in enumerate(rm.ALPHABET):
+        action = ("close", "view", "end", "results.csv", "events")[i % 5]
+        url, guess = f"/room/ZZZZZ{c}/{action}", {"X-Room-Secret": "guess"}
+        got = (
+            client.get(url, headers=guess)
+            if action in ("results.csv", "events")
+            else client.post(url, json={}, headers=guess)
+        )
+        statuses.append(got.status_code)
+    assert statuses.count(404) == rm.MAX_WRONG and statuses[-1] == 429, statuses
+    assert "wait a minute" in client.post(f"/room/{room.code}/join", json={}).json()["detail"]
+
+
+def test_names_refuse_control_characters_and_the_csv_quotes_what_a_spreadsheet_would_run(
+    client: TestClient, room: rm.Room
+) -> None:
+    for bad in ("Ada\u202eevil", "nul\x00", "zero\u200bwidth"):
+        r = client.post(f"/room/{room.code}/join", json={"name": bad})
+        assert r.status_code == 400 and "name: " in r.json()["detail"] and "character" in r.json()["detail"], r.text
+    formula = '=HYPERLINK("http://x")'
+    a = client.post(f"/room/{room.code}/join", json={"name": formula}).json()
+    assert a["display"] == formula  # the name is kept as typed
+    teacher = {"X-Room-Secret": room.secret}
+    client.post(f"/room/{room.code}/ask", json={"kind": "predict", "name": "weights", "row": 0, "col": 0},
+                headers=teacher)  # fmt: skip
+    client.post(f"/room/{room.code}/answer", json={"token": a["token"], "question": 0, "answer": "-0.5"})
+    frame = pd.read_csv(io.StringIO(client.get(f"/room/{room.code}/results.csv", headers=teacher).text))
+    row = frame.set_index("student").loc[a["name"]]
+    assert row["display_name"] == "'" + formula  # a spreadsheet shows it as text, never runs it
+    assert float(row["answer"]) == -0.5  # a number stays a number
+
+
+def test_the_teachers_histogram_updates_nothing_but_itself() -> None:
+    """Every answer redraws the teacher's histogram. An event whose outputs were the whole page (the grids too) put
+    every grid in gradio's pending state while it ran, so a teacher's cell editor opened at that moment was lost
+    (the teacher's reload in test_room_journey, flaky). The chart is an event of its own, its outputs the chart and
+    the room element only."""
+    ids = {getattr(b, "elem_id", None): i for i, b in playground.demo.blocks.items()}
+    room, plot = ids["room"], ids["room-plot"]
+    deps = playground.demo.config["dependencies"]
+    chart = [d for d in deps if [room, "select"] in [list(t) for t in d["targets"]]]
+    assert len(chart) == 1 and set(chart[0]["outputs"]) == {room, plot}, chart
+    click = [d for d in deps if [room, "click"] in [list(t) for t in d["targets"]]]
+    assert len(click) == 1 and len(click[0]["outputs"]) > 10  # open, follow and resume answer the whole page
+
+
+def test_one_address_cannot_take_every_seat_of_a_rooms_streams(room: rm.Room, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A script on one address opening event streams until the room's 1,200 are taken would lock every real
+    student out: one address holds at most MAX_STREAMS_PER_CLIENT of them (a 429 naming the cap), others still get
+    theirs."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    monkeypatch.setattr(rm, "MAX_STREAMS_PER_CLIENT", 3, raising=False)
+
+    def request(host: str) -> Request:
+        scope = {"type": "http", "method": "GET", "path": f"/room/{room.code}/events", "headers": [],
+                 "query_string": b"", "client": (host, 5000), "path_params": {"code": room.code}}  # fmt: skip
+        return Request(scope)
+
+    async def scenario() -> tuple[list[int], int, str, int]:
+        open_ = []
+        for _ in range(3):
+            r = await ui_room.events(request("10.1.1.1"))
+            await r.body_iterator.__anext__()  # the stream started: its first payload
+            open_.append(r)
+        fourth = await ui_room.events(request("10.1.1.1"))
+        other = await ui_room.events(request("10.2.2.2"))
+        for r in open_:
+            await r.body_iterator.aclose()
+        return (
+            [r.status_code for r in open_],
+            fourth.status_code,
+            getattr(fourth, "body", b"").decode(),
+            other.status_code,
+        )
+
+    statuses, fourth, detail, other = asyncio.run(scenario())
+    assert statuses == [200, 200, 200] and other == 200
+    assert fourth == 429 and "3 pages from this address" in detail, detail
+    assert room.code not in ui_room.STREAMS and (room.code, "10.1.1.1") not in ui_room.STREAMS_FROM  # given back

@@ -1,0 +1,210 @@
+"""The room store (serving/rooms.py): codes, the teacher's secret, students, caps, floods, questions, expiry."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from serving import rooms as rm
+from serving.rooms import RoomError, RoomStore
+
+STATE = {"query": {"preset": "statquest-self"}, "tab": "Workbench", "stage": None}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def opened(store: RoomStore | None = None) -> tuple[RoomStore, rm.Room]:
+    store = store or RoomStore()
+    return store, store.open("10.0.0.1", dict(STATE))
+
+
+def test_a_code_is_six_characters_without_look_alikes() -> None:
+    store = RoomStore()
+    codes = [store.open(f"10.0.{i}.1", {}).code for i in range(200)]
+    assert all(len(c) == 6 for c in codes)
+    assert not set("".join(codes)) & set("0O1IL")
+    assert len(set(codes)) == 200
+    assert rm.normal_code(" ab-c d23 ".replace("23", "2E")) == "ABCD2E"
+
+
+def test_only_the_secret_drives_the_room_and_it_is_never_in_what_students_get() -> None:
+    store, room = opened()
+    for bad in (None, "", "x" * 32, room.secret[:-1], 42):
+        with pytest.raises(RoomError) as e:
+            store.set_state(room.code, bad, {"tab": "Mask lab"})
+        assert e.value.status == 403
+    v = store.set_state(room.code, room.secret, {"tab": "Mask lab"})
+    assert v == room.version == 2
+    token, _ = store.join(room.code, "10.0.0.9")
+    store.ask(room.code, room.secret, "choice", "which?", "b", ["a", "b"])
+    store.answer(room.code, token, 0, "a")
+    _, text = store.payload(room.code)
+    assert room.secret not in text and token not in text
+    assert '"right"' not in text  # not revealed yet
+    assert json.loads(text)["state"]["tab"] == "Mask lab"
+    _, teacher = store.payload(room.code, teacher=True)
+    assert json.loads(teacher)["question"]["right"] == "b"
+
+
+def test_wrong_codes_are_named_and_a_flood_is_limited_to_its_own_address() -> None:
+    clock = Clock()
+    store, room = opened(RoomStore(clock))
+    with pytest.raises(RoomError, match="not a room code") as e:
+        store.join("ABC", "6.6.6.6")
+    assert e.value.status == 404
+    with pytest.raises(RoomError, match="no room 'ZZZZZZ' is open"):
+        store.join("ZZZZZZ", "6.6.6.6")
+    for i in range(1000):  # a script: 1,000 attempts in a minute, from one address and from many
+        clock.t += 0.06
+        for client in ("6.6.6.6", f"7.7.{i // 250}.{i % 250}"):
+            try:
+                store.join(f"Q{i:05d}"[-6:].replace("0", "A").replace("1", "B"), client)
+            except RoomError as err:
+                assert err.status in (404, 429)
+    with pytest.raises(RoomError) as e:
+        store.join(room.code, "6.6.6.6")
+    assert e.value.status == 429  # the flooding address waits a minute
+    token, st = store.join(room.code.lower(), "10.0.0.50")  # a real student still joins, code typed in lower case
+    assert st.name and token in room.students
+    assert store.counts()["clients"] <= rm.MAX_CLIENTS
+    clock.t += 61
+    store.join(room.code, "6.6.6.6")  # a minute later that address may try again
+
+
+def test_a_full_room_takes_back_seats_of_scripted_joins_never_of_real_students(monkeypatch) -> None:
+    monkeypatch.setattr(rm, "MAX_STUDENTS", 10)
+    clock = Clock()
+    store, room = opened(RoomStore(clock))
+    real = []
+    for i in range(4):  # real students: their pages follow
+        token, _ = store.join(room.code, f"10.1.0.{i}")
+        store.follow(room.code, token, +1)
+        real.append(token)
+    for i in range(6):
+        store.join(room.code, f"6.6.6.{i}")  # scripted: join, never follow
+    with pytest.raises(RoomError, match="full"):  # not yet idle for RECLAIM_S
+        store.join(room.code, "10.1.0.99")
+    assert room.refused == 1 and json.loads(store.payload(room.code, teacher=True)[1])["refused"] == 1
+    clock.t += rm.RECLAIM_S
+    for i in range(6):  # each takes a scripted join's seat
+        token, _ = store.join(room.code, f"10.2.0.{i}")
+        store.follow(room.code, token, +1)
+        real.append(token)
+    clock.t += rm.RECLAIM_S
+    with pytest.raises(RoomError, match="full"):  # every seat is a real student's now, and stays theirs
+        store.join(room.code, "10.1.0.99")
+    assert set(room.students) == set(real)
+
+
+def test_one_address_has_a_cap_of_its_own(monkeypatch) -> None:
+    monkeypatch.setattr(rm, "MAX_STUDENTS_PER_CLIENT", 3)
+    store, room = opened()
+    for _ in range(3):
+        store.join(room.code, "6.6.6.6")
+    with pytest.raises(RoomError, match="3 students from this address"):
+        store.join(room.code, "6.6.6.6")
+    store.join(room.code, "10.0.0.3")
+
+
+def test_a_token_rejoins_as_the_same_student_and_rooms_per_address_are_capped() -> None:
+    store, room = opened()
+    token, st = store.join(room.code, "10.0.0.2")
+    again, st2 = store.join(room.code, "10.0.0.2", token)
+    assert again == token and st2 is st and len(room.students) == 1
+    for _ in range(rm.MAX_ROOMS_PER_CLIENT - 1):
+        store.open("10.0.0.1", {})
+    with pytest.raises(RoomError, match="close one first") as e:
+        store.open("10.0.0.1", {})
+    assert e.value.status == 429
+
+
+def test_idle_rooms_expire_and_closed_rooms_say_so() -> None:
+    clock = Clock()
+    store, room = opened(RoomStore(clock))
+    other = store.open("10.0.0.7", {})
+    store.close(other.code, other.secret)
+    assert json.loads(store.payload(other.code)[1])["closed"] is True
+    with pytest.raises(RoomError, match="closed") as e:
+        store.join(other.code, "10.0.0.8")
+    assert e.value.status == 410
+    clock.t += rm.IDLE_S + 1
+    store.open("10.0.0.9", {})  # (expiry runs as rooms are opened)
+    with pytest.raises(RoomError, match="no room"):
+        store.join(room.code, "10.0.0.2")
+    assert store.counts()["rooms"] == 1
+
+
+def test_answers_one_per_student_changeable_until_closed_and_capped() -> None:
+    store, room = opened()
+    a, _ = store.join(room.code, "10.0.0.2")
+    b, _ = store.join(room.code, "10.0.0.3")
+    qid = store.ask(room.code, room.secret, "predict", "weights[2,1]?", "0.25")
+    with pytest.raises(RoomError, match="not a number"):
+        store.answer(room.code, a, qid, "a quarter")
+    with pytest.raises(RoomError, match="between 1 and 40"):
+        store.answer(room.code, a, qid, "1" * 41)
+    with pytest.raises(RoomError) as e:
+        store.answer(room.code, "forged", qid, "0.2")
+    assert e.value.status == 403
+    store.answer(room.code, a, qid, "0.5")
+    store.answer(room.code, a, qid, "0.251")  # changed: still one answer
+    store.answer(room.code, b, qid, "0.9")
+    assert room.questions[qid].answers == {a: "0.251", b: "0.9"}
+    store.end_question(room.code, room.secret, reveal=True)
+    with pytest.raises(RoomError, match="closed"):
+        store.answer(room.code, b, qid, "0.25")
+    public = json.loads(store.payload(room.code)[1])["question"]
+    assert public["right"] == "0.25" and "count" not in public and "answers" not in public
+    assert json.loads(store.payload(room.code, teacher=True)[1])["question"]["count"] == 2
+    rows = store.results(room.code, room.secret)
+    assert [(r["answer"], r["correct"]) for r in rows] == [("0.251", True), ("0.9", False)]
+    with pytest.raises(RoomError) as e:
+        store.results(room.code, "nope")
+    assert e.value.status == 403
+
+
+def test_followers_wait_for_the_next_version_and_the_payload_is_made_once() -> None:
+    store, room = opened()
+
+    async def run() -> list[int]:
+        waits = [asyncio.create_task(store.wait(room.code, room.version, 5)) for _ in range(50)]
+        await asyncio.sleep(0.05)
+        store.set_state(room.code, room.secret, {"stage": "scores"})  # (from this thread: the event loop's)
+        return await asyncio.gather(*waits)
+
+    assert asyncio.run(run()) == [2] * 50
+    assert store.payload(room.code)[1] is store.payload(room.code)[1]
+    assert store.set_state(room.code, room.secret, {"stage": "scores"}) == 2  # nothing changed: no new version
+
+
+def test_joins_and_answers_wake_only_the_teacher_and_a_question_wakes_everyone() -> None:
+    store, room = opened()
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "predict", "weights[0,0]?", "0.5")
+    v, tv = store.version(room.code), store.version(room.code, teacher=True)
+
+    async def run() -> tuple[list[int], int]:
+        students = [asyncio.create_task(store.wait(room.code, v, 0.3)) for _ in range(20)]
+        teacher = asyncio.create_task(store.wait(room.code, tv, 5, teacher=True))
+        await asyncio.sleep(0.05)
+        for i in range(30):
+            store.join(room.code, f"10.0.1.{i}")
+        store.answer(room.code, token, qid, "0.4")
+        return await asyncio.gather(*students), await teacher
+
+    seen, teacher_v = asyncio.run(run())
+    assert seen == [v] * 20  # (each waited its whole 0.3 s: nothing they show changed)
+    assert teacher_v > tv and store.version(room.code, teacher=True) == tv + 31
+    assert json.loads(store.payload(room.code, teacher=True)[1])["students"] == 31
