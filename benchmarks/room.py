@@ -36,7 +36,18 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from classroom import Learner, cpu_s, edit_of, learner, open_page, page_ids, pct, post_edit, rss_mb  # noqa: E402
+from classroom import (  # noqa: E402
+    Learner,
+    cpu_s,
+    edit_of,
+    idle_p95,
+    learner,
+    open_page,
+    page_ids,
+    pct,
+    post_edit,
+    rss_mb,
+)
 from harness import serve  # noqa: E402
 from load import server_pid  # noqa: E402
 
@@ -234,8 +245,6 @@ async def teacher_page(client: httpx.AsyncClient) -> tuple[dict[str, Any], int]:
 async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=a.idle + a.followers + a.learners + 50)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        from classroom import idle_p95
-
         idle = await idle_p95(url)
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):

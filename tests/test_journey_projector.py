@@ -136,6 +136,22 @@ def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page
     assert got["bad"] == [] and got["now"] >= 30, got
 
 
+def test_a_number_clicked_while_presenting_is_explained_on_screen(page: Page) -> None:
+    """The lecturer clicks a weight at the weights' stage: its explanation shows over the stage, whole, and Escape
+    closes it without leaving present mode (the card was hidden with everything after the bench)."""
+    page.click("#present-btn")
+    while page.evaluate("() => document.body.dataset.presentStage") != "weights":
+        page.keyboard.press("ArrowRight")
+    page.locator("#overview table[data-name=weights] td[data-r='1'][data-c='0']").click()
+    page.wait_for_selector("#explain:not(.closed) .ex-title", state="visible")
+    assert page.locator("#explain .ex-title").inner_text().strip() == "weights[2, 1] (head 1)"  # llama-style: 2 heads
+    box = page.locator("#explain").bounding_box()
+    assert box and box["y"] >= 0 and box["x"] >= 0 and box["x"] + box["width"] <= 1280, box
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#explain.closed", state="attached")
+    assert page.evaluate("() => document.body.dataset.presentStage") == "weights"
+
+
 def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resumes(page: Page) -> None:
     page.click("#present-btn")
     page.keyboard.press("ArrowRight")  # qkv: X is on screen beside Q, K, V

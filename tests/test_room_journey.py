@@ -39,7 +39,14 @@ def join_by_code(pg: Page, code: str, phone: bool = False) -> None:
 
 
 def edit(pg: Page, r: int, c: int, value: str) -> None:
-    pg.locator(CELL.format(r=r, c=c)).click()
+    """Type ``value`` into X[r, c] as a person does. A presenting page shows X only at the stages it is computed
+    into, so the teacher steps back with ← until X is on screen, edits, and steps forward again with →."""
+    cell, back = pg.locator(CELL.format(r=r, c=c)), 0
+    while not cell.is_visible() and pg.evaluate("() => document.body.dataset.presentStage") and back < 8:
+        pg.keyboard.press("ArrowLeft")
+        back += 1
+        pg.wait_for_timeout(200)
+    cell.click()
     editor = pg.locator("#inputs table.grid td input")
     try:
         editor.wait_for()
@@ -49,6 +56,11 @@ def edit(pg: Page, r: int, c: int, value: str) -> None:
     editor.press("Control+a")
     editor.press_sequentially(value, delay=60)
     editor.press("Enter")
+    if back:
+        pg.wait_for_function("() => !document.querySelector('#inputs table.grid td input')")  # the editor closed
+        pg.wait_for_timeout(100)
+        for _ in range(back):
+            pg.keyboard.press("ArrowRight")
 
 
 def shows(pg: Page, selector: str, text: str) -> None:
@@ -209,6 +221,8 @@ def test_a_quiz_question_is_answered_by_tapping_a_choice_and_the_results_downloa
 
 def test_students_follow_the_teachers_explain_card_open_and_closed(lesson: dict) -> None:
     teacher, students = lesson["teacher"], lesson["students"]
+    if teacher.locator("#explain:not(.closed) .ex-close").is_visible():  # the predict question's pick, explained
+        teacher.locator("#explain .ex-close").click()
     teacher.locator(f"{WEIGHTS} td[data-r='1'][data-c='0']").click()  # the teacher explains a weight
     title = "weights[2, 1]"  # (1-based: the query row 2, the key 1; an earlier question's pick may still be open)
     teacher.wait_for_selector("#explain:not(.closed)")

@@ -3,6 +3,7 @@ for wrong codes, the flood limit, the caps on answers, questions computed by the
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import subprocess
@@ -16,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from fastapi.testclient import TestClient
+from harness import ROOT, free_port
+from starlette.requests import Request
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -124,8 +127,6 @@ def test_the_join_address_is_the_spaces_or_the_classrooms(monkeypatch: pytest.Mo
 
 
 def test_the_classroom_command_listens_on_the_lan_and_prints_its_address_and_qr() -> None:
-    from harness import ROOT, free_port
-
     port, lan = free_port(), rm.lan_address()
     env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     env.pop("GRADIO_SERVER_NAME", None)
@@ -217,10 +218,6 @@ def test_one_address_cannot_take_every_seat_of_a_rooms_streams(room: rm.Room, mo
     """A script on one address opening event streams until the room's 1,200 are taken would lock every real
     student out: one address holds at most MAX_STREAMS_PER_CLIENT of them (a 429 naming the cap), others still get
     theirs."""
-    import asyncio
-
-    from starlette.requests import Request
-
     monkeypatch.setattr(rm, "MAX_STREAMS_PER_CLIENT", 3, raising=False)
 
     def request(host: str) -> Request:

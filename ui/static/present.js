@@ -225,7 +225,7 @@
   const asked = new URLSearchParams(location.search).get('present');
   if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn
-      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); start(asked === '1' ? undefined : asked); }
+      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); if (!on) start(asked === '1' ? undefined : asked); }  // (a room may have started it)
     }, 200);
   }
 
@@ -246,6 +246,7 @@
       }
       if (e.key === 'Escape') {
         if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
+        if (document.querySelector('#explain:not(.closed) .ex-title')) return;  // explain.js closes its card first
         e.preventDefault();
         act.stop();
         return;

@@ -356,6 +356,7 @@
       if (e.target.closest('.room-try')) {
         following = !following;
         if (following && last) { applied = ''; apply(last); }
+        if (!following) showStage(null);  // trying it: the whole workbench to edit, not the teacher's present stage
         mode();
       }
     });
