@@ -129,6 +129,12 @@ def run_room(tmp: Path) -> None:
     assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
 
 
+def run_contract(_: Path) -> None:
+    """The contract page's own command: its output is the page, as committed (nothing to regenerate)."""
+    r = run([sys.executable, "-m", "attention_core.contract.keys"], 120)
+    assert r.stdout == (ROOT / "docs" / "contract.md").read_text(encoding="utf-8"), r.stdout[:2000]
+
+
 def by_test(path: str, k: str) -> Callable[[Path], None]:
     """A command a test of its own runs as the page shows it (the classroom command, two replicas on Redis)."""
 
@@ -151,6 +157,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
     "python3 benchmarks/room.py": run_room,
+    "python3 -m attention_core.contract.keys > docs/contract.md": run_contract,
     "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
     'redis-server --port 6379 --save "" --appendonly no': REPLICAS,
     "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7861 python3 playground.py": REPLICAS,
@@ -162,10 +169,11 @@ QUICK: dict[str, Callable[[Path], None]] = {
 def test_every_readme_command_is_known_here() -> None:
     unknown = [c for c in commands() if c not in QUICK]
     assert unknown == [], f"commands in README.md or docs/ this test cannot run: {unknown}"
-    assert set(commands()) == set(QUICK), set(QUICK) - set(commands())  # and none of these left the pages
     prose = "".join(re.sub(r"^```.*?^```", "", TEXT[page], flags=re.S | re.M) for page in PAGES)
     inline = re.findall(r"`(python3? [^`]*)`", prose)
     assert [c for c in inline if c not in QUICK and c != "python playground.py"] == []
+    shown = set(commands()) | set(inline)
+    assert shown >= set(QUICK), set(QUICK) - shown  # and none of these left the pages
     assert blocks("bash", [ROOT / "README.md"]) == [  # the front page's two commands, exactly
         "python3 -m pip install -r requirements.txt && python3 playground.py\n",
         "bash .ci/install && python3 -m pytest -q\n",
