@@ -235,7 +235,9 @@ def texts_sizes(pg: Page) -> dict[str, float]:
     got["explain"] = pg.evaluate(FONT, "#explain .ex-line")
     pg.click("#present-btn")
     got["panel"] = pg.evaluate(FONT, "#present-panel .pp-words")
-    pg.keyboard.press("Escape")
+    pg.keyboard.press("Escape")  # the explanation still open closes first
+    pg.keyboard.press("Escape")  # then present mode leaves
+    pg.wait_for_function("() => !document.body.dataset.presentStage")
     pg.get_by_role("tab", name="Mask lab").click()
     pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
     got["mask lab"] = pg.evaluate(FONT, "#mask-lab-out table[data-name=mask-causal] td")
