@@ -11,6 +11,7 @@ document.addEventListener('keydown', (e) => {  // Escape closes an open card, as
   const card = document.getElementById('explain');
   if (e.key !== 'Escape' || !card || card.classList.contains('closed') || !card.querySelector('.ex-title')) return;
   if (e.target.closest?.('input, textarea, select, [role=dialog]')) return;  // (an editor's or a sheet's own Escape)
+  e.preventDefault();  // this Escape is spent: present mode (present.js) leaves only at the next one
   card.classList.add('closed');
 });
 let placedFor = '';

@@ -246,7 +246,8 @@
       }
       if (e.key === 'Escape') {
         if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
-        if (document.querySelector('#explain:not(.closed) .ex-title')) return;  // explain.js closes its card first
+        if (document.querySelector('#explain:not(.closed) .ex-title')) return;  // explain.js closes its card (and
+        // marks the Escape spent, defaultPrevented above, when its listener runs first)
         e.preventDefault();
         act.stop();
         return;
