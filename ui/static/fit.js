@@ -52,6 +52,9 @@
       return;                                                     // grow (nothing jumps while editing)
     }
     fitted = key;
+    // Gradio's buttons and boxes ease every property (0.15 to 0.2 s): measured while they ease, the page would
+    // still have the old text size's layout. Nothing eases while the fit measures, nor when the final size is set.
+    root.classList.add('pg-fitting');
     if (ts !== 1) root.style.setProperty('--ts', '1');
     const top = b.getBoundingClientRect().top + scrollY;
     if (innerWidth <= 760 || top > innerHeight * 0.6) set(b, PHONE);  // a phone, or too short: no first-screen fit
@@ -60,6 +63,8 @@
       root.style.setProperty('--ts', String(ts));
       set(b, size * ts);
     }
+    void b.offsetHeight;  // the final size's style is computed before easing comes back, so nothing eases to it
+    root.classList.remove('pg-fitting');
   }
   let queued = false;
   window.pgFit = (force) => {
