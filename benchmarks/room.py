@@ -2,6 +2,7 @@
 
     python3 benchmarks/room.py                      # writes artifacts/room.md
     python3 benchmarks/room.py --followers 20 --edits 5 --learners 6 --idle 50   # a quick form
+    python3 benchmarks/room.py --replicas 2        # Redis and two replicas: artifacts/room-redis.md
 
 Every client speaks the page's own protocol over HTTP: the teacher is a page (its load event, then "Teach this" as
 the room element's queued event, then live cell edits through ``component_server``, as grid.js sends them); a
@@ -48,7 +49,7 @@ from classroom import (  # noqa: E402
     post_edit,
     rss_mb,
 )
-from harness import serve  # noqa: E402
+from harness import redis_server, serve  # noqa: E402
 from load import server_pid  # noqa: E402
 
 
@@ -116,36 +117,40 @@ async def followers(client: httpx.AsyncClient, code: str, n: int, join: bool) ->
     return out, [tasks, tokens]
 
 
-async def fan_out(url: str, client: httpx.AsyncClient, pid: int, t: dict[str, Any], comp: int, n: int, edits: int,
-                  gap: float) -> dict[str, Any]:  # fmt: skip
-    """``edits`` teacher edits with ``n`` followers: latency to each follower, and the server's CPU per edit. The
-    followers run in a process of their own (:func:`follow_only`), which reports when each version reached each
-    of them (perf_counter is the system's monotonic clock, the same in both processes)."""
-    proc = await follower_process(url, t["code"], n)
+async def fan_out(follow_url: str, client: httpx.AsyncClient, pids: list[int], t: dict[str, Any], comp: int, n: int,
+                  edits: int, gap: float) -> dict[str, Any]:  # fmt: skip
+    """``edits`` teacher edits with ``n`` followers (on the server at ``follow_url``: the teacher's, or another
+    replica): latency to each follower, and the servers' CPU per edit (summed over ``pids``). The followers run in
+    a process of their own (:func:`follow_only`), which reports when each version reached each of them
+    (perf_counter is the system's monotonic clock, the same in both processes)."""
+    proc = await follower_process(follow_url, t["code"], n)
     await asyncio.sleep(0.5)
     sent: list[float] = []
-    c0 = cpu_s(pid)
+    c0 = sum(cpu_s(pid) for pid in pids)
     for e in range(edits):
         sent.append(time.perf_counter())
         await post_edit(client, comp, t["key"], edit_of(7, e + n))
         await asyncio.sleep(gap)
-    cpu = (cpu_s(pid) - c0) / edits
+    cpu = (sum(cpu_s(pid) for pid in pids) - c0) / edits
     seen = await stop(proc)
     first = min(int(v) for v in seen[0])  # the version each follower got on connecting
     lat = [(f[str(first + 1 + e)] - t0) * 1e3 for f in seen for e, t0 in enumerate(sent)]
     return {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3}
 
 
-async def answers(client: httpx.AsyncClient, t: dict[str, Any], n: int) -> dict[str, float]:
-    """``n`` students answer at once; ms from the first answer sent, and from the last one's reply, to the
-    teacher's stream counting them all (the last reply can come after the count: then 0 or less)."""
+async def answers(client: httpx.AsyncClient, t: dict[str, Any], n: int,
+                  students: httpx.AsyncClient | None = None) -> dict[str, float]:  # fmt: skip
+    """``n`` students (on ``students``' server: another replica, or the teacher's) answer at once; ms from the first
+    answer sent, and from the last one's reply, to the teacher's stream counting them all (the last reply can come
+    after the count: then 0 or less)."""
     hdr = {"X-Room-Secret": t["secret"]}
+    client, teacher_client = students or client, client
     _, (tasks, tokens) = await followers(client, t["code"], n, join=True)
     teacher = Follower()
-    tasks.append(asyncio.create_task(teacher.run(client, t["code"], None, hdr)))
+    tasks.append(asyncio.create_task(teacher.run(teacher_client, t["code"], None, hdr)))
     await teacher.ready.wait()
-    r = await client.post(f"room/{t['code']}/ask", json={"kind": "predict", "name": "weights", "row": 1, "col": 1},
-                          headers=hdr)  # fmt: skip
+    ask = {"kind": "predict", "name": "weights", "row": 1, "col": 1}
+    r = await teacher_client.post(f"room/{t['code']}/ask", json=ask, headers=hdr)
     qid = r.json()["question"]
     first = time.perf_counter()
     sent = await asyncio.gather(*(client.post(f"room/{t['code']}/answer", json={"token": tok, "question": qid,
@@ -249,7 +254,7 @@ async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):
             t, comp = await teacher_page(client)
-            out["fan"].append(await fan_out(url, client, pid, t, comp, n, a.edits, 0.3))
+            out["fan"].append(await fan_out(url, client, [pid], t, comp, n, a.edits, 0.3))
         t, comp = await teacher_page(client)
         out["alone_p95"] = await beside(url, client, t, comp, 0, a.learners, a.seconds)
         out["beside_p95"] = await beside(url, client, t, comp, a.followers, a.learners, a.seconds)
@@ -258,6 +263,36 @@ async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
         t, _ = await teacher_page(client)
         out["memory"] = await idle_memory(client, pid, t["code"], a.idle)
     return out
+
+
+async def run_replicas(urls: list[str], pids: list[int], a: argparse.Namespace) -> dict[str, Any]:
+    """``--replicas 2``: the teacher on the first replica, every follower and student on the second (a change
+    crosses Redis's pub/sub before any follower sees it); the fan-out and the answers only."""
+    limits = httpx.Limits(max_connections=a.followers + 50)
+    async with (httpx.AsyncClient(base_url=urls[0], timeout=120, limits=limits) as teach,
+                httpx.AsyncClient(base_url=urls[1], timeout=120, limits=limits) as other):  # fmt: skip
+        out: dict[str, Any] = {"fan": []}
+        for n in (1, a.followers):
+            t, comp = await teacher_page(teach)
+            out["fan"].append(await fan_out(urls[1], teach, pids, t, comp, n, a.edits, 0.3))
+        t, _ = await teacher_page(teach)
+        out["answers_ms"] = await answers(teach, t, a.followers, other)
+    return out
+
+
+def replicas_table(r: dict[str, Any]) -> str:
+    one, many = r["fan"]
+    return "\n".join([
+        "| measure (Redis, 2 replicas: teacher on one, followers on the other) | value |", "|---|---|",
+        f"| teacher edit → follower has it, 1 follower | p50 {one['p50']:.1f} ms, p95 {one['p95']:.1f} ms |",
+        f"| teacher edit → follower has it, {many['followers']} followers | p50 {many['p50']:.1f} ms, "
+        f"p95 {many['p95']:.1f} ms |",
+        f"| both servers' CPU per teacher edit, 1 → {many['followers']} followers | {one['cpu_ms']:.1f} → "
+        f"{many['cpu_ms']:.1f} ms ({many['cpu_ms'] / max(one['cpu_ms'], 1e-9):.2f}×) |",
+        f"| {many['followers']} answers sent at once → the teacher's count shows them all | "
+        f"{r['answers_ms']['all_ms']:.0f} ms from the first sent, {r['answers_ms']['after_last_ms']:.0f} ms "
+        "after the last reply |",
+    ])  # fmt: skip
 
 
 def table(r: dict[str, Any], a: argparse.Namespace) -> str:
@@ -293,13 +328,22 @@ def main() -> None:
     ap.add_argument("--learners", type=int, default=60, help="other learners editing beside the room")
     ap.add_argument("--seconds", type=float, default=20.0, help="how long they edit")
     ap.add_argument("--idle", type=int, default=1000, help="idle followers for the memory figure")
-    ap.add_argument("--out", default=str(ROOT / "artifacts" / "room.md"))
+    ap.add_argument("--out", default=None, help="the table's file (artifacts/room.md, or room-redis.md)")
     ap.add_argument("--env", default="", help="KEY=VALUE for the server, e.g. AP_ROOMS_REDIS=redis://…")
+    ap.add_argument("--replicas", type=int, choices=(1, 2), default=1,
+                    help="2: a redis-server of its own and two replicas on it (fan-out and answers only)")  # fmt: skip
     a = ap.parse_args()
+    a.out = a.out or str(ROOT / "artifacts" / ("room-redis.md" if a.replicas == 2 else "room.md"))
     env = dict(kv.split("=", 1) for kv in a.env.split(",") if kv)
-    with serve(env=env) as url:
-        result = asyncio.run(run(url, server_pid(url), a))
-    text = table(result, a)
+    if a.replicas == 2:
+        with redis_server() as rurl, serve(env={**env, "AP_ROOMS_REDIS": rurl}) as u1, \
+                serve(env={**env, "AP_ROOMS_REDIS": rurl}) as u2:  # fmt: skip
+            result = asyncio.run(run_replicas([u1, u2], [server_pid(u1), server_pid(u2)], a))
+        text = replicas_table(result)
+    else:
+        with serve(env=env) as url:
+            result = asyncio.run(run(url, server_pid(url), a))
+        text = table(result, a)
     print(text)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(text + "\n")

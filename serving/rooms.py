@@ -186,6 +186,8 @@ class Waiters:
 class RoomStore:
     """The process's rooms, bounded (the module's docstring states the bounds); thread-safe."""
 
+    blocking = False  # its calls wait on nothing but this process (a store on the network says True)
+
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.RLock()

@@ -5,8 +5,10 @@ Chosen by ``AP_ROOMS_REDIS=redis://host:port/db`` (:func:`store_from_env`). The 
 
 * one hash per room, ``ap:room:CODE``, with fields ``room`` (the room as JSON) and ``v`` (its version), and a TTL:
   ``IDLE_S`` from its last change (``CLOSED_S`` once closed), so Redis itself drops idle rooms;
-* every store call holds one Redis lock (``ap:rooms:lock``, 5 s at most) around its read, change and write, so two
-  replicas never interleave a change (calls take about a millisecond: 200 answers in a second fit);
+* every store call holds one Redis lock (``ap:rooms:lock``, 5 s at most, polled every 2 ms) around its read,
+  change and write, so two replicas never interleave a change (calls take about a millisecond: 200 answers in a
+  second fit); a room read but not changed is not written back; the routes make these calls from worker threads
+  (``blocking``), so a replica's event loop never waits on the lock;
 * a change is published on ``ap:room:CODE`` (its version); each replica's listener thread wakes its own
   followers, which read the payload once per version (``v`` is read first: an unchanged room is not loaded).
 
@@ -51,6 +53,7 @@ class RedisRooms:
     def __init__(self, r: redis.Redis) -> None:
         self.r = r
         self.loaded: dict[str, rm.Room | None] = {}
+        self.texts: dict[str, bytes] = {}  # each room's JSON as loaded: a room read but not changed is not written
         self.versions: dict[str, tuple[int, int]] = {}  # each room's (version, teacher's version) when loaded
         self.dropped: set[str] = set()
         self.told: Any = None  # told(code, version, teacher's version) for each change written (the store's own)
@@ -62,6 +65,7 @@ class RedisRooms:
             self.loaded[code] = room
             if room is not None:
                 self.versions[code] = (room.version, room.tversion)
+                self.texts[code] = text
         return self.loaded[code] or default
 
     def __contains__(self, code: str) -> bool:
@@ -100,8 +104,11 @@ class RedisRooms:
                     pipe.delete(PREFIX + code)
                     changed.append((code, "p:-1:-1"))
                 continue
+            text = to_json(room)
+            if text.encode() == self.texts.get(code):
+                continue  # read only (a follower's payload, a results download, another room's scan by open)
             ttl = rm.CLOSED_S if room.closed else rm.IDLE_S
-            pipe.hset(PREFIX + code, mapping={"room": to_json(room), "v": room.version, "tv": room.tversion})
+            pipe.hset(PREFIX + code, mapping={"room": text, "v": room.version, "tv": room.tversion})
             pipe.expire(PREFIX + code, int(ttl) + 1)
             was = self.versions.get(code, (0, 0))
             if was[0] != room.version:  # the students' and the teacher's streams
@@ -115,6 +122,7 @@ class RedisRooms:
                 self.told(code, int(v), int(tv))
         pipe.execute()
         self.loaded.clear()
+        self.texts.clear()
         self.versions.clear()
         self.dropped.clear()
 
@@ -134,7 +142,8 @@ class RedisLock:
         self.local.acquire()
         self.depth += 1
         if self.depth == 1:
-            self.held = self.r.lock(LOCK, timeout=5, blocking_timeout=10)
+            # (redis-py polls a held lock every 0.1 s by default: 200 answers at once waited 4.3 s in all)
+            self.held = self.r.lock(LOCK, timeout=5, sleep=0.002, blocking_timeout=10)
             if not self.held.acquire():
                 self.depth -= 1
                 self.local.release()
@@ -155,6 +164,8 @@ class RedisLock:
 
 class RedisRoomStore(rm.RoomStore):
     """``RoomStore`` on Redis (the module's docstring says how); wall-clock time, as replicas share it."""
+
+    blocking = True  # each call waits on Redis and its lock: the routes call it from a worker thread (ui/room.py)
 
     def __init__(self, url: str) -> None:
         super().__init__(clock=time.time)

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import redis
+
 ROOT = Path(__file__).resolve().parent.parent  # the repository (this file is tests/harness.py)
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -77,6 +79,33 @@ def free_port() -> int:
                 continue
             return port
     raise HarnessError("no free port found between 20000 and 32000")
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A real ``redis-server`` (Debian's, installed by .ci/install) on a free port, without persistence; yields its
+    URL once it answers a PING, and stops it afterwards."""
+    exe = shutil.which("redis-server")
+    if exe is None:
+        raise RuntimeError("redis-server is not installed (.ci/install installs Debian's redis-server)")
+    port = free_port()
+    proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        r = redis.Redis.from_url(url)
+        for _ in range(100):
+            try:
+                if r.ping():
+                    break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("redis-server did not answer within 10 s")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @contextmanager

@@ -129,6 +129,14 @@ def run_room(tmp: Path) -> None:
     assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
 
 
+def run_room_replicas(tmp: Path) -> None:
+    out = tmp / "room-redis.md"
+    small = ["--followers", "3", "--edits", "2", "--out", str(out)]
+    run([sys.executable, "benchmarks/room.py", "--replicas", "2", *small], 600)
+    assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
+    assert "Redis, 2 replicas" in out.read_text()
+
+
 def run_contract(_: Path) -> None:
     """The contract page's own command: its output is the page, as committed (nothing to regenerate)."""
     r = run([sys.executable, "-m", "attention_core.contract.keys"], 120)
@@ -157,6 +165,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
     "python3 benchmarks/room.py": run_room,
+    "python3 benchmarks/room.py --replicas 2": run_room_replicas,
     "python3 -m attention_core.contract.keys > docs/contract.md": run_contract,
     "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
     'redis-server --port 6379 --save "" --appendonly no': REPLICAS,

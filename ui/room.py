@@ -34,6 +34,7 @@ import segno
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from sse_starlette.sse import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 import attention_core as ac
 from attention_core import quiz
@@ -227,13 +228,20 @@ async def body_of(request: Request) -> dict[str, Any]:
     return body
 
 
+async def store(fn: Any, *args: Any) -> Any:
+    """A store call from a route: in the event loop for the in-process store (microseconds), in a worker thread for
+    one whose calls wait on the network (Redis: a lock held by another replica must not stall this one's loop)."""
+    return await run_in_threadpool(fn, *args) if ROOMS.blocking else fn(*args)
+
+
 async def events(request: Request) -> Response:
     """``GET /room/CODE/events?token=…``: the room's payload now and at every new version (SSE). With the
     ``X-Room-Secret`` header, the teacher's payload (answers and right answer)."""
     code = request.path_params["code"]
     secret = request.headers.get("x-room-secret")
     try:
-        room = ROOMS.drive(code, secret, client_of(request)) if secret else ROOMS.get(code, client_of(request))
+        room = await (store(ROOMS.drive, code, secret, client_of(request)) if secret
+                      else store(ROOMS.get, code, client_of(request)))  # fmt: skip
     except RoomError as e:
         return refused(e)
     token = request.query_params.get("token")
@@ -244,7 +252,7 @@ async def events(request: Request) -> Response:
         return refused(RoomError(429, f"room: {rm.MAX_STREAMS_PER_CLIENT} pages from this address follow it already"))
 
     async def stream() -> AsyncIterator[dict[str, Any]]:
-        ROOMS.follow(room.code, token, +1)
+        await store(ROOMS.follow, room.code, token, +1)
         STREAMS[room.code] = STREAMS.get(room.code, 0) + 1
         STREAMS_FROM[mine] = STREAMS_FROM.get(mine, 0) + 1
         try:
@@ -258,7 +266,7 @@ async def events(request: Request) -> Response:
                     return
                 await ROOMS.wait(room.code, v, PING_S, teacher=bool(secret))
         finally:
-            ROOMS.follow(room.code, token, -1)
+            await store(ROOMS.follow, room.code, token, -1)
             STREAMS[room.code] -= 1
             if not STREAMS[room.code]:
                 del STREAMS[room.code]
@@ -273,10 +281,10 @@ async def join(request: Request) -> Response:
     """``POST /room/CODE/join`` ``{"token"?: …, "name"?: …}`` → ``{"token", "name", "display"}``."""
     try:
         body = await body_of(request)
-        token, st = ROOMS.join(request.path_params["code"], client_of(request), body.get("token"))
-        code = ROOMS.get(request.path_params["code"]).code
+        token, st = await store(ROOMS.join, request.path_params["code"], client_of(request), body.get("token"))
+        code = rm.normal_code(request.path_params["code"])
         if body.get("name") is not None:
-            ROOMS.name(code, token, body.get("name"))
+            await store(ROOMS.name, code, token, body.get("name"))
         return JSONResponse({"token": token, "name": st.name, "display": st.display, "code": code})
     except RoomError as e:
         return refused(e)
@@ -286,8 +294,8 @@ async def answer(request: Request) -> Response:
     """``POST /room/CODE/answer`` ``{"token", "question", "answer"}``."""
     try:
         body = await body_of(request)
-        code = ROOMS.get(request.path_params["code"]).code
-        ROOMS.answer(code, body.get("token"), body.get("question"), body.get("answer"))
+        code = (await store(ROOMS.get, request.path_params["code"])).code
+        await store(ROOMS.answer, code, body.get("token"), body.get("question"), body.get("answer"))
         return JSONResponse({"ok": True})
     except RoomError as e:
         return refused(e)
@@ -300,9 +308,9 @@ async def teacher(request: Request) -> Response:
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
     try:
-        room = ROOMS.drive(code, secret, client_of(request))
+        room = await store(ROOMS.drive, code, secret, client_of(request))
         if action == "results.csv":
-            frame = pd.DataFrame(ROOMS.results(room.code, secret), columns=RESULT_COLUMNS)
+            frame = pd.DataFrame(await store(ROOMS.results, room.code, secret), columns=RESULT_COLUMNS)
             for col in ("prompt", "display_name", "answer"):
                 frame[col] = frame[col].map(as_text_cell)
             buf = io.StringIO()
@@ -313,15 +321,16 @@ async def teacher(request: Request) -> Response:
         body = await body_of(request)
         if action == "view":
             state = {k: body[k] for k in ("tab", "stage", "explain") if k in body}
-            return JSONResponse({"v": ROOMS.set_state(room.code, secret, state)})
+            return JSONResponse({"v": await store(ROOMS.set_state, room.code, secret, state)})
         if action == "close":
-            ROOMS.close(room.code, secret)
+            await store(ROOMS.close, room.code, secret)
             return JSONResponse({"closed": True})
         if action == "ask":
             kind, prompt, right, options = question_from(room.state.get("query") or {}, body)
-            return JSONResponse({"question": ROOMS.ask(room.code, secret, kind, prompt, right, options)})
+            question = await store(ROOMS.ask, room.code, secret, kind, prompt, right, options)
+            return JSONResponse({"question": question})
         if action == "end":
-            ROOMS.end_question(room.code, secret, bool(body.get("reveal")))
+            await store(ROOMS.end_question, room.code, secret, bool(body.get("reveal")))
             return JSONResponse({"ok": True})
         raise RoomError(404, f"room: no action {action[:20]!r}")
     except RoomError as e:
