@@ -20,7 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 import attention_core as ac
-from serving import limits, rooms
+from serving import limits, rooms, workers
 from serving.api import API_MOUNT, API_SESSIONS, answer_mcp_as_json, build_api, declare_api, root_api
 from ui import labs, learn, live, present, real_model, room, sentence, share, train, workbench
 from ui.assets import APP_CSS, HEAT_JS, WATCH_JS
@@ -123,4 +123,6 @@ if __name__ == "__main__":
     print(f"Attention Playground on http://{host}:{port}/  (API: http://{host}:{port}/api/)", flush=True)
     server = make_app()
     settle()
+    if os.environ.get("AP_WARM", "1") != "0":
+        workers.warm()  # the real model loads in its worker meanwhile: the first Real model request is quick
     uvicorn.run(server, host=host, port=port, log_level="warning")

@@ -9,22 +9,26 @@ edits keep the first (docs/benchmarks.md: "A whole class at once").
 
 ``call(fn, *args)`` runs a module-level function there and returns its answer; an exception raised there is
 raised here (``ScenarioError`` and ``TrainError`` pickle with their field). The worker starts on first use
-(``spawn``: a fresh interpreter, one torch thread) and loads the model itself when first asked; should it die,
-the next call starts a new one.
+(``spawn``: a fresh interpreter, one torch thread) and loads the model itself when first asked (``warm`` asks
+at the server's start); should it die, the next call starts a new one.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import torch
+
+from attention_core.teaching import real_model
 
 T = TypeVar("T")
 TIMEOUT_S = 300  # the first call starts the worker and may load the model (a few seconds); no call takes longer
@@ -73,3 +77,21 @@ class Worker:
 
 WORKER = Worker()
 call = WORKER.call
+
+
+def warm(after_s: float = 2.0) -> threading.Thread:
+    """Start the worker and load the real model in it, ``after_s`` seconds from now, on a thread of its own: the
+    first learner who opens Real model then waits for one forward pass, not for the model's load (about 8 s on
+    this machine). The server answers meanwhile (the load runs in the worker's process, on the other core).
+    ``playground.py`` calls it at start unless ``AP_WARM=0`` (the tests' servers, which seldom need the model)."""
+
+    def run() -> None:
+        time.sleep(after_s)
+        try:
+            call(real_model.warm)
+        except Exception:  # (the first real request will load it and say what went wrong)
+            logging.getLogger(__name__).exception("warming the real model failed")
+
+    thread = threading.Thread(target=run, name="warm-real-model", daemon=True)
+    thread.start()
+    return thread

@@ -116,6 +116,7 @@ def serve(
     ``log_path``: the server's output goes to that file (for a test to read), else to a temporary one."""
     port = free_port()
     full_env = {
+        "AP_WARM": "0",  # (no real model loaded at every test server's start; a test may ask for it)
         **os.environ,
         "GRADIO_SERVER_NAME": "127.0.0.1",
         "GRADIO_SERVER_PORT": str(port),

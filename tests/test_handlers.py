@@ -461,3 +461,16 @@ def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as
                                                          "fill": "additive"}}  # fmt: skip
     said = " ".join(ac.evaluate(ac.parse(rows)).attention.warnings)
     assert "This run uses additive -inf" in said, said
+
+
+def test_every_control_is_named_in_words_not_notebook_numbers_or_json_keys() -> None:
+    """Issue 37, words: a control's label and choices say what it does ("-inf", "additive mask M"), not which
+    notebook used it ("(000)") nor the scenario's key ("head_mode"); math names (d_model, W_o, b_q) stay."""
+    key = re.compile(r"\b(?!d_|W_|b_)[a-z]+_[a-z_]+\b")
+    bad = []
+    for block in pg.demo.blocks.values():
+        words = [str(getattr(block, "label", None) or "")]
+        if getattr(block, "elem_id", None) != "preset":  # (the presets' titles quote their notebooks' code)
+            words += [str(c[0] if isinstance(c, (list, tuple)) else c) for c in getattr(block, "choices", None) or []]
+        bad += [w for w in words if re.search(r"\(\d{3}\b", w) or key.search(w)]
+    assert bad == [], bad

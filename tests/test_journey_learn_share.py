@@ -162,7 +162,7 @@ def set_every_control(pg: Page) -> None:
     wait_text(pg, "#overview", "head 2 of 2")
     settled(pg, lambda: choose(pg, "mask", "causal+padding"))
     settled(pg, lambda: type_number(pg, BOXES[12], "2"))  # padding: key 2
-    settled(pg, lambda: choose(pg, "fill", "-1e9 (002)"))
+    settled(pg, lambda: choose(pg, "fill", "-1e9"))
     settled(pg, lambda: choose(pg, "scale", "temperature"))
     settled(pg, lambda: type_number(pg, "temperature (divide by)", "2.5"))
     settled(pg, lambda: choose(pg, "normalise", "sum"))
@@ -175,7 +175,7 @@ def set_every_control(pg: Page) -> None:
     settled(pg, lambda: pg.keyboard.press("Enter"))
 
 
-EVERY = {"mask": "causal+padding", "fill": "-1e9 (002)", "heads": "2", "head shown": "2", "scale": "temperature",
+EVERY = {"mask": "causal+padding", "fill": "-1e9", "heads": "2", "head shown": "2", "scale": "temperature",
          "normalise": "sum", "dtype": "float64", "T (query tokens)": "4", "S (key tokens)": "5", "d_model": "4",
          "d_out per head": "3", "temperature (divide by)": "2.5", BOXES[12]: "2", BOXES[13]: "the, cat, sat, down",
          BOXES[14]: "a, b, c, d, e", RADIOS[3]: True, CHECKS[0]: True, CHECKS[1]: True}  # fmt: skip

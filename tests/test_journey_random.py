@@ -27,7 +27,7 @@ import attention_core as ac
 STEPS = int(os.environ.get("AP_RANDOM_STEPS", "24"))
 SEED = int(os.environ.get("AP_RANDOM_SEED", "37"))
 DELAY = 80  # ms a key
-FILLS = {"-inf (000)": "-inf", "-1e9 (002)": "-1e9", "additive M (004)": "additive"}
+FILLS = {"-inf": "-inf", "-1e9": "-1e9", "additive mask M": "additive"}
 VIEWS = ("q", "k", "v", "scores", "weights", "output")
 
 

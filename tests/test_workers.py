@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import attention_core as ac
-from attention_core.teaching import train
+from attention_core.teaching import real_model, train
 from serving import workers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,3 +73,14 @@ def alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as f:  # a zombie (ended, not yet reaped by init) counts as gone
         return f.read().split(") ")[-1][0] != "Z"
+
+
+def test_warm_loads_the_real_model_in_the_worker_before_any_learner_asks() -> None:
+    """The server's start warms the worker (playground.py): afterwards the model is held there, so the first Real
+    model request waits for a forward pass only (issue 37: the first one took about 8 s)."""
+    pid = workers.call(os.getpid)
+    os.kill(pid, 9)  # a fresh worker: whatever an earlier test loaded there is gone
+    assert workers.call(real_model.is_loaded) is False
+    workers.warm(after_s=0).join(timeout=120)
+    assert workers.call(real_model.is_loaded) is True
+    assert not real_model.is_loaded()  # loaded there, not in the server's own process

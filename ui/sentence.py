@@ -160,7 +160,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
             text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
             d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
             seed = gr.Number(69, precision=0, label="seed")
-            d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (003: 2)")
+            d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (the book uses 2)")
         with gr.Row():
             draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
             printed = gr.Button("003's printed embeddings")

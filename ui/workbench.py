@@ -258,7 +258,7 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
             elem_id="tb-padding", placeholder="key numbers, e.g. 3", **drop,
         )  # fmt: skip
         c["fill"] = gr.Dropdown(
-            [("-inf (000)", "-inf"), ("-1e9 (002)", "-1e9"), ("additive M (004)", "additive")],
+            [("-inf", "-inf"), ("-1e9", "-1e9"), ("additive mask M", "additive")],
             value=first["fill"],
             label="fill",
             elem_id="tb-fill",

@@ -72,6 +72,18 @@ def load() -> tuple[Any, Any]:
     return LOADER.get()
 
 
+def warm() -> bool:
+    """Load the model now (in the worker, at the server's start: serving/workers.py ``warm``), so the first
+    learner's request does not wait the ~8 s of transformers' import and the model's load; True once loaded."""
+    load()
+    return is_loaded()
+
+
+def is_loaded() -> bool:
+    """Whether this process holds the model already."""
+    return LOADER._loaded is not None
+
+
 def check_sentence(sentence: Any) -> str:
     """The sentence as given, or ScenarioError('sentence') when it is not text, blank or over the character cap."""
     if not isinstance(sentence, str):
