@@ -1,7 +1,8 @@
 """A randomized journey that guards the whole workbench (issue 37): seeded and repeatable, it makes random changes
 through the page's own controls as a learner makes them (typed key by key at 80 ms, then Enter or Tab; dropdowns
 opened and clicked; grid cells typed), valid and invalid, and after each one asserts that every view of the
-overview equals ``compute()`` for the state the controls and grids show, and that no control shows a value the
+overview equals ``compute()`` for the state the controls and grids show (the drawer's variant steps too: positions,
+the RoPE base, ALiBi, kv heads, the window, the tiles, KV-cache decoding), and that no control shows a value the
 views do not use (T, d_model, the tokens, the heads and the head shown against the tables' shapes and labels). A
 refused grid cell may stay on screen as typed, visibly marked (class 'bad', named in the message) until fixed: it
 is read as the value in force that the page holds for it (``data-good``).
@@ -29,6 +30,16 @@ SEED = int(os.environ.get("AP_RANDOM_SEED", "37"))
 DELAY = 80  # ms a key
 FILLS = {"-inf": "-inf", "-1e9": "-1e9", "additive mask M": "additive"}
 VIEWS = ("q", "k", "v", "scores", "weights", "output")
+POSITIONS = {"none": "none", "sinusoidal (added to x)": "sinusoidal", "RoPE (turns q, k)": "rope"}
+NUMBERS = {  # the drawer's numbered variant steps: (valid, refused) texts; 0 turns one off
+    "kv heads (K, V shared)": (["1", "2", "3", "0"], ["5", "-1"]),
+    "window (0 = off)": (["0", "1", "2", "3"], ["-1", "999"]),
+    "tile B_r": (["0", "1", "2"], ["-2"]),
+    "tile B_c": (["0", "1", "2"], ["x"]),
+}
+DRAWER = ("T (query tokens)", "d_model", "heads", "head shown", "mask", "scale", "normalise", "fill", "dtype",
+          "token labels (comma-separated)", "positions", "kv heads (K, V shared)", "window (0 = off)", "tile B_r",
+          "tile B_c")  # fmt: skip
 
 
 @pytest.fixture
@@ -77,11 +88,46 @@ def edit_cell(pg: Page, r: int, c: int, text: str) -> None:
     editor.press("Enter")
 
 
+def choose_in_more(pg: Page, label: str, option: str) -> None:
+    """A dropdown of the drawer (positions): opened and clicked with the drawer open, then on to the drawer's title."""
+    open_more(pg)
+    pg.get_by_label(label, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{option}']").click()
+    pg.locator("#modern-title").click()
+
+
+def tick(pg: Page, label: str) -> None:
+    open_more(pg)
+    pg.get_by_label(label, exact=True).click()
+
+
+def variant_action(rng: random.Random, key: str) -> tuple[str, Callable[[Page], None]]:
+    """One change of the drawer's variant steps, valid or not: ALiBi, KV-cache decoding (refused unless causal),
+    the RoPE base, kv heads (refused unless they divide the heads), the window, the tiles."""
+    kind = rng.choice(["ALiBi bias", "KV-cache decoding", "RoPE base", *NUMBERS])
+    if kind in ("ALiBi bias", "KV-cache decoding"):
+        return f"{kind} clicked", lambda pg: tick(pg, kind)
+    good, bad = NUMBERS.get(kind, (["100", "10000", "7.5"], ["0", "-3", "abc"]))
+    text = rng.choice(good) if rng.random() < 0.8 else rng.choice(bad)
+
+    def number(pg: Page) -> None:
+        open_more(pg)
+        if pg.get_by_label(kind, exact=True).is_visible():  # (the RoPE base shows while RoPE is on)
+            type_box(pg, kind, text, key)
+
+    return f"{kind} ← {text!r} + {key}", number
+
+
 def action(rng: random.Random, state: dict[str, Any]) -> tuple[str, Callable[[Page], None]]:
     """One random change, valid or not: (what it is, in words; doing it on a page)."""
     key = rng.choice(["Enter", "Tab"])
     kind = rng.choice(["T", "T", "d_model", "heads", "head shown", "mask", "scale", "normalise", "fill", "dtype",
-                       "tokens", "cell", "cell"])  # fmt: skip
+                       "tokens", "cell", "cell", "positions", "variant", "variant", "variant"])  # fmt: skip
+    if kind == "positions":
+        option = rng.choice(list(POSITIONS))
+        return f"positions ← {option}", lambda pg: choose_in_more(pg, "positions", option)
+    if kind == "variant":
+        return variant_action(rng, key)
     if kind in ("T", "d_model", "heads", "head shown"):
         good = {"T": range(1, 7), "d_model": range(1, 5), "heads": range(1, 4), "head shown": range(1, 4)}[kind]
         bad = {"T": ["0", "65", "-2"], "d_model": ["0", "99"], "heads": ["9", "0"], "head shown": ["0"]}[kind]
@@ -137,9 +183,12 @@ def shown_state(pg: Page) -> dict[str, Any]:
     """Every control's value as shown (the drawer opened to read it) and the grids and overview tables."""
     got = pg.evaluate(READ_JS)
     open_more(pg)
-    for label in ("T (query tokens)", "d_model", "heads", "head shown", "mask", "scale", "normalise", "fill", "dtype",
-                  "token labels (comma-separated)"):  # fmt: skip
+    for label in DRAWER:
         got[label] = pg.get_by_label(label, exact=True).input_value()
+    base = pg.get_by_label("RoPE base", exact=True)
+    got["RoPE base"] = base.input_value() if base.is_visible() else None
+    for label in ("ALiBi bias", "KV-cache decoding"):
+        got[label] = pg.get_by_label(label, exact=True).is_checked()
     close_more(pg)
     return got
 
@@ -160,14 +209,23 @@ def check_state(got: dict[str, Any], where: str) -> dict[str, int]:
         assert got["note"] == [str(head), str(heads)], (where, "head shown / heads vs the overview", got["note"])
     else:
         assert got["note"] == [] and head == 1, (where, got["note"], head)
-    ws = {n: floats(got["grids"][n]) for n in ("W_q", "W_k", "W_v")}  # the shown head's, out×in
+    ws = {n: floats(got["grids"][n]) for n in ("W_q", "W_k", "W_v")}  # the shown head's (and its kv head's), out×in
+    kv = int(got["kv heads (K, V shared)"]) or heads
     sc = {
-        "x": floats(x).tolist(), "tokens": tokens, "heads": 1, "head_mode": "concat", "layout": "linear",
+        "x": floats(x).tolist(), "tokens": tokens, "heads": heads, "head_mode": "concat", "layout": "linear",
         "d_out": ws["W_q"].shape[0], "dtype": got["dtype"], "normalize": got["normalise"],
-        "weights": {n: [w.tolist()] for n, w in ws.items()} | {"W_o": None},
+        "weights": {"W_q": [ws["W_q"].tolist()] * heads, "W_o": None}
+        | {n: [ws[n].tolist()] * kv for n in ("W_k", "W_v")},  # every head as the shown one: its own step's numbers
         "mask": {"kind": got["mask"], "fill": FILLS[got["fill"]]}, "scale": got["scale"] == "√d_k",
+        "positions": POSITIONS[got["positions"]], "alibi": got["ALiBi bias"], "kv_heads": kv,
+        "decode": got["KV-cache decoding"],
     }  # fmt: skip
-    want = ac.compute(sc)["heads"][0]
+    if got["RoPE base"] is not None:
+        sc["rope_base"] = float(got["RoPE base"])
+    for label, field in (("window (0 = off)", "window"), ("tile B_r", "block_rows"), ("tile B_c", "block_cols")):
+        if int(got[label]):
+            sc[field] = int(got[label])
+    want = ac.compute(sc)["heads"][head - 1]  # (ALiBi's slope is the shown head's own)
     for name in VIEWS:
         shown = floats(got["views"][name])
         exp = torch.tensor([[float(c) for c in row] for row in want[name]], dtype=torch.float64)  # ('-inf': text)
