@@ -18,7 +18,7 @@ from reference import reference
 from torch import nn
 
 import attention_core as ac
-from attention_core.export.notebook import scenario_json, to_notebook, to_script
+from attention_core.export.notebook import plain, scenario_json, to_notebook, to_script
 from ui import pipeline, share, values
 from ui.render import tables as vw
 
@@ -229,3 +229,22 @@ def test_exported_split_script_with_w_o_prints_what_nn_multihead_attention_compu
     assert_prints(got["combined"], out[0].detach(), "combined")
     for h in range(2):
         assert_prints(got[f"head {h + 1} weights"], attn[0, h].detach(), f"head {h + 1} weights")
+
+
+def test_exported_values_are_written_as_the_page_shows_them_and_read_back_bit_for_bit(tmp_path: Path) -> None:
+    """Issue 37: a float32 1.16 is exported as 1.16, not 1.159999966621399 (the float64 nearest to the float32),
+    in the script, the notebook and the scenario file; each reads back as the same float32, and the script still
+    prints what the app shows."""
+    s = ac.parse({"x": [[1.16, -0.43], [0.57, 1.36], [4.34, -1.22]], "d_out": 2,
+                  "weights": {"init": "linear", "seed": 42}})  # fmt: skip
+    src = to_script(s, "typed")
+    assert "[1.16, -0.43]" in src and "1.159999966621399" not in src
+    assert json.dumps(scenario_json(s)["x"]) == "[[1.16, -0.43], [0.57, 1.36], [4.34, -1.22]]"
+    assert printed(run_script(src, tmp_path)) == app_prints(s)
+    g = torch.Generator().manual_seed(3)
+    odd = torch.cat([torch.randn(500, generator=g) * 10.0 ** torch.randint(-40, 38, (500,), generator=g),
+                     torch.tensor([1e-45, -1e-45, 3.4028235e38, 1.17549435e-38, 0.1, 1 / 3, -0.0])])  # fmt: skip
+    back = torch.tensor(plain(odd), dtype=torch.float32)
+    assert torch.equal(back.view(torch.int32), odd.view(torch.int32))  # every bit, the sign of -0.0 too
+    wide = odd.double() / 3
+    assert torch.equal(torch.tensor(plain(wide), dtype=torch.float64), wide)  # float64: Python's shortest repr

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import nbformat
+import torch
 from torch import Tensor
 
 from ..contract.scenario import BIASES, Scenario
@@ -57,15 +58,15 @@ def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None
     w = s.weights
     sc: dict[str, Any] = {"tokens": list(s.tokens)}
     if s.self_attention:
-        sc["x"] = s.x_q.tolist()
+        sc["x"] = plain(s.x_q)
     else:
-        sc.update(x_q=s.x_q.tolist(), x_k=s.x_k.tolist(), x_v=s.x_v.tolist(), tokens_k=list(s.tokens_k))
+        sc.update(x_q=plain(s.x_q), x_k=plain(s.x_k), x_v=plain(s.x_v), tokens_k=list(s.tokens_k))
     sc.update(heads=s.heads, head_mode=s.head_mode, layout=w.layout, dtype=s.dtype, normalize=s.normalize)
-    sc["weights"] = {n: getattr(w, n).tolist() for n in ("W_q", "W_k", "W_v")}
-    sc["weights"]["W_o"] = None if w.W_o is None else w.W_o.tolist()
+    sc["weights"] = {n: plain(getattr(w, n)) for n in ("W_q", "W_k", "W_v")}
+    sc["weights"]["W_o"] = None if w.W_o is None else plain(w.W_o)
     for n in BIASES:  # written only when present, so a bias-free state's JSON is as it always was
         if getattr(w, n) is not None:
-            sc["weights"][n] = getattr(w, n).tolist()
+            sc["weights"][n] = plain(getattr(w, n))
     mask: dict[str, Any] = {"kind": s.mask_kind, "fill": s.fill}
     if s.mask_kind == "custom" and s.keep is not None:
         mask["keep"] = s.keep.int().tolist()
@@ -82,9 +83,19 @@ def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None
     return sc
 
 
+def plain(t: Tensor) -> list[Any]:
+    """``t`` as nested lists, each float32 value as the shortest decimal that reads back as the same float32 (1.16,
+    as the page shows it, not 1.159999966621399, the float64 nearest to it); float64 values as Python's shortest
+    repr. ``torch.tensor(plain(t), dtype=t.dtype)`` equals ``t`` bit for bit."""
+    if t.dtype != torch.float32:
+        return t.tolist()
+    flat = [float(str(v)) for v in t.detach().numpy().ravel()]  # (numpy's float32 repr: the shortest that round-trips)
+    return torch.tensor(flat, dtype=torch.float64).reshape(t.shape).tolist() if flat else t.tolist()
+
+
 def _lit(t: Tensor | list[Any]) -> str:
-    """A nested list literal; floats as Python's shortest round-trip repr."""
-    return json.dumps(t.tolist() if isinstance(t, Tensor) else t).replace("true", "True").replace("false", "False")
+    """A nested list literal; floats as the shortest decimal of their dtype that round-trips (:func:`plain`)."""
+    return json.dumps(plain(t) if isinstance(t, Tensor) else t).replace("true", "True").replace("false", "False")
 
 
 def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
