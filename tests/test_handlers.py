@@ -304,7 +304,7 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     w, h, lo, hi, z = canvases[1]  # head 2: one byte per weight, 0..254 over [0, 1]
     got = torch.frombuffer(bytearray(base64.b64decode(z)), dtype=torch.uint8).reshape(int(h), int(w))
     assert (float(lo), float(hi), int(w), int(h)) == (0.0, 1.0, 3, 3)
-    torch.testing.assert_close(got.double() / 254, tr.attention.weights[1].double(), atol=0.5 / 254 + 1e-9, rtol=0)
+    torch.testing.assert_close(got.double() / 254, tr.weights[1].double(), atol=0.5 / 254 + 1e-9, rtol=0)
     assert "2 head(s) × (L, d) = (3, 2) each → torch.cat(dim=-1) → (L, H·d) = (3, 4)" in html.unescape(
         views["html_combine"]
     )
@@ -459,5 +459,5 @@ def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as
     assert "K = x<sub>k</sub>·W<sub>k</sub>" in overview and "X·W" not in overview
     rows = {**ac.scenario_of("statquest-self"), "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]],
                                                          "fill": "additive"}}  # fmt: skip
-    said = " ".join(ac.evaluate(ac.parse(rows)).attention.warnings)
+    said = " ".join(ac.evaluate(ac.parse(rows)).warnings)
     assert "This run uses additive -inf" in said, said
