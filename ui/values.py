@@ -20,7 +20,6 @@ import torch
 
 import attention_core as ac
 from attention_core import LAYOUTS, MAX_D, MAX_HEADS, MAX_SEED, MAX_T, MODES, ROPE_BASE, parse_choice, parse_int
-from attention_core import Variants as Modern
 from ui.render import tables as vw
 
 DEFAULT_PRESET = "statquest-self"
@@ -123,7 +122,7 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         mask["keep"] = vw.cells(v["keep"])
     sc["mask"] = mask
     sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
-    return sc | modern_keys(v, heads)
+    return sc | variant_keys(v, heads)
 
 
 # ---- weight tables read once -------------------------------------------------------------------
@@ -167,8 +166,9 @@ def numeric(table: Any) -> Any:
     return got
 
 
-def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
-    """The modern controls as scenario keys, only those that are on (raw: the core names a bad one)."""
+def variant_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
+    """The variant controls (positions, ALiBi, kv heads, window, tiles, decoding) as scenario keys, only those that
+    are on (raw: the core names a bad one)."""
     out: dict[str, Any] = {}
     positions = v.get("positions") or "none"
     if positions != "none":
@@ -186,9 +186,9 @@ def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
     return out
 
 
-def modern_values(s: ac.Scenario) -> dict[str, Any]:
-    """The modern controls showing a parsed scenario (every one off for a scenario without modern keys)."""
-    m = s.variants or Modern()
+def variant_values(s: ac.Scenario) -> dict[str, Any]:
+    """The variant controls showing a parsed scenario (every one off for a scenario without variant keys)."""
+    m = s.variants or ac.Variants()
     if m.kv_heads is not None and s.head_mode == "concat":
         raise ac.ScenarioError(
             "kv_heads", "the workbench shows grouped K and V in head mode split (Llama's layout); compute() takes both"
@@ -246,7 +246,7 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
         "biases": {n: getattr(w, n).tolist() for n in ac.BIASES if getattr(w, n) is not None} or None,
-        **modern_values(s),
+        **variant_values(s),
     }
 
 

@@ -311,11 +311,11 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
         c["tokens_k"] = gr.Textbox(
             first["tokens_k"], label="key/value token labels", visible=visibility(first)["tokens_k"]
         )
-    build_modern(c, first)
+    build_variants(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}
 
 
-def build_modern(c: dict[str, Any], first: dict[str, Any]) -> None:
+def build_variants(c: dict[str, Any], first: dict[str, Any]) -> None:
     """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
     travels in links and exports like every other (attention_core/contract/variants.py)."""
     num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not

@@ -127,9 +127,11 @@ def variants_json(tr: Trace) -> dict[str, Any]:
     """The result keys the variant settings add (see README, "The compute contract")."""
     p = tr
     m = p.variants
+    on = m.as_json()
     out: dict[str, Any] = {
-        "modern": m.as_json(), "positions": m.positions, "kv_heads": int(p.k_kv.shape[0]), "head_map": list(p.head_map),
-        "kv": [{"k": js(p.k_kv[g]), "v": js(p.v_kv[g])} for g in range(p.k_kv.shape[0])],
+        "variants": on, "modern": dict(on),  # "modern": the same keys under their old name, kept for clients
+        "positions": m.positions, "kv_heads": int(p.k_kv.shape[-3]), "head_map": list(p.head_map),
+        "kv": [{"k": js(p.k_kv[g]), "v": js(p.v_kv[g])} for g in range(p.k_kv.shape[-3])],
     }  # fmt: skip
     if p.pe_q is not None:
         out["sinusoidal"] = {

@@ -689,15 +689,15 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
     p = ac.read_preset(preset_id)
     ref = ac.parse(p.scenario)
     changed = same_scenario(s, ref)
-    modern = p.source == "decoders"  # today's presets: no notebook printed them
+    decoders = p.source == "decoders"  # the decoder presets: no notebook printed them
     if changed:
-        what = "its torch-checked numbers" if modern else f"notebook {p.source[:3]}"
+        what = "its torch-checked numbers" if decoders else f"notebook {p.source[:3]}"
         return (
             f"<div class='badge left'>✎ You have left the preset <b>{html.escape(p.title)}</b> "
             f"(changed: {html.escape(', '.join(FIELD_WORDS.get(c, c) for c in changed))}). Reload it to compare with "
             f"{what}.</div>"
         )
-    if modern:
+    if decoders:
         return (
             f"<div class='badge ok'>✓ <b>{html.escape(p.title)}</b>: today's attention, from no notebook, so it "
             "printed no tensors; checked against torch's SDPA (enable_gqa) and transformers' Llama RoPE in the test "

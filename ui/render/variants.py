@@ -22,7 +22,7 @@ Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML,
 
 
 def cell(title: str, formula: str, words: str, code: str, printed: str, tables: str) -> str:
-    """One notebook cell of a modern step (``formula`` is HTML; the rest is text)."""
+    """One notebook cell of a variant step (``formula`` is HTML; the rest is text)."""
     return (
         f"<div class='md-step'><div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula}"
         f"</div><p class='nb-words'>{html.escape(words)}</p></div><div class='step'><pre class='code'>"
@@ -32,7 +32,7 @@ def cell(title: str, formula: str, words: str, code: str, printed: str, tables: 
 
 
 def notebook_extra(step: str, s: ac.Scenario, tr: ac.Trace, h: int) -> str:
-    """The modern cells that follow notebook step ``step`` for head ``h`` (0-based); "" when none is on."""
+    """The variant cells that follow notebook step ``step`` for head ``h`` (0-based); "" when none is on."""
     p = tr
     if tr.variants is None:
         return ""
@@ -221,7 +221,7 @@ def _decode(s: ac.Scenario, p: Any, h: int) -> str:
 
 
 def overview_cards(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> dict[str, str]:
-    """Overview cards of the modern steps that are on, by where they go: "before" (q and k before RoPE, ahead of
+    """Overview cards of the variant steps that are on, by where they go: "before" (q and k before RoPE, ahead of
     Q, K, V), "scores" (the ALiBi bias), "weights" (the tiles' final m and l), "output" (the KV cache's size)."""
     p = tr
     out: dict[str, str] = {}
@@ -255,7 +255,7 @@ def _card(name: str, title: str, t: Tensor, body: str) -> str:
 
 
 def op_extra(s: ac.Scenario, tr: ac.Trace) -> str:
-    """What the modern settings add to the overview's mask words: "+ window 3", "+ ALiBi"."""
+    """What the variant settings add to the overview's mask words: "+ window 3", "+ ALiBi"."""
     p = tr
     if tr.variants is None:
         return ""
