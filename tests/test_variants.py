@@ -17,7 +17,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 import attention_core as ac
 from attention_core.ops.kv_heads import kv_head_map, share_kv
 from attention_core.ops.masks import causal_keep, padding_keep, window_keep
-from attention_core.ops.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
+from attention_core.ops.positions import alibi, alibi_slopes, rope, rope_theta, sinusoidal
 from attention_core.ops.sdpa import attend
 from attention_core.pipeline.kv_cache import kv_cache_decode
 from attention_core.pipeline.layer import Variants, prepare
@@ -239,10 +239,11 @@ def test_sinusoidal_is_the_papers_formula(n: int, d: int) -> None:
 
 def test_sinusoidal_is_added_to_x() -> None:
     x = torch.randn(5, 4, generator=torch.Generator().manual_seed(8))
-    tr = add_sinusoidal(x)
-    torch.testing.assert_close(tr.x_pos, x + sinusoidal(5, 4))
-    assert torch.equal(tr.x, x)
-    assert tr.pe[0].tolist() == [0.0, 1.0, 0.0, 1.0]  # position 0: sin 0, cos 0
+    w = ac.init_weights("linear", 1, 4, 2, 1, "concat", "linear")
+    tr = ac.multi_head(x, x, x, w, 1, variants=ac.Variants(positions="sinusoidal"))  # step 1 of the layer
+    torch.testing.assert_close(tr.x_q, x + sinusoidal(5, 4))
+    assert torch.equal(tr.pe_q, sinusoidal(5, 4))  # the encoding the layer added, kept in its trace
+    assert tr.pe_q[0].tolist() == [0.0, 1.0, 0.0, 1.0]  # position 0: sin 0, cos 0
 
 
 # ---- sliding window -------------------------------------------------------------------------------------------

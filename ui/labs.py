@@ -56,12 +56,6 @@ def mask_lab_parts(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> 
     return vw.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype), ""
 
 
-def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> str:
-    """The lab as one view: its tables, or the message naming the bad box."""
-    tables, message = mask_lab_parts(v, causal, padding, rows)
-    return tables if tables is not None else message
-
-
 def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
     """The scaling lab's figure and its sentence; a bad field gets a message naming it."""
     try:

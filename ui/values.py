@@ -356,15 +356,6 @@ def labelled(v: dict[str, Any]) -> dict[str, Any]:
             "keep": relabel(v["keep"], tokens, tokens_k)}  # fmt: skip
 
 
-def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
-    """The custom mask grid with one cell flipped 0 <-> 1 (clicks on the label column do nothing)."""
-    rows = [list(r) for r in (keep.get("data", []) if isinstance(keep, dict) else keep or [])]
-    i, j = (index if isinstance(index, (list, tuple)) else (-1, -1))[:2]
-    if 1 <= j and 0 <= i < len(rows) and j < len(rows[i]):
-        rows[i][j] = 0 if str(rows[i][j]).strip() in ("1", "1.0") else 1
-    return {"data": rows, "headers": ["", *key_tokens][: max((len(r) for r in rows), default=1)]}
-
-
 def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
     """What the weight tables on screen look like, so the next structural change can read them."""
     return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
