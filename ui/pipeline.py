@@ -14,7 +14,7 @@ import torch
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json
 from attention_core import explain_sources as sources
-from ui.render import heat
+from ui.render import code_lines, heat, match_badge, step_cells
 from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.render import variants as md
@@ -54,7 +54,7 @@ def notebook_views(
 ) -> dict[str, Any]:
     """The notebook's steps (code, torch's print, exact tables) and the heatmaps, for head ``h`` (0-based)."""
     part = tr.head(h)
-    fam = vw.family(preset_id)
+    fam = code_lines.family(preset_id)
     dt = s.dtype
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
     v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
@@ -74,7 +74,7 @@ def notebook_views(
         "combine": vw.torch_print(tr.output),
     }
     w_o = tr.params.W_o
-    combine_shapes = vw.combine_note(
+    combine_shapes = step_cells.combine_note(
         s.heads,
         s.head_mode,
         tuple(tr.mixed.shape),
@@ -84,8 +84,8 @@ def notebook_views(
     out: dict[str, Any] = {}
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
-        heading = vw.step_heading(step, s, tr.divisor)  # follows scale, normalise and the mask
-        cell = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
+        heading = step_cells.step_heading(step, s, tr.divisor)  # follows scale, normalise and the mask
+        cell = step_cells.step_html(code_lines.code_for(step, fam, s), prints[step], note, tables[step], heading)
         out[f"html_{step}"] = cell + md.notebook_extra(step, s, tr, h)  # today's steps that follow this one, if on
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
     heads_fig = heat.every_head(tr.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
@@ -154,7 +154,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         tr = ac.evaluate(s)
         out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
-        out["badge"] = vw.badge(preset_id, s, result)
+        out["badge"] = match_badge.badge(preset_id, s, result)
         out["message"] = vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
         return out
     except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
@@ -171,7 +171,7 @@ def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> list[str
     w = tr.weights  # (H, T, S)
     if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
         return []
-    if preset_id and not vw.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
         return []
     return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
             "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip
