@@ -20,9 +20,14 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
+from ..contract.steps import STEPS
 from ..ops.trace import Trace
 
-NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine", "alibi_bias", "tiles")
+NAMES = (
+    *(t for step in STEPS for t in step.tables),
+    "alibi_bias",
+    "tiles",
+)  # the notebook's tables, then the variants'
 FILL_WORDS = {
     "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
     "-1e9": "masked_fill(block_mask, -1e9) (002): the score becomes -1e9",

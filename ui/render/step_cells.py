@@ -78,12 +78,12 @@ def _scaled_heading(s: ac.Scenario, divisor: float | None) -> tuple[str, str, st
     same = (" With ÷ row sum instead of softmax, dividing every score by the same number leaves the weights as "
             "they are.") if s.normalize == "sum" else ""  # fmt: skip
     if divisor is None:
-        return "3 · scaled: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
+        return f"{TITLES['scaled']}: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
     if s.scale is True:
         d_k = round(divisor**2)
         formula = f"S′ = S ÷ √d<sub>k</sub> = S ÷ √{d_k} = S ÷ {divisor:.4g}"
-        return "3 · scaled: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
-    return "3 · scaled: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
+        return f"{TITLES['scaled']}: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
+    return f"{TITLES['scaled']}: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
 
 
 def _masked_heading(s: ac.Scenario) -> tuple[str, str, str]:
@@ -93,16 +93,16 @@ def _masked_heading(s: ac.Scenario) -> tuple[str, str, str]:
     padded = [t for t, p in zip(s.tokens_k, s.padding or (), strict=False) if p]
     how = MASK_HOW[s.mask_kind].format(pad=", ".join(padded) or "none yet")
     formula, fill = FILL_HOW[s.fill]
-    return f"4 · masked: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
+    return f"{TITLES['masked']}: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
 
 
 def _weights_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.normalize == "sum":
         formula = "A<sub>ij</sub> = S″<sub>ij</sub> ÷ Σ<sub>j</sub> S″<sub>ij</sub> &nbsp;row by row"
-        return "5 · weights: ÷ row sum", formula, STEP_WORDS["sum"]
+        return f"{NUMBERS['weights']} · weights: ÷ row sum", formula, STEP_WORDS["sum"]
     formula = ("A = softmax(S″) row by row, &nbsp;A<sub>ij</sub> = e<sup>S″<sub>ij</sub></sup> ÷ "
                "Σ<sub>j</sub> e<sup>S″<sub>ij</sub></sup>")  # fmt: skip
-    return TITLES["weights"], formula, STEP_WORDS["softmax"]
+    return f"{NUMBERS['weights']} · softmax weights", formula, STEP_WORDS["softmax"]
 
 
 def _output_heading(s: ac.Scenario) -> tuple[str, str, str]:
@@ -130,15 +130,8 @@ def _combine_heading(s: ac.Scenario) -> tuple[str, str, str]:
     return TITLES["combine"], formula, words
 
 
-TITLES = {  # numbered from 1, as the exported script numbers them (they started at "3 ·")
-    "qkv": "1 · Q, K, V",
-    "scores": "2 · QKᵀ (raw scores)",
-    "scaled": "3 · scaled",
-    "masked": "4 · masked",
-    "weights": "5 · softmax weights",
-    "output": "6 · output",
-    "combine": "7 · heads combined",
-}
+TITLES = {step.key: step.heading for step in ac.NOTEBOOK_STEPS}  # "1 · Q, K, V" … "7 · heads combined", as exported
+NUMBERS = {step.key: step.number for step in ac.NOTEBOOK_STEPS}
 
 
 def step_html(code: str, printed: str, note: str, tables: str = "", heading: str = "") -> str:

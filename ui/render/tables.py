@@ -14,10 +14,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attention_core import EXPLAINABLE
+from attention_core import EXPLAINABLE, NOTEBOOK_STEPS
 from ui.render import printing
 
-STEPS = ("qkv", "scores", "scaled", "masked", "weights", "output", "combine")
+STEPS = tuple(step.key for step in NOTEBOOK_STEPS)  # the notebook views, by key (contract/steps.py)
 
 
 # ---- numbers ----------------------------------------------------------------------------------
