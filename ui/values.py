@@ -29,7 +29,7 @@ SCALE_MODES = ("√d_k", "off", "temperature")
 
 
 # today's attention (attention_core/contract/variants.py): a number box at 0 (window, B_r, B_c) is off
-MODERN_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+VARIANT_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
 OFF_AT_ZERO = ("window", "block_rows", "block_cols")
 
 
@@ -63,7 +63,7 @@ FIELDS = (
     "normalize",
     "seed",
     "view_head",
-    *MODERN_FIELDS,
+    *VARIANT_FIELDS,
 )
 
 

@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-from attention_core import VARIANT_KEYS as MODERN_KEYS
+from attention_core import VARIANT_KEYS
 
 
 def as_linear(w: Tensor | None, layout: str) -> Tensor | None:
@@ -48,7 +48,7 @@ def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
         diff.append("mask")
     ma = {} if a.variants is None else a.variants.as_json()  # RoPE, ALiBi, kv heads, window, tiles, decoding
     mb = {} if b.variants is None else b.variants.as_json()
-    diff += [key for key in MODERN_KEYS if ma.get(key) != mb.get(key)]
+    diff += [key for key in VARIANT_KEYS if ma.get(key) != mb.get(key)]
     return sorted(set(diff), key=diff.index)
 
 
