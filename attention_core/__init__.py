@@ -22,6 +22,8 @@ from .contract.scenario import (
     parse_matrix,
     result_json,
 )
+from .contract.steps import STEPS as NOTEBOOK_STEPS
+from .contract.steps import Step
 from .contract.variants import VARIANT_KEYS
 from .export.notebook import export_title, scenario_json, to_notebook, to_script
 from .notebooks.presets import (
@@ -41,8 +43,9 @@ from .notebooks.tokenizer import MAX_SENTENCE, SimpleTokenizer, embedding_table,
 from .ops.masks import causal_keep, compose_keep, padding_keep
 from .ops.positions import ROPE_BASE
 from .ops.projections import LAYOUTS, MODES, Weights, init_weights, merge_heads, project
-from .ops.sdpa import AttentionTrace, attend, compare_fills, fill_verdicts
-from .pipeline.layer import MultiHeadTrace, Variants, multi_head
+from .ops.sdpa import attend, compare_fills, fill_verdicts
+from .ops.trace import Trace, Variants
+from .pipeline.layer import multi_head
 from .teaching import compare, quiz, real_model, train
 from .teaching.compare import MASKED, MOVED, SAME, UNMASKED, CompareError, diff, snapshot
 from .teaching.explain import NAMES as EXPLAINABLE
@@ -56,13 +59,13 @@ from .validation.fields import MAX_ABS, MAX_D, MAX_HEADS, MAX_SEED, MAX_T, parse
 
 __all__ = [
     "BIASES", "EMBEDDINGS_003", "EXPLAINABLE", "LAYOUTS", "LOSS_LATEX", "LOSS_TEXT", "MASKED", "MASK_KINDS", "MAX_ABS",
-    "MAX_D", "MAX_DK", "MAX_HEADS", "MAX_SEED", "MAX_SENTENCE", "MAX_T", "MIN_DK", "MODES", "MOVED", "ROPE_BASE",
-    "SAME", "SENTENCE", "UNMASKED", "VARIANT_KEYS", "AttentionTrace", "CompareError", "Grade", "MultiHeadTrace",
-    "Preset", "Printed", "Question", "QuizError", "Scenario", "ScenarioError", "SimpleTokenizer", "Tally",
-    "TrainState", "Variants", "Weights", "all_presets", "attend", "causal_keep", "check", "compare", "compare_fills",
-    "compose_keep", "compute", "decoder_presets", "diff", "embedding_table", "evaluate", "explain", "explain_sources",
-    "export_title", "fill_verdicts", "get_preset", "init_weights", "merge_heads", "multi_head", "padding_keep", "parse",
-    "parse_choice", "parse_int", "parse_matrix", "parse_number", "preset_ids", "project", "quiz", "read_preset",
-    "real_model", "result_json", "scaling_lab", "scenario_json", "scenario_of", "shown_token", "simplified_attention",
-    "snapshot", "to_notebook", "to_script", "train",
+    "MAX_D", "MAX_DK", "MAX_HEADS", "MAX_SEED", "MAX_SENTENCE", "MAX_T", "MIN_DK", "MODES", "MOVED", "NOTEBOOK_STEPS",
+    "ROPE_BASE", "SAME", "SENTENCE", "UNMASKED", "VARIANT_KEYS", "CompareError", "Grade", "Preset", "Printed",
+    "Question", "QuizError", "Scenario", "ScenarioError", "SimpleTokenizer", "Step", "Tally", "Trace", "TrainState",
+    "Variants", "Weights", "all_presets", "attend", "causal_keep", "check", "compare", "compare_fills", "compose_keep",
+    "compute", "decoder_presets", "diff", "embedding_table", "evaluate", "explain", "explain_sources", "export_title",
+    "fill_verdicts", "get_preset", "init_weights", "merge_heads", "multi_head", "padding_keep", "parse", "parse_choice",
+    "parse_int", "parse_matrix", "parse_number", "preset_ids", "project", "quiz", "read_preset", "real_model",
+    "result_json", "scaling_lab", "scenario_json", "scenario_of", "shown_token", "simplified_attention", "snapshot",
+    "to_notebook", "to_script", "train",
 ]  # fmt: skip

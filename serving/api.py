@@ -75,8 +75,9 @@ def compute_api(scenario: dict) -> dict:
 
     Returns:
         "heads" (per head: q, k, v, scores, scaled, masked, weights, output), "concat", "output", "warnings",
-        "weights_used", "tokens"; with a variant key on also "rope", "alibi", "kv", "head_map", "window", "tiles",
-        "decode". A bad scenario is an error whose message names the field.
+        "weights_used", "tokens"; with a variant key on also "variants" (the variant keys that are on), "rope",
+        "alibi", "kv", "head_map", "window", "tiles", "decode". A bad scenario is an error whose message names the
+        field.
     """
     try:
         return ac.compute(scenario)

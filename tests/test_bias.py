@@ -16,7 +16,7 @@ import attention_core as ac
 from attention_core.export.notebook import scenario_json, to_script
 from attention_core.teaching.explain import explain
 from ui import pipeline, values
-from ui.render import tables as vw
+from ui.render import code_lines
 
 
 def linear_heads(seed: int, d_in: int, d_out: int, heads: int) -> list[dict[str, nn.Linear]]:
@@ -134,8 +134,10 @@ def test_explanation_shows_the_bias_term_and_code_lines_say_bias_true() -> None:
     assert sc.value == pytest.approx(float(tr.head(1)["scores"][0, 1]))
     plain = ac.evaluate(ac.parse(BASE))
     assert not any("bias" in ln for ln in explain(plain, 0, "scores", 0, 1, {"q": s.x_q, "k": s.x_k}).lines)
-    assert "bias=True" in vw.code_for("qkv", "000", s) and "bias=True" in vw.code_for("combine", "001", s)
-    assert "bias" not in vw.code_for("qkv", "000", ac.parse(BASE))
+    assert "bias=True" in code_lines.code_for("qkv", "000", s) and "bias=True" in code_lines.code_for(
+        "combine", "001", s
+    )
+    assert "bias" not in code_lines.code_for("qkv", "000", ac.parse(BASE))
 
 
 @pytest.mark.parametrize("mode", ["concat", "split"])

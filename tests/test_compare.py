@@ -40,11 +40,10 @@ def out_by_in(w: Tensor, layout: str) -> Tensor:
     return w if layout == "linear" else w.transpose(-2, -1)
 
 
-def raw_tensors(s: ac.Scenario, tr: ac.MultiHeadTrace) -> dict[str, Tensor]:
+def raw_tensors(s: ac.Scenario, tr: ac.Trace) -> dict[str, Tensor]:
     """Each step straight from the scenario and its trace (the test's own subtraction operands)."""
-    a = tr.attention
-    t = {n: getattr(a, n) for n in HEAD_STEPS} | {"concat": tr.concat, "combined": tr.output}
-    t |= {n: out_by_in(getattr(tr.weights, n), tr.weights.layout) for n in ("W_q", "W_k", "W_v")}
+    t = {n: tr.per_head()[n] for n in HEAD_STEPS} | {"concat": tr.concat, "combined": tr.output}
+    t |= {n: out_by_in(getattr(tr.params, n), tr.params.layout) for n in ("W_q", "W_k", "W_v")}
     return t | ({"x": s.x_q} if s.self_attention else {"x_q": s.x_q, "x_k": s.x_k, "x_v": s.x_v})
 
 

@@ -63,7 +63,7 @@ def test_split_mode_with_w_o_matches_nn_multihead_attention(seed: int, masked: b
     attn_mask = None if keep is None else ~keep
     out, attn = mha(x_q[None], x_kv[None], x_kv[None], attn_mask=attn_mask, average_attn_weights=False)
     torch.testing.assert_close(tr.output, out[0].detach())
-    torch.testing.assert_close(tr.attention.weights, attn[0].detach())
+    torch.testing.assert_close(tr.weights, attn[0].detach())
 
 
 @pytest.mark.parametrize("layout", ["linear", "matmul"])

@@ -16,7 +16,7 @@ from ui import pipeline
 NUM = r"\(?(-?[0-9.]+(?:e[-+][0-9]+)?|-inf)\)?"
 
 
-def traced(preset: str) -> tuple[ac.Scenario, ac.MultiHeadTrace, dict[str, torch.Tensor]]:
+def traced(preset: str) -> tuple[ac.Scenario, ac.Trace, dict[str, torch.Tensor]]:
     s = ac.parse(ac.get_preset(preset).scenario)
     return s, ac.evaluate(s), {"q": s.x_q, "k": s.x_k, "v": s.x_v}
 
@@ -46,7 +46,7 @@ def test_the_projection_shown_is_the_one_that_made_q_k_v(preset: str) -> None:
     """x @ projection(head) == the head's q/k/v, for both layouts and both head modes (with RoPE on, the q and k
     before the rotation; with kv heads, the k and v of the head's group)."""
     _, tr, x = traced(preset)
-    p = tr.variants
+    p = tr
     for h in range(tr.heads):
         for role in ("q", "k", "v"):
             want = tr.head(h)[role]

@@ -190,11 +190,8 @@ def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text(
 def test_custom_mask_clicks_and_a_fully_masked_row_is_explained_not_nan() -> None:
     shape, v, _ = loaded("statquest-self")
     _, nv, _ = pipeline.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
-    keep = nv["keep"]
-    for j in (1, 2, 3):
-        keep = values.toggled(keep, [0, j], ["t1", "t2", "t3"])
-    assert [r[1:] for r in keep["data"]] == [[0, 0, 0], [1, 1, 1], [1, 1, 1]]
-    assert values.toggled(keep, [0, 0], ["t1", "t2", "t3"]) == keep  # the label column is not a cell
+    keep = {**nv["keep"], "data": [[r[0], *([0] * 3 if i == 0 else r[1:])] for i, r in enumerate(nv["keep"]["data"])]}
+    assert [r[1:] for r in keep["data"]] == [[0, 0, 0], [1, 1, 1], [1, 1, 1]]  # query 1 hides every key
     got = pipeline.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom"})
     assert "every key is masked" in msg(got) and "NaN" in msg(got)
     assert tab(got, "weights")[0] == ["0.0", "0.0", "0.0"]
@@ -304,7 +301,7 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     w, h, lo, hi, z = canvases[1]  # head 2: one byte per weight, 0..254 over [0, 1]
     got = torch.frombuffer(bytearray(base64.b64decode(z)), dtype=torch.uint8).reshape(int(h), int(w))
     assert (float(lo), float(hi), int(w), int(h)) == (0.0, 1.0, 3, 3)
-    torch.testing.assert_close(got.double() / 254, tr.attention.weights[1].double(), atol=0.5 / 254 + 1e-9, rtol=0)
+    torch.testing.assert_close(got.double() / 254, tr.weights[1].double(), atol=0.5 / 254 + 1e-9, rtol=0)
     assert "2 head(s) × (L, d) = (3, 2) each → torch.cat(dim=-1) → (L, H·d) = (3, 4)" in html.unescape(
         views["html_combine"]
     )
@@ -459,7 +456,7 @@ def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as
     assert "K = x<sub>k</sub>·W<sub>k</sub>" in overview and "X·W" not in overview
     rows = {**ac.scenario_of("statquest-self"), "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]],
                                                          "fill": "additive"}}  # fmt: skip
-    said = " ".join(ac.evaluate(ac.parse(rows)).attention.warnings)
+    said = " ".join(ac.evaluate(ac.parse(rows)).warnings)
     assert "This run uses additive -inf" in said, said
 
 

@@ -29,7 +29,7 @@ def vals_of(preset: str) -> dict[str, Any]:
     return pipeline.load_values(preset)[1]
 
 
-def trace_of(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace]:
+def trace_of(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.Trace]:
     s = ac.parse(values.scenario_from(vals))
     return s, ac.evaluate(s)
 

@@ -41,7 +41,7 @@ def test_kept_arrays_give_the_trace_the_lists_give(heads: int, d_in: int, d_out:
     got, want = ac.evaluate(ac.parse(sc)), ac.evaluate(ac.parse(as_lists(v)))
     assert got.heads == want.heads == heads
     for name in ("q", "k", "v", "scores", "weights", "output"):
-        torch.testing.assert_close(getattr(got.attention, name), getattr(want.attention, name), rtol=0, atol=0)
+        torch.testing.assert_close(got.per_head()[name], want.per_head()[name], rtol=0, atol=0)
     torch.testing.assert_close(got.output, want.output, rtol=0, atol=0)
     assert got.output.shape[-1] == d_in  # W_o brought the heads' width (d_out each, inferred) back to d_in
 

@@ -58,7 +58,7 @@ def test_concat_one_head_equals_plain_attention(seed: int, n_q: int, n_k: int, d
     wq, wk, wv = (m[0] if layout == "matmul" else m[0].T for m in (w.W_q, w.W_k, w.W_v))
     plain = ac.attend(x_q @ wq, x_k @ wk, x_v @ wv)
     torch.testing.assert_close(tr.output, plain.output)
-    torch.testing.assert_close(tr.attention.weights[0], plain.weights)
+    torch.testing.assert_close(tr.weights[0], plain.weights)
 
 
 @settings(max_examples=30, deadline=None)

@@ -15,7 +15,7 @@ from attention_core.teaching.quiz import Question, QuizError, Tally, ask, grade,
 PRESETS = ("statquest-masked", "encdec-masked", "qkv-split", "statquest-mha2", "numpy-masked", "llm-simplified-sum")
 
 
-def state(preset: str) -> tuple[ac.Scenario, ac.MultiHeadTrace]:
+def state(preset: str) -> tuple[ac.Scenario, ac.Trace]:
     s = ac.parse(ac.get_preset(preset).scenario)
     return s, ac.evaluate(s)
 
@@ -49,7 +49,7 @@ def reference(s: ac.Scenario) -> dict[str, list[Tensor]]:
     return out
 
 
-def hand_state(x: list[list[float]], mask: dict | None = None) -> tuple[ac.Scenario, ac.MultiHeadTrace]:
+def hand_state(x: list[list[float]], mask: dict | None = None) -> tuple[ac.Scenario, ac.Trace]:
     sc: dict = {"x": x, "weights": {"init": "identity"}, "scale": False}
     if mask is not None:
         sc["mask"] = mask
@@ -188,7 +188,7 @@ def test_no_mask_no_mask_question() -> None:
 def test_fully_masked_row_is_never_a_number_question(fill: str) -> None:
     keep = [[1, 0, 0], [0, 0, 0], [1, 1, 1]]
     s, tr = hand_state([[1.0, 0.5], [0.2, 1.0], [1.0, 1.0]], {"kind": "custom", "keep": keep, "fill": fill})
-    assert tr.attention.fully_masked_rows == (1,)
+    assert tr.fully_masked_rows == (1,)
     kinds = set()
     for i in range(150):
         q = ask(s, tr, 2, i)

@@ -12,13 +12,14 @@ import torch.nn.functional as F
 
 import attention_core as ac
 from attention_core.ops.masks import causal_keep, padding_keep
+from attention_core.ops.trace import Trace
 from attention_core.pipeline.layer import Variants, prepare
-from attention_core.pipeline.strategies import STRATEGIES, Prepared, full
+from attention_core.pipeline.strategies import STRATEGIES, full
 
 CASES = list(itertools.product([(4, 4), (4, 2), (6, 1)], [False, True], [False, True], [None, 2], [False, True]))
 
 
-def prepared(heads: int, kv: int, with_rope: bool, with_alibi: bool, window: int | None, pad: bool) -> Prepared:
+def prepared(heads: int, kv: int, with_rope: bool, with_alibi: bool, window: int | None, pad: bool) -> Trace:
     g = torch.Generator().manual_seed(heads * 100 + kv * 10 + window_or(window) + 2 * pad)
     n, e = 7, 4
     q, k, v = (
@@ -32,9 +33,7 @@ def prepared(heads: int, kv: int, with_rope: bool, with_alibi: bool, window: int
         positions="rope" if with_rope else "none", alibi=with_alibi, window=window, block_rows=3, block_cols=2
     )
     p = prepare(q, k, v, keep, variants=var, causal=True, padding=padding)
-    assert (
-        p.k_shared.shape == (heads, n, e) and (p.rope is not None) == with_rope and (p.alibi is not None) == with_alibi
-    )
+    assert p.k.shape == (heads, n, e) and (p.rope is not None) == with_rope and (p.alibi is not None) == with_alibi
     return p
 
 
@@ -56,7 +55,7 @@ def test_each_strategy_equals_full(name: str, case: tuple) -> None:
 def test_full_is_torchs_sdpa_with_the_same_mask_and_bias() -> None:
     p = prepared(4, 2, True, True, 3, True)
     mask = torch.zeros(p.keep.shape).masked_fill(~p.keep, float("-inf")) + p.bias  # (H, L, S) additive
-    ref = F.scaled_dot_product_attention(p.q_rot, p.k_shared, p.v_shared, attn_mask=mask)
+    ref = F.scaled_dot_product_attention(p.q, p.k, p.v, attn_mask=mask)
     torch.testing.assert_close(full(p).output, ref)
 
 
@@ -68,7 +67,7 @@ def test_an_unknown_name_falls_back_to_the_default_and_the_layer_runs_the_named_
     plain = ac.evaluate(ac.parse(sc))
     assert plain.variants is None  # every step at its default: nothing beside "full"
     both = ac.evaluate(ac.parse({**sc, "block_rows": 2, "decode": True}))
-    assert both.variants is not None and both.variants.tiled is not None and both.variants.decoding is not None
-    assert torch.equal(both.attention.output, plain.attention.output)  # the strategies beside it change nothing
-    torch.testing.assert_close(both.variants.tiled.output, plain.attention.output)
-    torch.testing.assert_close(both.variants.decoding.output, plain.attention.output)
+    assert both.variants is not None and both.tiled is not None and both.decoding is not None
+    assert torch.equal(both.mixed, plain.mixed)  # the strategies beside it change nothing
+    torch.testing.assert_close(both.tiled.output, plain.mixed)
+    torch.testing.assert_close(both.decoding.output, plain.mixed)

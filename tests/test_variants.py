@@ -17,7 +17,7 @@ from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply
 import attention_core as ac
 from attention_core.ops.kv_heads import kv_head_map, share_kv
 from attention_core.ops.masks import causal_keep, padding_keep, window_keep
-from attention_core.ops.positions import add_sinusoidal, alibi, alibi_slopes, rope, rope_theta, sinusoidal
+from attention_core.ops.positions import alibi, alibi_slopes, rope, rope_theta, sinusoidal
 from attention_core.ops.sdpa import attend
 from attention_core.pipeline.kv_cache import kv_cache_decode
 from attention_core.pipeline.layer import Variants, prepare
@@ -107,8 +107,8 @@ def test_gqa_matches_sdpa_enable_gqa(heads: int, kv_heads: int, kind: str, dtype
     group = heads // kv_heads
     assert kv_head_map(heads, kv_heads) == tuple(h // group for h in range(heads))
     for h in range(heads):  # each query head reads its group's K and V, untouched
-        assert torch.equal(p.k_shared[:, h], k[:, h // group])
-        assert torch.equal(p.v_shared[:, h], v[:, h // group])
+        assert torch.equal(p.k[:, h], k[:, h // group])
+        assert torch.equal(p.v[:, h], v[:, h // group])
     if kind == "bool_mask":
         assert tr.fully_masked_rows == (2,)
         assert torch.isnan(tr.weights_raw[..., 2, :]).all()
@@ -239,10 +239,11 @@ def test_sinusoidal_is_the_papers_formula(n: int, d: int) -> None:
 
 def test_sinusoidal_is_added_to_x() -> None:
     x = torch.randn(5, 4, generator=torch.Generator().manual_seed(8))
-    tr = add_sinusoidal(x)
-    torch.testing.assert_close(tr.x_pos, x + sinusoidal(5, 4))
-    assert torch.equal(tr.x, x)
-    assert tr.pe[0].tolist() == [0.0, 1.0, 0.0, 1.0]  # position 0: sin 0, cos 0
+    w = ac.init_weights("linear", 1, 4, 2, 1, "concat", "linear")
+    tr = ac.multi_head(x, x, x, w, 1, variants=ac.Variants(positions="sinusoidal"))  # step 1 of the layer
+    torch.testing.assert_close(tr.x_q, x + sinusoidal(5, 4))
+    assert torch.equal(tr.pe_q, sinusoidal(5, 4))  # the encoding the layer added, kept in its trace
+    assert tr.pe_q[0].tolist() == [0.0, 1.0, 0.0, 1.0]  # position 0: sin 0, cos 0
 
 
 # ---- sliding window -------------------------------------------------------------------------------------------
@@ -449,16 +450,16 @@ def test_the_layer_from_x_is_seeded_privately_and_projects_like_llama() -> None:
     before = torch.random.get_rng_state()
     a, b = ac.evaluate(ac.parse(sc)), ac.evaluate(ac.parse(sc))
     assert torch.equal(torch.random.get_rng_state(), before)  # the global RNG is never touched
-    assert torch.equal(a.attention.output, b.attention.output)
-    w = a.weights
+    assert torch.equal(a.mixed, b.mixed)
+    w = a.params
     assert w.W_q.shape == (1, 8, 8) and w.W_k.shape == (1, 4, 8)
     x_pos = torch.tensor(x.tolist()) + sinusoidal(6, 8)
     q_ref = (x_pos @ w.W_q[0].T).view(6, 4, 2).transpose(0, 1)  # Llama: q_proj(x).view(T, H, E).transpose
     k_ref = (x_pos @ w.W_k[0].T).view(6, 2, 2).transpose(0, 1)
     v_ref = (x_pos @ w.W_v[0].T).view(6, 2, 2).transpose(0, 1)
-    torch.testing.assert_close(a.attention.q, q_ref)
+    torch.testing.assert_close(a.q, q_ref)
     ref = F.scaled_dot_product_attention(q_ref, k_ref, v_ref, is_causal=True, enable_gqa=True)
-    torch.testing.assert_close(a.attention.output, ref)
+    torch.testing.assert_close(a.mixed, ref)
     torch.testing.assert_close(a.concat, ref.transpose(0, 1).reshape(6, 8))
 
 
@@ -468,10 +469,10 @@ def test_the_layer_with_everything_on_agrees_with_itself() -> None:
           "window": 3, "mask": {"kind": "causal+padding", "padding": [False] * 6 + [True]}, "block_rows": 3,
           "block_cols": 2, "decode": True}  # fmt: skip
     tr = ac.evaluate(ac.parse(sc))
-    p = tr.variants
+    p = tr
     assert p is not None and p.tiled is not None and p.decoding is not None and p.rope is not None
-    torch.testing.assert_close(p.tiled.output, tr.attention.output)
-    torch.testing.assert_close(p.decoding.output, tr.attention.output)
+    torch.testing.assert_close(p.tiled.output, tr.mixed)
+    torch.testing.assert_close(p.decoding.output, tr.mixed)
     assert p.head_map == (0, 0, 0, 0)
 
 

@@ -54,10 +54,10 @@ def app_prints(s: ac.Scenario) -> dict[str, str]:
     tr = ac.evaluate(s)
     want = {f"head {h + 1} {n}": vw.torch_print(tr.head(h)[n]) for h in range(tr.heads) for n in NAMES}
     want["combined"] = vw.torch_print(tr.output)
-    if tr.variants.tiled is not None:
-        want["tiles output"] = vw.torch_print(tr.variants.tiled.output)
-    if tr.variants.decoding is not None:
-        want["decoded output"] = vw.torch_print(tr.variants.decoding.output)
+    if tr.tiled is not None:
+        want["tiles output"] = vw.torch_print(tr.tiled.output)
+    if tr.decoding is not None:
+        want["decoded output"] = vw.torch_print(tr.decoding.output)
     return want
 
 
@@ -131,7 +131,7 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
     tr = ac.evaluate(s)
     assert "q after RoPE" in views["html_qkv"] and "q before RoPE" in views["overview"]
     assert "kv head 1, shared" in views["overview"]
-    q_after = vw.torch_print(tr.variants.rope.q_rot[0])
+    q_after = vw.torch_print(tr.rope.q_rot[0])
     assert html.escape(f"q_after = {q_after}") in views["html_qkv"]
     two = pipeline.compute_views("llama-style", {**nv, "view_head": 2})  # head 2 reads the same kv head
     assert "kv head 1, shared" in two["overview"] and "K of kv head 1" in two["html_qkv"]

@@ -65,6 +65,18 @@ def heads_of(r: dict[str, Any], key: str) -> Tensor:
     return torch.stack([t(h[key]) for h in r["heads"]]).unsqueeze(0)
 
 
+# ---- the keys that are on, echoed -------------------------------------------------------------------------------
+
+
+def test_the_result_names_the_variant_keys_that_are_on_and_keeps_their_old_name() -> None:
+    sc = {"x": X, "heads": 4, "kv_heads": 2, "d_out": 2, "positions": "rope", "window": 2, "alibi": False}
+    r = ac.compute(sc)
+    assert r["variants"] == {"positions": "rope", "kv_heads": 2, "window": 2}  # alibi off: not echoed
+    assert r["modern"] == r["variants"]  # the old name, kept for clients that read it
+    plain = ac.compute({"x": X, "heads": 4, "d_out": 2})
+    assert "variants" not in plain and "modern" not in plain
+
+
 # ---- grouped-query attention ------------------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from attention_core.export.notebook import scenario_json
 from attention_core.ops.sdpa import compare_fills, fill_verdicts
 from attention_core.teaching.explain import explain
 from ui import values
-from ui.render import tables as vw
+from ui.render import mask_tables
 
 FILLS = ("-inf", "-1e9", "additive")
 
@@ -61,7 +61,7 @@ def test_3_mask_lab_says_where_minus_1e9_stops_hiding_and_why() -> None:
         assert "row 1: the hidden keys get weight 1 under -1e9" in verdict[fill]
         assert "-1e9 is a finite score" in verdict[fill] and "m = -1e+10" in verdict[fill]
         assert "same weights" not in verdict[fill]
-    page = vw.mask_lab_html(ac.compose_keep(2, 2, False, [False, True], []), traces, ["a", "b"], ["c", "d"],
+    page = mask_tables.mask_lab_html(ac.compose_keep(2, 2, False, [False, True], []), traces, ["a", "b"], ["c", "d"],
                             "float32")  # fmt: skip
     assert "all three fills give the same weights" not in page and "-1e9 is a finite score" in page
     small = fill_verdicts(compare_fills(q / 1e5, k / 1e5, torch.eye(2), keep, scale=False))

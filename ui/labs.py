@@ -11,6 +11,7 @@ import gradio as gr
 import attention_core as ac
 from attention_core import MAX_DK, MAX_SEED, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
 from ui.pipeline import expired_message
+from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
 from ui.values import padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
@@ -53,13 +54,7 @@ def mask_lab_parts(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> 
         traces = compare_fills(part["q"], part["k"], part["v"], masks["combined"], s.scale, s.normalize)
     except ac.ScenarioError as e:
         return None, lab_message(str(e))
-    return vw.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype), ""
-
-
-def mask_lab_views(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> str:
-    """The lab as one view: its tables, or the message naming the bad box."""
-    tables, message = mask_lab_parts(v, causal, padding, rows)
-    return tables if tables is not None else message
+    return mask_tables.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype), ""
 
 
 def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
@@ -68,7 +63,7 @@ def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
         lab = scaling_lab(parse_int(d_k, "d_k", MIN_DK, MAX_DK), parse_int(seed or 0, "lab seed", 0, MAX_SEED))
     except ac.ScenarioError as e:
         return gr.skip(), vw.message_html([], error=str(e))
-    return vw.scaling_figure(lab), f"<p class='lab-words'>{html.escape(vw.scaling_words(lab))}</p>"
+    return scaling_plot.scaling_figure(lab), f"<p class='lab-words'>{html.escape(scaling_plot.scaling_words(lab))}</p>"
 
 
 def build_mask_lab(vals_state: Any) -> Any:

@@ -78,7 +78,7 @@ table.nt td.q0 {color: #bbb; background: #fff}
 # ---- the live state --------------------------------------------------------------------------
 
 
-def live_state(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.MultiHeadTrace, int]:
+def live_state(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.Trace, int]:
     """The workbench's on-screen values -> (scenario, trace, 0-based head shown). Raises ScenarioError."""
     s = ac.parse(scenario_from(vals))
     return s, ac.evaluate(s), shown_head(vals["view_head"], s.heads)
@@ -104,7 +104,7 @@ def new_quiz(seed: int | None = None) -> dict[str, Any]:
             "prompt": "", "answered": True, "right": 0, "asked": 0}  # fmt: skip
 
 
-def draw(s: ac.Scenario, tr: ac.MultiHeadTrace, qz: dict[str, Any], choice: str) -> tuple[Question, dict[str, Any]]:
+def draw(s: ac.Scenario, tr: ac.Trace, qz: dict[str, Any], choice: str) -> tuple[Question, dict[str, Any]]:
     """The next question for this session (index + 1, more when "any" draws a kind this state lacks)."""
     kind, step = kind_step(choice)
     index = qz["index"]
@@ -120,7 +120,7 @@ def draw(s: ac.Scenario, tr: ac.MultiHeadTrace, qz: dict[str, Any], choice: str)
     return q, state
 
 
-def current_question(s: ac.Scenario, tr: ac.MultiHeadTrace, qz: dict[str, Any]) -> Question:
+def current_question(s: ac.Scenario, tr: ac.Trace, qz: dict[str, Any]) -> Question:
     """The session's open question, recomputed on the live state from (seed, index, choice)."""
     kind, step = kind_step(qz["choice"])
     return quiz.ask(s, tr, qz["seed"], qz["index"], kind, step)  # the same draw as when it was asked
@@ -189,7 +189,7 @@ def feedback_html(g: Grade, qz: dict[str, Any], explained: str = "", keys: tuple
     )
 
 
-def explanation(s: ac.Scenario, tr: ac.MultiHeadTrace, q: Question) -> str:
+def explanation(s: ac.Scenario, tr: ac.Trace, q: Question) -> str:
     """The explain panel's arithmetic for the question's cell (nothing for a mask question)."""
     if q.explain is None:
         return ""
@@ -259,7 +259,7 @@ def on_quiz_check(v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any, 
     return graded(v, g, q, {**qz, **vars(quiz.record(tally_of(qz), g)), "answered": True}, s, tr)
 
 
-def graded(v: QuizView, g: Grade, q: Question, qz: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace) -> dict:
+def graded(v: QuizView, g: Grade, q: Question, qz: dict[str, Any], s: ac.Scenario, tr: ac.Trace) -> dict:
     """A counted answer: right, the next question; wrong, the question revealed and that cell's arithmetic.
     Either way the answer box is emptied, so the same text is never graded again."""
     if not g.correct:  # reveal: the question without its hiding style, the arithmetic for that cell
@@ -327,7 +327,7 @@ def diff_table(delta: Tensor, status: Tensor, rows: list[str], cols: list[str], 
             f"data-name='cmp-{name}'><tr><th></th>{head}</tr>{''.join(body)}</table></div>")  # fmt: skip
 
 
-def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
+def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.Trace, h: int) -> str:
     """The change from the pinned state to the live one: the summary, then every step of head ``h``."""
     try:
         comp = diff(snapshot(ac.parse(pinned)), snapshot(s, tr))

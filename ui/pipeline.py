@@ -14,7 +14,7 @@ import torch
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json
 from attention_core import explain_sources as sources
-from ui.render import heat
+from ui.render import code_lines, heat, match_badge, step_cells
 from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.render import variants as md
@@ -26,7 +26,7 @@ log = logging.getLogger("playground")
 def render(
     preset_id: str | None,
     s: ac.Scenario,
-    tr: ac.MultiHeadTrace,
+    tr: ac.Trace,
     view_head: int,
     pick: dict[str, Any] | None = None,
     first_screen: bool = False,
@@ -50,11 +50,11 @@ def render(
 
 
 def notebook_views(
-    preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Callable[[str], Any], head_note: str
+    preset_id: str | None, s: ac.Scenario, tr: ac.Trace, h: int, marks: Callable[[str], Any], head_note: str
 ) -> dict[str, Any]:
     """The notebook's steps (code, torch's print, exact tables) and the heatmaps, for head ``h`` (0-based)."""
     part = tr.head(h)
-    fam = vw.family(preset_id)
+    fam = code_lines.family(preset_id)
     dt = s.dtype
     d_cols = [f"d{j + 1}" for j in range(part["q"].shape[-1])]
     v_cols = [f"d{j + 1}" for j in range(part["v"].shape[-1])]
@@ -73,29 +73,29 @@ def notebook_views(
         **{n: vw.torch_print(part[n]) for n in ("scores", "scaled", "masked", "weights", "output")},
         "combine": vw.torch_print(tr.output),
     }
-    w_o = tr.weights.W_o
-    combine_shapes = vw.combine_note(
+    w_o = tr.params.W_o
+    combine_shapes = step_cells.combine_note(
         s.heads,
         s.head_mode,
-        tuple(tr.attention.output.shape),
+        tuple(tr.mixed.shape),
         None if w_o is None else tuple(w_o.shape),
         s.weights.layout,
     )
     out: dict[str, Any] = {}
     for step in vw.STEPS:
         note = head_note if step != "combine" else combine_shapes
-        heading = vw.step_heading(step, s, tr.attention.divisor)  # follows scale, normalise and the mask
-        cell = vw.step_html(vw.code_for(step, fam, s), prints[step], note, tables[step], heading)
+        heading = step_cells.step_heading(step, s, tr.divisor)  # follows scale, normalise and the mask
+        cell = step_cells.step_html(code_lines.code_for(step, fam, s), prints[step], note, tables[step], heading)
         out[f"html_{step}"] = cell + md.notebook_extra(step, s, tr, h)  # today's steps that follow this one, if on
     # one head: the weights heatmap below already shows it, so the side-by-side figure hides (one Plotly render less)
-    heads_fig = heat.every_head(tr.attention.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
+    heads_fig = heat.every_head(tr.weights, s.tokens, s.tokens_k) if s.heads > 1 else None
     out["heads_fig"] = gr.update(value=heads_fig, visible=True) if heads_fig else gr.update(visible=False)
     out["fig"] = heat.pair(part["masked"], part["weights"], s.tokens, s.tokens_k, f"head {h + 1}")
     return out
 
 
 def combine_table(
-    tr: ac.MultiHeadTrace,
+    tr: ac.Trace,
     h: int,
     dtype: str,
     tokens: list[str],
@@ -105,7 +105,7 @@ def combine_table(
 ) -> str:
     """The combined output; when wider than the table window, starting at the shown head's block."""
     width = tr.output.shape[-1]
-    lo = h * (width // tr.heads) if width > window and tr.weights.W_o is None else 0
+    lo = h * (width // tr.heads) if width > window and tr.params.W_o is None else 0
     cols = [f"o{j + 1}" for j in range(lo, width)]
     return vw.html_table(
         tr.output[..., lo:], dtype, tokens, cols, "combine", col0=lo, marks=marks, window=window, short=short,
@@ -113,7 +113,7 @@ def combine_table(
     )  # fmt: skip
 
 
-def explain_pick(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, pick: dict[str, Any] | None) -> tuple[str, bool]:
+def explain_pick(s: ac.Scenario, tr: ac.Trace, h: int, pick: dict[str, Any] | None) -> tuple[str, bool]:
     """The explain panel for the picked cell of head ``h`` (0-based), recomputed from the live trace,
     and whether the pick is a cell of this state (so it can be outlined)."""
     if not pick:
@@ -154,8 +154,8 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         tr = ac.evaluate(s)
         out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
-        out["badge"] = vw.badge(preset_id, s, result)
-        out["message"] = vw.message_html([*tr.attention.warnings, *sum_warning(preset_id, s, tr)])
+        out["badge"] = match_badge.badge(preset_id, s, result)
+        out["message"] = vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
         return out
     except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
         return refused(str(e))
@@ -164,14 +164,14 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
         return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
 
 
-def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.MultiHeadTrace) -> list[str]:
+def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> list[str]:
     """Divide-by-sum's warning when a weight is negative or undefined (sentence mode gave it; the workbench showed
     weights of −0.0944 and 1.0476 without a word). Not on 003's own divide-by-sum preset, which shows it on purpose
     (its badge and notebook say so) and keeps its pipeline on the first screen."""
-    w = tr.attention.weights  # (H, T, S)
+    w = tr.weights  # (H, T, S)
     if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
         return []
-    if preset_id and not vw.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
         return []
     return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
             "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip

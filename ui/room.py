@@ -43,7 +43,7 @@ from serving.rooms import RoomError
 from serving.rooms_redis import store_from_env
 from ui.assets import STATIC
 from ui.pipeline import current_scenario
-from ui.render import tables as vw
+from ui.render import match_badge
 from ui.share import encode_link, link_values
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
 
@@ -79,7 +79,7 @@ def room_query(preset_id: str | None, vals: dict[str, Any]) -> dict[str, Any]:
     """The state as a share link's query: ``{"preset": id}`` (``head_shown`` past head 1) while the preset is
     untouched, else ``{"scenario": encoded}``."""
     s, sc = current_scenario(preset_id, vals)
-    if preset_id and not vw.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
         head = sc.get("head_shown", 1)
         return {"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}
     return {"scenario": encode_link(sc)}

@@ -22,6 +22,7 @@ from attention_core import (
     shown_token,
 )
 from ui.pipeline import scenario_values
+from ui.render import grids
 from ui.render import tables as vw
 from ui.wiring import COMMON, Page, bind, on
 
@@ -134,7 +135,7 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
         f"<div class='lab-col'>{box('softmax (003 cell 12)', tr.weights_softmax, shown_toks, 'sent-softmax', 'prob')}"
         f"{box('context = weights @ X', tr.context_softmax, cols, 'sent-ctx-softmax')}</div></div>"
     )
-    return {"table": vw.raw_table(rows, labels, cols, "float32"), "tokens": tokens_html, "simplified": simplified,
+    return {"table": grids.raw_table(rows, labels, cols, "float32"), "tokens": tokens_html, "simplified": simplified,
             "message": vw.message_html(warn)}  # fmt: skip
 
 

@@ -20,6 +20,7 @@ import attention_core as ac
 from attention_core import export_title, to_notebook, to_script
 from serving.export_folders import ExportFolders
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
+from ui.render import match_badge
 from ui.render import tables as vw
 from ui.values import DEFAULT_PRESET
 from ui.wiring import COMMON, Page, bind, on
@@ -128,7 +129,7 @@ def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -
     while the preset is untouched, else the scenario (which names the head shown itself)."""
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
     s, sc = current_scenario(preset_id, v)
-    if preset_id and not vw.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
         head = sc.get("head_shown", 1)
         return f"{base}?preset={preset_id}" + (f"&head_shown={head}" if head > 1 else "")
     code = encode_link(sc)
@@ -158,7 +159,7 @@ def title_of(preset_id: str | None, s: ac.Scenario) -> str:
     if not preset_id:
         return export_title(None)
     p = ac.get_preset(preset_id)
-    return export_title(p.title, vw.same_scenario(s, ac.parse(p.scenario)))
+    return export_title(p.title, match_badge.same_scenario(s, ac.parse(p.scenario)))
 
 
 def read_scenario_file(path: str | None) -> dict[str, Any]:

@@ -20,8 +20,7 @@ import torch
 
 import attention_core as ac
 from attention_core import LAYOUTS, MAX_D, MAX_HEADS, MAX_SEED, MAX_T, MODES, ROPE_BASE, parse_choice, parse_int
-from attention_core import Variants as Modern
-from ui.render import tables as vw
+from ui.render import grids
 
 DEFAULT_PRESET = "statquest-self"
 
@@ -30,7 +29,7 @@ SCALE_MODES = ("√d_k", "off", "temperature")
 
 
 # today's attention (attention_core/contract/variants.py): a number box at 0 (window, B_r, B_c) is off
-MODERN_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
+VARIANT_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
 OFF_AT_ZERO = ("window", "block_rows", "block_cols")
 
 
@@ -64,7 +63,7 @@ FIELDS = (
     "normalize",
     "seed",
     "view_head",
-    *MODERN_FIELDS,
+    *VARIANT_FIELDS,
 )
 
 
@@ -89,7 +88,7 @@ def padding_flags(text: str | None, n_keys: int) -> list[bool]:
 
 def in_layout(mats: list[list[list[Any]]], layout: str) -> list[list[list[Any]]]:
     """Raw per-head matrices between linear (out×in) and ``layout``: the same transpose both ways."""
-    return mats if layout == "linear" else vw.flip(mats)
+    return mats if layout == "linear" else grids.flip(mats)
 
 
 def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +101,7 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
         "layout": v["layout"],
         "dtype": v["dtype"],
         "normalize": v["normalize"],
-        "weights": {name: vw.split_heads(numeric(v[name]), n_mats) for name in ("W_q", "W_k", "W_v")},
+        "weights": {name: grids.split_heads(numeric(v[name]), n_mats) for name in ("W_q", "W_k", "W_v")},
     }
     sc["weights"]["W_o"] = numeric(v["W_o"]) if v["use_wo"] else None
     for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
@@ -110,20 +109,20 @@ def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
             sc["weights"][name] = b
     tokens = split_tokens(v["tokens"])
     if v["cross"]:
-        sc.update(x_q=vw.cells(v["x"]), x_k=vw.cells(v["x_k"]), x_v=vw.cells(v["x_v"]), tokens=tokens,
+        sc.update(x_q=grids.cells(v["x"]), x_k=grids.cells(v["x_k"]), x_v=grids.cells(v["x_v"]), tokens=tokens,
                   tokens_k=split_tokens(v["tokens_k"]))  # fmt: skip
     else:
-        sc.update(x=vw.cells(v["x"]), tokens=tokens)
-    n_k = len(vw.grid(v["x_k"] if v["cross"] else v["x"]))
+        sc.update(x=grids.cells(v["x"]), tokens=tokens)
+    n_k = len(grids.grid(v["x_k"] if v["cross"] else v["x"]))
     kind = v["mask_kind"]
     mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
     if "padding" in kind:
         mask["padding"] = padding_flags(v["padding"], n_k)
     if kind == "custom":
-        mask["keep"] = vw.cells(v["keep"])
+        mask["keep"] = grids.cells(v["keep"])
     sc["mask"] = mask
     sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
-    return sc | modern_keys(v, heads)
+    return sc | variant_keys(v, heads)
 
 
 # ---- weight tables read once -------------------------------------------------------------------
@@ -142,18 +141,18 @@ _numeric_lock = threading.Lock()
 
 def numeric(table: Any) -> Any:
     """A stored table's cells (label column dropped) as an (R, C) float64 array when every cell is a float, as the
-    core takes them (its parse_array); else its raw cells (:func:`vw.cells`), typos included,
+    core takes them (its parse_array); else its raw cells (:func:`grids.cells`), typos included,
     for the core to name."""
     data = table.get("data") if isinstance(table, dict) else None
     first = data[0] if isinstance(data, list) and data else None
     if not isinstance(first, list) or len(data) * len(first) < NUMERIC_CELLS:
-        return vw.cells(table)
+        return grids.cells(table)
     with _numeric_lock:
         kept = _numeric.get(id(data))
         if kept is not None and kept[0] is data and len(data) == len(kept[1]) and all(map(is_, data, kept[1])):
             _numeric.move_to_end(id(data))
             return kept[2]
-    rows = vw.cells(table)
+    rows = grids.cells(table)
     if not all(isinstance(r, list) and len(r) == len(rows[0]) for r in rows):  # (ragged: the core names the row)
         return rows
     if set(map(type, itertools.chain.from_iterable(rows))) != {float}:  # as the core's _fast_matrix reads fastest
@@ -167,8 +166,9 @@ def numeric(table: Any) -> Any:
     return got
 
 
-def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
-    """The modern controls as scenario keys, only those that are on (raw: the core names a bad one)."""
+def variant_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
+    """The variant controls (positions, ALiBi, kv heads, window, tiles, decoding) as scenario keys, only those that
+    are on (raw: the core names a bad one)."""
     out: dict[str, Any] = {}
     positions = v.get("positions") or "none"
     if positions != "none":
@@ -186,9 +186,9 @@ def modern_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
     return out
 
 
-def modern_values(s: ac.Scenario) -> dict[str, Any]:
-    """The modern controls showing a parsed scenario (every one off for a scenario without modern keys)."""
-    m = s.variants or Modern()
+def variant_values(s: ac.Scenario) -> dict[str, Any]:
+    """The variant controls showing a parsed scenario (every one off for a scenario without variant keys)."""
+    m = s.variants or ac.Variants()
     if m.kv_heads is not None and s.head_mode == "concat":
         raise ac.ScenarioError(
             "kv_heads", "the workbench shows grouped K and V in head mode split (Llama's layout); compute() takes both"
@@ -221,9 +221,9 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "tokens": ", ".join(s.tokens),
         "tokens_k": ", ".join(s.tokens_k),
         "cross": not s.self_attention,
-        "x": vw.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
-        "x_k": vw.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
-        "x_v": vw.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
+        "x": grids.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
+        "x_k": grids.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        "x_v": grids.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
         "T": len(s.tokens),
         "S": len(s.tokens_k),
         "d_in": d_in,
@@ -231,22 +231,22 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
         "heads": s.heads,
         "head_mode": s.head_mode,
         "layout": w.layout,
-        "W_q": vw.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
-        "W_k": vw.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
-        "W_v": vw.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
+        "W_q": grids.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
+        "W_k": grids.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
+        "W_v": grids.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
         "use_wo": w.W_o is not None,
-        "W_o": vw.stacked_table([wo.tolist()], "o", w.layout, dt),
+        "W_o": grids.stacked_table([wo.tolist()], "o", w.layout, dt),
         "mask_kind": s.mask_kind,
         "fill": s.fill,
         "padding": pad,
-        "keep": vw.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
+        "keep": grids.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
         "scale_mode": "√d_k" if s.scale is True else "off" if s.scale is False else "temperature",
         "temperature": s.scale if not isinstance(s.scale, bool) else 1.0,
         "dtype": s.dtype,
         "normalize": s.normalize,
         "view_head": min(view_head, s.heads),
         "biases": {n: getattr(w, n).tolist() for n in ac.BIASES if getattr(w, n) is not None} or None,
-        **modern_values(s),
+        **variant_values(s),
     }
 
 
@@ -277,7 +277,7 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
     recipe_now = recipe or shape.get("recipe", "linear")
     new_w = ac.init_weights(recipe_now, seed, d_in, d_out, heads, mode, "linear", True, kv_heads=kv)
-    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in vw.grid(v["keep"])]
+    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in grids.grid(v["keep"])]
     tokens = split_tokens(v["tokens"])
     tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
     tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
@@ -288,26 +288,30 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     for name in ("W_q", "W_k", "W_v"):
         fresh = getattr(new_w, name).tolist()
         same = shape["head_mode"] == mode and (name == "W_q" or old_kv == (kv or heads))
-        old = [] if recipe else in_layout([vw.rows_of(m) for m in vw.table_to_heads(v[name], old_n)], shape["layout"])
+        old = (
+            []
+            if recipe
+            else in_layout([grids.rows_of(m) for m in grids.table_to_heads(v[name], old_n)], shape["layout"])
+        )
         rows = d_out if name == "W_q" or kv is None else len(fresh[0])  # split with kv heads: G·D/H rows
         mats[name] = [resized(old[h] if same and h < len(old) else [], rows, d_in, fresh[h]) for h in range(len(fresh))]
-    wo_old = [] if recipe else in_layout([vw.grid(v["W_o"])], shape["layout"])[0]
+    wo_old = [] if recipe else in_layout([grids.grid(v["W_o"])], shape["layout"])[0]
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
-    x = resized(vw.grid(v["x"]), T, d_in, fresh_x)
+    x = resized(grids.grid(v["x"]), T, d_in, fresh_x)
     out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
     out["biases"] = None  # a new structure: the loaded biases no longer fit it
     x_cols = [f"d{j + 1}" for j in range(d_in)]
-    out["x"] = vw.raw_table(x, tokens, x_cols, v["dtype"])
+    out["x"] = grids.raw_table(x, tokens, x_cols, v["dtype"])
     was_cross = shape.get("cross", v["cross"])
     for name in ("x_k", "x_v"):  # turning cross on starts both sources from x
-        src = vw.grid(v[name]) if v["cross"] and was_cross else x
-        out[name] = vw.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
+        src = grids.grid(v[name]) if v["cross"] and was_cross else x
+        out[name] = grids.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
 
     for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):
-        out[name] = vw.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
-    out["W_o"] = vw.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
+        out[name] = grids.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
+    out["W_o"] = grids.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
     default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
-    out["keep"] = vw.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
+    out["keep"] = grids.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
     out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
     out["kv_heads"] = kv or heads
     chosen_now = "padding" in v["mask_kind"] and "padding" not in shape.get("mask_kind", "")
@@ -356,15 +360,6 @@ def labelled(v: dict[str, Any]) -> dict[str, Any]:
             "keep": relabel(v["keep"], tokens, tokens_k)}  # fmt: skip
 
 
-def toggled(keep: Any, index: Any, key_tokens: list[str]) -> dict[str, Any]:
-    """The custom mask grid with one cell flipped 0 <-> 1 (clicks on the label column do nothing)."""
-    rows = [list(r) for r in (keep.get("data", []) if isinstance(keep, dict) else keep or [])]
-    i, j = (index if isinstance(index, (list, tuple)) else (-1, -1))[:2]
-    if 1 <= j and 0 <= i < len(rows) and j < len(rows[i]):
-        rows[i][j] = 0 if str(rows[i][j]).strip() in ("1", "1.0") else 1
-    return {"data": rows, "headers": ["", *key_tokens][: max((len(r) for r in rows), default=1)]}
-
-
 def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
     """What the weight tables on screen look like, so the next structural change can read them."""
     return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
@@ -377,7 +372,7 @@ def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
     try:
         s = ac.parse(scenario_from({**v, "mask_kind": kind}))
     except ac.ScenarioError:
-        return vw.cells(v["keep"])
+        return grids.cells(v["keep"])
     keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
     return [["", *r] for r in keep.int().tolist()]
 

@@ -17,7 +17,7 @@ from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, MODERN_FIELDS, SCALE_MODES, labelled, visibility
+from ui.values import DEFAULT_PRESET, SCALE_MODES, VARIANT_FIELDS, labelled, visibility
 from ui.wiring import COMMON, Page, bind, expired, on
 
 DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
@@ -27,7 +27,7 @@ REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
 
 
 LIVE = ("tokens", "tokens_k", "fill", "padding", "scale_mode", "temperature", "dtype", "normalize", "view_head",
-        *(f for f in MODERN_FIELDS if f != "kv_heads"))  # fmt: skip
+        *(f for f in VARIANT_FIELDS if f != "kv_heads"))  # fmt: skip
 
 
 STRUCTURAL = ("T", "S", "d_in", "d_out", "heads", "head_mode", "layout", "cross", "use_wo", "mask_kind", "kv_heads")
@@ -136,7 +136,7 @@ def control_problem(field: str, value: Any) -> str | None:
         elif field in ("alibi", "decode"):
             if not isinstance(value, bool):
                 raise ac.ScenarioError(field, "must be on or off")
-        elif field in MODERN_FIELDS and field != "positions":  # numbers; the core checks their range by name
+        elif field in VARIANT_FIELDS and field != "positions":  # numbers; the core checks their range by name
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise ac.ScenarioError(field, f"{str(value)[:20]!r} is not a number")
         elif not isinstance(value, str) or len(value) > MAX_TEXT:
@@ -311,11 +311,11 @@ def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
         c["tokens_k"] = gr.Textbox(
             first["tokens_k"], label="key/value token labels", visible=visibility(first)["tokens_k"]
         )
-    build_modern(c, first)
+    build_variants(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}
 
 
-def build_modern(c: dict[str, Any], first: dict[str, Any]) -> None:
+def build_variants(c: dict[str, Any], first: dict[str, Any]) -> None:
     """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
     travels in links and exports like every other (attention_core/contract/variants.py)."""
     num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not

@@ -9,7 +9,7 @@ import numpy as np
 from torch import Tensor
 
 from ..ops.projections import Weights
-from ..pipeline.layer import Variants
+from ..ops.trace import Variants
 
 
 @dataclass(frozen=True)

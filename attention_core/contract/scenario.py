@@ -17,7 +17,7 @@ from torch import Tensor
 from ..ops.masks import causal_keep, padding_keep
 from ..ops.projections import LAYOUTS, MODES, RECIPES, Weights, init_weights
 from ..ops.sdpa import FILLS
-from ..pipeline.layer import MultiHeadTrace, multi_head
+from ..pipeline.layer import Trace, multi_head
 from ..validation.errors import ScenarioError
 from ..validation.fields import (
     MAX_D,
@@ -265,7 +265,7 @@ def parse(scenario: Any) -> Scenario:
     return s
 
 
-def evaluate(s: Scenario) -> MultiHeadTrace:
+def evaluate(s: Scenario) -> Trace:
     """Run a parsed scenario through the attention layer (pipeline/layer.py): one path, whatever its keys."""
     return multi_head(
         s.x_q, s.x_k, s.x_v, s.weights, s.heads, s.head_mode, keep=s.keep, scale=s.scale, fill=s.fill,
@@ -273,10 +273,9 @@ def evaluate(s: Scenario) -> MultiHeadTrace:
     )  # fmt: skip
 
 
-def result_json(s: Scenario, tr: MultiHeadTrace) -> dict[str, Any]:
+def result_json(s: Scenario, tr: Trace) -> dict[str, Any]:
     """The contract's result: per-head intermediates, combined output, warnings and context."""
-    a = tr.attention
-    w = tr.weights
+    a, w = tr, tr.params
     heads = []
     for h in range(tr.heads):
         parts = tr.head(h)

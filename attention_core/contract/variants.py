@@ -22,8 +22,8 @@ from typing import Any
 from torch import Tensor
 
 from ..ops.positions import ROPE_BASE
+from ..ops.trace import Trace, Variants
 from ..pipeline.kv_cache import DecodeTrace
-from ..pipeline.layer import MultiHeadTrace, VariantParts, Variants
 from ..pipeline.tiled import Tile, TiledTrace
 from ..validation.errors import ScenarioError
 from ..validation.fields import MAX_T, parse_choice, parse_flag, parse_int, parse_number
@@ -123,13 +123,15 @@ def _decode_json(d: DecodeTrace, full: Tensor) -> dict[str, Any]:
     return {"steps": steps, "weights": js(d.weights), "output": js(d.output), "max_abs_diff": diff}
 
 
-def variants_json(tr: MultiHeadTrace) -> dict[str, Any]:
+def variants_json(tr: Trace) -> dict[str, Any]:
     """The result keys the variant settings add (see README, "The compute contract")."""
-    p: VariantParts = tr.variants
-    m = p.settings
+    p = tr
+    m = p.variants
+    on = m.as_json()
     out: dict[str, Any] = {
-        "modern": m.as_json(), "positions": m.positions, "kv_heads": int(p.k.shape[0]), "head_map": list(p.head_map),
-        "kv": [{"k": js(p.k[g]), "v": js(p.v[g])} for g in range(p.k.shape[0])],
+        "variants": on, "modern": dict(on),  # "modern": the same keys under their old name, kept for clients
+        "positions": m.positions, "kv_heads": int(p.k_kv.shape[-3]), "head_map": list(p.head_map),
+        "kv": [{"k": js(p.k_kv[g]), "v": js(p.v_kv[g])} for g in range(p.k_kv.shape[-3])],
     }  # fmt: skip
     if p.pe_q is not None:
         out["sinusoidal"] = {
@@ -148,5 +150,5 @@ def variants_json(tr: MultiHeadTrace) -> dict[str, Any]:
     if p.tiled is not None:
         out["tiles"] = _tiles_json(p.tiled, tr.heads)
     if p.decoding is not None:
-        out["decode"] = _decode_json(p.decoding, tr.attention.output)
+        out["decode"] = _decode_json(p.decoding, tr.mixed)
     return out

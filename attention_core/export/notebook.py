@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from ..contract.scenario import BIASES, Scenario
+from ..contract.steps import STEPS
 from . import variants as xm
 
 PY_HEADER = '''# {title}
@@ -113,17 +114,19 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     heading = title_comment(title)
     proj = [*_proj_lines(s, bias), *xm.rope_lines(s), *xm.share_lines(s)] if s.variants else _proj_lines(s, bias)
     extra = [(md, "\n".join(code)) for md, code in _variant_cells(s) if code]
+    code = {  # each step's lines, by the key of its entry in contract/steps.py's STEPS
+        "qkv": [*proj, *show("q k v")],
+        "scores": ["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)", *show("scores")],
+        "scaled": [scaled, *xm.alibi_lines(s), *show("scaled")],
+        "masked": [*masked, *show("masked")],
+        "weights": [*norm, *show("weights")],
+        "output": ["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")],
+        "combine": [*combine, "print('## combined'); print(combined)"],
+    }
     return [
         (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
          f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
-        ("## 1 · Q, K, V: project the encodings", "\n".join([*proj, *show("q k v")])),
-        ("## 2 · raw scores QKᵀ", "\n".join(["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)",
-                                            *show("scores")])),
-        ("## 3 · scaled", "\n".join([scaled, *xm.alibi_lines(s), *show("scaled")])),
-        ("## 4 · masked", "\n".join([*masked, *show("masked")])),
-        ("## 5 · weights", "\n".join([*norm, *show("weights")])),
-        ("## 6 · output", "\n".join(["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")])),
-        ("## 7 · heads combined", "\n".join([*combine, "print('## combined'); print(combined)"])),
+        *((f"## {step.heading}: {step.does}", "\n".join(code[step.key])) for step in STEPS),
         *extra,
     ]  # fmt: skip
 

@@ -39,17 +39,6 @@ def as_positions(pos: Tensor | list[int] | None, n: int, field: str) -> Tensor:
 # ---- sinusoidal ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SinusoidalTrace:
-    """X plus the Transformer paper's positional encoding."""
-
-    x: Tensor  # (T, D) word embeddings as given
-    angles: Tensor  # (T, D) pos / base^(2i/D) for column 2i and 2i+1 (float64)
-    pe: Tensor  # (T, D) sin of the even columns' angles, cos of the odd columns'
-    x_pos: Tensor  # (T, D) x + pe: what the projections see
-    base: float
-
-
 def sinusoidal_angles(n_positions: int, d_model: int, base: float = SINUSOIDAL_BASE) -> Tensor:
     """(T, D) float64 angles: column c holds pos / base^(2i/D) with i = c // 2, so columns 2i and 2i+1 share one."""
     check_count(n_positions, "n_positions")
@@ -70,14 +59,6 @@ def sinusoidal(
     angles = sinusoidal_angles(n_positions, d_model, base)  # (T, D)
     even = torch.arange(d_model) % 2 == 0  # (D,)
     return torch.where(even, angles.sin(), angles.cos()).to(dtype)
-
-
-def add_sinusoidal(x: Tensor, base: float = SINUSOIDAL_BASE) -> SinusoidalTrace:
-    """(T, D) word embeddings -> X + PE, with the encoding and its angles kept."""
-    n, d = x.shape[-2], x.shape[-1]
-    angles = sinusoidal_angles(n, d, base)
-    pe = sinusoidal(n, d, base, x.dtype)
-    return SinusoidalTrace(x=x, angles=angles, pe=pe, x_pos=x + pe, base=float(base))
 
 
 # ---- RoPE ---------------------------------------------------------------------------------------------------

@@ -19,35 +19,15 @@ Fill conventions (each named after the notebook that teaches it):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from .trace import Trace
+
 FILLS = ("-inf", "-1e9", "additive")
-
-
-@dataclass(frozen=True)
-class AttentionTrace:
-    """Every intermediate of softmax(mask(QKᵀ / s)) V. Tensors keep their leading dims."""
-
-    q: Tensor  # (..., L, E)
-    k: Tensor  # (..., S, E)
-    v: Tensor  # (..., S, Ev)
-    scores: Tensor  # (..., L, S)  q @ kᵀ
-    scaled: Tensor  # (..., L, S)  scores / s
-    masked: Tensor  # (..., L, S)  after the fill convention
-    weights_raw: Tensor  # (..., L, S)  what the normaliser literally returned (NaN possible)
-    weights: Tensor  # (..., L, S)  NaN-free: a fully masked row is defined as all zeros
-    output: Tensor  # (..., L, Ev) weights @ v
-    keep: Tensor | None  # (L, S) bool, True = visible; None = no mask
-    fill: str
-    divisor: float | None  # s; None when scaling is off
-    normalize: str  # "softmax" | "sum"
-    fully_masked_rows: tuple[int, ...]  # query rows with no visible key
-    warnings: tuple[str, ...]
-    biased: Tensor | None = None  # (..., L, S) scaled + bias (ALiBi), what the mask fills; None without a bias
 
 
 def scale_divisor(scale: bool | float, d_k: int) -> float | None:
@@ -137,12 +117,14 @@ def attend(
     fill: str = "-inf",
     normalize: str = "softmax",
     bias: Tensor | None = None,
-) -> AttentionTrace:
+    base: Trace | None = None,
+) -> Trace:
     """Scaled dot-product attention on (..., L, E), (..., S, E), (..., S, Ev) tensors.
 
     ``keep`` is (L, S) or broadcastable to (..., L, S). ``normalize`` is "softmax" (every seed)
     or "sum" (003's first, naive normalisation: divide each row by its sum). ``bias`` (broadcastable to
-    (..., L, S), ALiBi's) is added after the scaling and before the mask; without one nothing changes.
+    (..., L, S), ALiBi's) is added after the scaling and before the mask; without one nothing changes. ``base``: the
+    trace of the steps before (the layer's 1–4), which the result extends; None: a trace of steps 5–10 alone.
     """
     scores = score(q, k)  # 5. (..., L, S)
     divisor = scale_divisor(scale, k.size(-1))
@@ -165,34 +147,22 @@ def attend(
         warnings.append("a row of scores sums to 0, so divide-by-sum is undefined there (shown as 0)")
         weights = torch.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
     output = weights @ v  # 10. mix: (..., L, S) x (..., S, Ev) -> (..., L, Ev)
-    return AttentionTrace(
-        q=q,
-        k=k,
-        v=v,
-        scores=scores,
-        scaled=scaled,
-        masked=masked,
-        weights_raw=weights_raw,
-        weights=weights,
-        output=output,
-        keep=keep,
-        fill=fill,
-        divisor=divisor,
-        normalize=normalize,
-        fully_masked_rows=rows,
-        warnings=tuple(warnings),
-        biased=biased,
-    )
+    steps = dict(
+        q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, weights_raw=weights_raw, weights=weights,
+        mixed=output, output=output, keep=keep, fill=fill, divisor=divisor, normalize=normalize, scale=scale,
+        fully_masked_rows=rows, warnings=tuple(warnings), bias=bias, biased=biased,
+    )  # fmt: skip
+    return Trace(**steps) if base is None else replace(base, **steps)
 
 
 def compare_fills(
     q: Tensor, k: Tensor, v: Tensor, keep: Tensor, scale: bool | float = True, normalize: str = "softmax"
-) -> dict[str, AttentionTrace]:
+) -> dict[str, Trace]:
     """The same (L, E), (S, E), (S, Ev) inputs under each fill convention: {fill: trace} (mask lab)."""
     return {fill: attend(q, k, v, keep=keep, scale=scale, fill=fill, normalize=normalize) for fill in FILLS}
 
 
-def _leak(tr: AttentionTrace, i: int) -> str:
+def _leak(tr: Trace, i: int) -> str:
     """Why -1e9 failed to hide row i's masked keys: the row's visible scores are not far above -1e9."""
     seen = torch.ones(tr.masked.shape[-1], dtype=torch.bool) if tr.keep is None else tr.keep[i]  # (S,)
     top = float(tr.masked[i][seen].max())
@@ -206,7 +176,7 @@ def _leak(tr: AttentionTrace, i: int) -> str:
     )
 
 
-def fill_verdicts(traces: dict[str, AttentionTrace]) -> dict[str, str]:
+def fill_verdicts(traces: dict[str, Trace]) -> dict[str, str]:
     """The mask lab's verdict per fill: what really differs between the fills' weights, row by row, and why.
 
     ``traces`` is :func:`compare_fills`'s {fill: trace} for one head, (L, S) weights each.

@@ -12,100 +12,18 @@ Symbols: L query length, S key length, D = d_in (d_model), d = d_out (per-head w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
 
 from torch import Tensor
 
 from ..ops.kv_heads import kv_head_map, share_kv
 from ..ops.masks import combine_keep, window_keep
-from ..ops.positions import ROPE_BASE, AlibiTrace, RopeTrace, alibi, rope, sinusoidal
+from ..ops.positions import alibi, rope, sinusoidal
 from ..ops.projections import MODES, Weights, apply_out, merge_heads, project, split_heads
-from ..ops.sdpa import AttentionTrace
-from .kv_cache import DecodeTrace
-from .strategies import STRATEGIES, Prepared
-from .tiled import TiledTrace
+from ..ops.trace import NO_VARIANTS, Trace, Variants
+from .strategies import STRATEGIES
 
-
-@dataclass(frozen=True)
-class Variants:
-    """The variant keys of one scenario (positions, ALiBi, kv heads, window, tiles, decoding), validated; a key left
-    out has its default."""
-
-    positions: str = "none"  # "none" | "sinusoidal" (added to x) | "rope" (q and k turned)
-    rope_base: float = ROPE_BASE  # θ_i = base^(-2i/E); used with RoPE only
-    alibi: bool = False  # −m_h·|i − j| added to the scaled scores
-    kv_heads: int | None = None  # G; None = H (every query head has its own K and V)
-    window: int | None = None  # w: causal, the last w keys; otherwise the band |i − j| < w
-    block_rows: int | None = None  # B_r; with block_cols, also run the tiled online softmax
-    block_cols: int | None = None  # B_c
-    decode: bool = False  # also decode token by token with a KV cache
-
-    @property
-    def tiled(self) -> bool:
-        return self.block_rows is not None or self.block_cols is not None
-
-    @property
-    def strategies(self) -> tuple[str, ...]:
-        """The execution strategies run beside "full" (pipeline/strategies.py): the tiles, the KV cache."""
-        return ("tiled",) * self.tiled + ("kv_cache",) * self.decode
-
-    def as_json(self) -> dict[str, Any]:
-        """The keys that differ from their defaults, as a scenario writes them."""
-        out: dict[str, Any] = {}
-        if self.positions != "none":
-            out["positions"] = self.positions
-        if self.positions == "rope" and self.rope_base != ROPE_BASE:
-            out["rope_base"] = self.rope_base
-        for key in ("alibi", "decode"):
-            if getattr(self, key):
-                out[key] = True
-        for key in ("kv_heads", "window", "block_rows", "block_cols"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
-
-
-NO_VARIANTS = Variants()  # every step at its default
-
-
-@dataclass(frozen=True)
-class VariantParts:
-    """What the variant keys add to a :class:`MultiHeadTrace`; a piece that is off is None."""
-
-    settings: Variants
-    pe_q: Tensor | None  # (L, D) sinusoidal PE added to x_q (None unless positions = "sinusoidal")
-    pe_k: Tensor | None  # (S, D) added to x_k and x_v
-    x_q: Tensor  # (L, D) what the projections saw (x_q + PE, or x_q)
-    x_k: Tensor  # (S, D)
-    x_v: Tensor  # (S, D)
-    rope: RopeTrace | None  # q (H, L, E), k (G, S, E) before and after the rotation, with the angles
-    alibi: AlibiTrace | None  # slopes (H,), bias (H, L, S)
-    window_keep: Tensor | None  # (L, S) bool, the window alone, True = visible
-    head_map: tuple[int, ...]  # (H,) the kv head each query head reads
-    k: Tensor  # (G, S, E) one K per kv head (after RoPE)
-    v: Tensor  # (G, S, Ev)
-    tiled: TiledTrace | None  # tiles over (H, L, S)
-    decoding: DecodeTrace | None  # T steps over (H, T, T)
-
-
-@dataclass(frozen=True)
-class MultiHeadTrace:
-    """All heads at once. ``attention`` fields carry a head axis: (..., H, L, ·)."""
-
-    attention: AttentionTrace
-    heads: int
-    mode: str
-    weights: Weights
-    concat: Tensor  # (..., L, H·d_v) head outputs side by side
-    output: Tensor  # (..., L, D) after W_o, or == concat without W_o
-    variants: VariantParts | None = None  # when a variant key is on (RoPE, ALiBi, kv heads, ...), else None
-
-    def head(self, h: int) -> dict[str, Tensor]:
-        """The intermediates of head ``h`` as (L, ·) tensors (for unbatched input); ``biased`` only with ALiBi."""
-        a = self.attention
-        names = ("q", "k", "v", "scores", "scaled", "biased", "masked", "weights_raw", "weights", "output")
-        return {n: getattr(a, n)[..., h, :, :] for n in names if getattr(a, n) is not None}
+__all__ = ["NO_VARIANTS", "Trace", "Variants", "multi_head", "prepare", "project_heads"]
 
 
 def project_heads(
@@ -141,9 +59,10 @@ def prepare(
     variants: Variants | None = None,
     causal: bool = False,
     padding: tuple[bool, ...] | None = None,
-) -> Prepared:
+) -> Trace:
     """Steps 3, 4, 7 and 8's inputs from projected heads q (..., H, L, E), k (..., G, S, E), v (..., G, S, Ev):
-    RoPE turns q and k, each query head gets its group's K and V, ALiBi's bias, the mask ∧ the window."""
+    RoPE turns q and k, each query head gets its group's K and V, ALiBi's bias, the mask ∧ the window. The trace
+    every strategy reads."""
     var = NO_VARIANTS if variants is None else variants
     heads, n_q, n_k = q.shape[-3], q.shape[-2], k.shape[-2]
     # 3. rotate: RoPE turns q and k by their positions
@@ -154,10 +73,10 @@ def prepare(
     # 7. bias (ALiBi) and 8. mask (∧ the window): applied by the strategy, after 5. score and 6. scale
     ab = alibi(heads, n_q, n_k, dtype=q.dtype) if var.alibi else None
     win = None if var.window is None else window_keep(n_q, n_k, var.window, causal=causal)
-    return Prepared(
-        q=q, k=k, v=v, q_rot=q_r, k_shared=k_sh, v_shared=v_sh, keep=combine_keep(keep, win),
-        bias=None if ab is None else ab.bias, scale=scale, fill=fill, normalize=normalize, rope=r, alibi=ab,
-        window=var.window, window_keep=win, padding=padding, block_rows=var.block_rows, block_cols=var.block_cols,
+    return Trace(
+        heads=heads, variants=None if var == NO_VARIANTS else var, scale=scale, fill=fill, normalize=normalize,
+        padding=padding, rope=r, head_map=kv_head_map(heads, k.shape[-3]), k_kv=k_r, v_kv=v, q=q_r, k=k_sh, v=v_sh,
+        bias=None if ab is None else ab.bias, alibi=ab, keep=combine_keep(keep, win), window_keep=win,
     )  # fmt: skip
 
 
@@ -175,7 +94,7 @@ def multi_head(
     variants: Variants | None = None,
     causal: bool = False,
     padding: tuple[bool, ...] | None = None,
-) -> MultiHeadTrace:
+) -> Trace:
     """The attention layer over x_q (..., L, D) and x_k, x_v (..., S, D): the same numbered steps for every scenario.
 
     ``variants`` (None: every one at its default) names the optional steps; a step at its default does nothing, so
@@ -196,16 +115,12 @@ def multi_head(
     # 3.–8. rotate, share K and V, the bias and the mask: what every strategy reads
     p = prepare(q, k, v, keep, scale, fill, normalize, var, causal, padding)
     # 5.–10. score, scale, bias, mask, normalise, mix: the strategy named "full" keeps every intermediate
-    att = STRATEGIES["full"](p)
+    tr = STRATEGIES["full"](p)
     runs = {name: STRATEGIES[name](p) for name in var.strategies}  # beside "full", checked against it
     # 11. combine: the heads side by side, through W_o
-    concat = merge_heads(att.output)  # (..., H, L, Ev) -> (..., L, H·Ev)
+    concat = merge_heads(tr.mixed)  # (..., H, L, Ev) -> (..., L, H·Ev)
     output = apply_out(concat, weights.W_o, weights.layout, weights.b_o)
-    parts = None
-    if var != NO_VARIANTS:  # the trace carries the variants' pieces only when one is on
-        parts = VariantParts(
-            settings=var, pe_q=pe_q, pe_k=pe_k, x_q=x_q, x_k=x_k, x_v=x_v, rope=p.rope, alibi=p.alibi,
-            window_keep=p.window_keep, head_map=kv_head_map(heads, kv), k=k if p.rope is None else p.rope.k_rot, v=v,
-            tiled=runs.get("tiled"), decoding=runs.get("kv_cache"),
-        )  # fmt: skip
-    return MultiHeadTrace(att, heads, mode, weights, concat, output, variants=parts)
+    return replace(
+        tr, mode=mode, params=weights, pe_q=pe_q, pe_k=pe_k, x_q=x_q, x_k=x_k, x_v=x_v, concat=concat, output=output,
+        tiled=runs.get("tiled"), decoding=runs.get("kv_cache"),
+    )  # fmt: skip

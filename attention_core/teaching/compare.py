@@ -34,7 +34,7 @@ from torch import Tensor
 
 from ..contract.scenario import Scenario, evaluate
 from ..ops.projections import Weights
-from ..pipeline.layer import MultiHeadTrace
+from ..ops.trace import Trace
 from .quiz import labels
 
 ATOL = 1e-6
@@ -57,10 +57,10 @@ class Snapshot:
     """One state: the parsed scenario and its trace (pin one, then compare the live one to it)."""
 
     scenario: Scenario
-    trace: MultiHeadTrace
+    trace: Trace
 
 
-def snapshot(s: Scenario, tr: MultiHeadTrace | None = None) -> Snapshot:
+def snapshot(s: Scenario, tr: Trace | None = None) -> Snapshot:
     """Pin ``s`` (evaluating it when no trace is given)."""
     return Snapshot(s, evaluate(s) if tr is None else tr)
 
@@ -141,16 +141,15 @@ def out_by_in(w: Weights) -> dict[str, Tensor]:
 
 def _shape_facts(snap: Snapshot) -> list[tuple[str, object]]:
     s, tr = snap.scenario, snap.trace
-    a = tr.attention
     return [
         ("L", s.x_q.shape[0]),
         ("S", s.x_k.shape[0]),
         ("d_model", s.x_q.shape[1]),
         ("heads", tr.heads),
-        ("kv_heads", tr.heads if tr.variants is None else int(tr.variants.k.shape[0])),  # W_k, W_v's heads
+        ("kv_heads", tr.heads if tr.variants is None else int(tr.k_kv.shape[-3])),  # W_k, W_v's heads
         ("head_mode", tr.mode),
-        ("d_k", a.q.shape[-1]),
-        ("d_v", a.v.shape[-1]),
+        ("d_k", tr.q.shape[-1]),
+        ("d_v", tr.v.shape[-1]),
         ("output width", tr.output.shape[-1]),
     ]
 
@@ -165,14 +164,13 @@ def check_shapes(pinned: Snapshot, current: Snapshot) -> None:
 
 def _tensors(snap: Snapshot) -> dict[str, Tensor]:
     s, tr = snap.scenario, snap.trace
-    a = tr.attention
     xs = {"x": s.x_q} if s.self_attention else {"x_q": s.x_q, "x_k": s.x_k, "x_v": s.x_v}
-    heads = {n: getattr(a, n) for n in HEAD_STEPS}
-    return xs | out_by_in(tr.weights) | heads | {"concat": tr.concat, "combined": tr.output}
+    heads = {n: tr.per_head()[n] for n in HEAD_STEPS}
+    return xs | out_by_in(tr.params) | heads | {"concat": tr.concat, "combined": tr.output}
 
 
 def _hidden(snap: Snapshot) -> Tensor:
-    s, keep = snap.scenario, snap.trace.attention.keep  # the mask as applied (with a sliding window, ∧ the window)
+    s, keep = snap.scenario, snap.trace.keep  # the mask as applied (with a sliding window, ∧ the window)
     if keep is None:
         return torch.zeros(s.x_q.shape[0], s.x_k.shape[0], dtype=torch.bool)
     return ~keep

@@ -20,9 +20,14 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from ..pipeline.layer import MultiHeadTrace
+from ..contract.steps import STEPS
+from ..ops.trace import Trace
 
-NAMES = ("q", "k", "v", "scores", "scaled", "masked", "weights", "output", "combine", "alibi_bias", "tiles")
+NAMES = (
+    *(t for step in STEPS for t in step.tables),
+    "alibi_bias",
+    "tiles",
+)  # the notebook's tables, then the variants'
 FILL_WORDS = {
     "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
     "-1e9": "masked_fill(block_mask, -1e9) (002): the score becomes -1e9",
@@ -59,19 +64,18 @@ def dot(a: list[float], b: list[float]) -> str:
     return " + ".join(f"{num(x)}×{num(y)}" for x, y in zip(a, b, strict=True))
 
 
-def owner(tr: MultiHeadTrace, head: int, role: str) -> tuple[int, int]:
+def owner(tr: Trace, head: int, role: str) -> tuple[int, int]:
     """(the head whose W_role this head uses, how many such heads): a k or v of grouped-query heads is its kv
     head's (``head_map``), of G kv heads; otherwise the head itself, of H."""
-    p = tr.variants
-    if role in ("k", "v") and p is not None:
-        return p.head_map[head], int(p.k.shape[0])
+    if role in ("k", "v") and tr.variants is not None:
+        return tr.head_map[head], int(tr.k_kv.shape[-3])
     return head, tr.heads
 
 
-def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
+def projection(tr: Trace, head: int, role: str) -> Tensor:
     """The (D, d) matrix that maps x to this head's q, k or v (x @ it), whatever the layout, mode and kv heads."""
-    w = getattr(tr.weights, f"W_{role}")
-    mats = w.transpose(-2, -1) if tr.weights.layout == "linear" else w  # (H, G or 1, D, d)
+    w = getattr(tr.params, f"W_{role}")
+    mats = w.transpose(-2, -1) if tr.params.layout == "linear" else w  # (H, G or 1, D, d)
     hh, n = owner(tr, head, role)
     if tr.mode == "concat":
         return mats[hh]
@@ -79,9 +83,9 @@ def projection(tr: MultiHeadTrace, head: int, role: str) -> Tensor:
     return mats[0][:, hh * width : (hh + 1) * width]
 
 
-def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
+def bias_of(tr: Trace, head: int, role: str, j: int) -> float | None:
     """This head's bias for column ``j`` of q, k or v, or None when the projection has no bias."""
-    b = getattr(tr.weights, f"b_{role}")
+    b = getattr(tr.params, f"b_{role}")
     if b is None:
         return None
     hh, n = owner(tr, head, role)
@@ -91,9 +95,9 @@ def bias_of(tr: MultiHeadTrace, head: int, role: str, j: int) -> float | None:
     return float(b[0, hh * width + j])
 
 
-def rotation(tr: MultiHeadTrace, head: int, name: str, i: int, j: int) -> tuple[str, ...]:
+def rotation(tr: Trace, head: int, name: str, i: int, j: int) -> tuple[str, ...]:
     """RoPE's turn of cell (i, j) of q or k: its pair (j, j ± E/2), the angle i·θ and the two products."""
-    r = tr.variants.rope
+    r = tr.rope
     before = r.q[head] if name == "q" else r.k[owner(tr, head, "k")[0]]  # (L|S, E) before the rotation
     half = before.shape[-1] // 2
     pair = j % half
@@ -110,29 +114,29 @@ def rotation(tr: MultiHeadTrace, head: int, name: str, i: int, j: int) -> tuple[
     )
 
 
-def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
+def explain(tr: Trace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
     """Explain cell (i, j) of ``name`` for head ``head`` (0-based). ``x``: {"q","k","v"} inputs (L|S, D).
 
     Raises IndexError for a cell outside the tensor and KeyError for an unknown name.
     """
-    a = tr.attention
+    a = tr
     part = tr.head(head)
     tag = f" (head {head + 1})" if tr.heads > 1 and name != "combine" else ""
     if name in ("q", "k", "v"):
         p = tr.variants
         w = projection(tr, head, name)
-        row = (x[name] if p is None else {"q": p.x_q, "k": p.x_k, "v": p.x_v}[name])[i].tolist()  # x + PE if on
+        row = (x[name] if p is None else {"q": tr.x_q, "k": tr.x_k, "v": tr.x_v}[name])[i].tolist()  # x + PE if on
         col = w[:, j].tolist()
-        turned = p is not None and p.rope is not None and name in ("q", "k")
+        turned = tr.rope is not None and name in ("q", "k")
         got = float(part[name][i, j])
         if turned:
-            lines = _projected(tr, head, name, i, j, row, col, float(p.rope.q[head][i, j] if name == "q" else
-                               p.rope.k[owner(tr, head, "k")[0]][i, j]))  # fmt: skip
+            lines = _projected(tr, head, name, i, j, row, col, float(tr.rope.q[head][i, j] if name == "q" else
+                               tr.rope.k[owner(tr, head, "k")[0]][i, j]))  # fmt: skip
             lines = (*lines, *rotation(tr, head, name, i, j), f"= {plain(got)}")
             return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", lines, got)
         if p is not None:
             return Explanation(f"{name}[{i + 1}, {j + 1}]{tag}", _projected(tr, head, name, i, j, row, col, got), got)
-        layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
+        layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.params.layout == "linear" else f"column {j + 1} of W"
         b = bias_of(tr, head, name, j)
         if b is None:
             lines = (f"{name}_{i + 1} = x_{i + 1} projected by W_{name}; this cell is x_{i + 1} · ({layout})",
@@ -160,20 +164,19 @@ def explain(tr: MultiHeadTrace, head: int, name: str, i: int, j: int, x: dict[st
         )  # fmt: skip
     if name == "combine":
         return _combine(tr, i, j)
-    if name == "alibi_bias" and tr.variants is not None and tr.variants.alibi is not None:
+    if name == "alibi_bias" and tr.alibi is not None:
         return _alibi_term(tr, head, i, j, tag)
-    if name == "tiles" and tr.variants is not None and tr.variants.tiled is not None:
+    if name == "tiles" and tr.tiled is not None:
         return _tile_state(tr, head, i, j, tag)
     raise KeyError(name)
 
 
 def _projected(
-    tr: MultiHeadTrace, head: int, name: str, i: int, j: int, row: list[float], col: list[float], got: float
+    tr: Trace, head: int, name: str, i: int, j: int, row: list[float], col: list[float], got: float
 ) -> tuple[str, ...]:
     """x_i (with PE when on) projected by the column of W that this head (or its kv head) uses, plus any bias."""
-    p = tr.variants
-    layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.weights.layout == "linear" else f"column {j + 1} of W"
-    x_name = f"(x + PE)_{i + 1}" if p.pe_q is not None else f"x_{i + 1}"
+    layout = f"row {j + 1} of W (nn.Linear, out×in)" if tr.params.layout == "linear" else f"column {j + 1} of W"
+    x_name = f"(x + PE)_{i + 1}" if tr.pe_q is not None else f"x_{i + 1}"
     g, n = owner(tr, head, name)
     whose = f" of kv head {g + 1}, shared by its group" if name in ("k", "v") and n != tr.heads else ""
     b = bias_of(tr, head, name, j)
@@ -184,27 +187,25 @@ def _projected(
     return (*lines, f"= {plain(got)}")
 
 
-def _variant_score_lines(tr: MultiHeadTrace, head: int, i: int, j: int) -> list[str]:
+def _variant_score_lines(tr: Trace, head: int, i: int, j: int) -> list[str]:
     """ALiBi's bias term of score (i, j), when on."""
-    p = tr.variants
-    if p is None or p.alibi is None:
+    if tr.alibi is None:
         return []
-    m, b = float(p.alibi.slopes[head]), float(p.alibi.bias[head, i, j])
-    biased = float(tr.attention.biased[head, i, j])
+    m, b = float(tr.alibi.slopes[head]), float(tr.alibi.bias[head, i, j])
+    biased = float(tr.biased[head, i, j])
     return [f"+ ALiBi bias −m_{head + 1}·|{i + 1} − {j + 1}| = −{plain(m)} × {abs(i - j)} = {plain(b)}  →  "
             f"scaled + b = {plain(biased)}"]  # fmt: skip
 
 
-def _hidden_why(tr: MultiHeadTrace, i: int, j: int) -> str:
+def _hidden_why(tr: Trace, i: int, j: int) -> str:
     """' (outside the window of w)' when the sliding window is what hides key j from query i."""
-    p = tr.variants
-    if p is None or p.window_keep is None or bool(p.window_keep[i, j]):
+    if tr.window_keep is None or bool(tr.window_keep[i, j]):
         return ""
-    return f" (outside the sliding window of {p.settings.window})"
+    return f" (outside the sliding window of {tr.variants.window})"
 
 
-def _score(tr: MultiHeadTrace, part: dict[str, Tensor], head: int, i: int, j: int, tag: str, name: str) -> Explanation:
-    a = tr.attention
+def _score(tr: Trace, part: dict[str, Tensor], head: int, i: int, j: int, tag: str, name: str) -> Explanation:
+    a = tr
     q, k = part["q"][i].tolist(), part["k"][j].tolist()
     raw, scaled, masked = (float(part[n][i, j]) for n in ("scores", "scaled", "masked"))
     lines = [f"scores[{i + 1}, {j + 1}] = q_{i + 1} · k_{j + 1} = {dot(q, k)}", f"= {plain(raw)}"]
@@ -293,22 +294,22 @@ def _sum_weight(title: str, scaled: list[float], j: int, i: int, got: float, see
     return Explanation(title, tuple(lines), got)
 
 
-def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
+def _combine(tr: Trace, i: int, j: int) -> Explanation:
     got = float(tr.output[i, j])
     title = f"combined output[{i + 1}, {j + 1}]"
     d = tr.concat.shape[-1] // tr.heads
-    if tr.heads == 1 and tr.weights.W_o is None:
+    if tr.heads == 1 and tr.params.W_o is None:
         return Explanation(title, ("one head and no W_o: the combined output is the head's output", plain(got)), got)
-    if tr.weights.W_o is None:
+    if tr.params.W_o is None:
         h, c = divmod(j, d)
         how = "concatenated" if tr.mode == "concat" else "merged (split heads put back side by side)"
         return Explanation(title, (
             f"the {tr.heads} head outputs are {how}: columns {h * d + 1}–{(h + 1) * d} come from head {h + 1}",
             f"= head {h + 1} output[{i + 1}, {c + 1}] = {plain(got)}",
         ), got)  # fmt: skip
-    w_o = tr.weights.W_o
-    col = (w_o[j] if tr.weights.layout == "linear" else w_o[:, j]).tolist()
-    b_o = tr.weights.b_o
+    w_o = tr.params.W_o
+    col = (w_o[j] if tr.params.layout == "linear" else w_o[:, j]).tolist()
+    b_o = tr.params.b_o
     plus = "" if b_o is None else f" + b_o[{j + 1}]"
     lines = [f"concat_{i + 1} (all {tr.heads} heads side by side, width {tr.concat.shape[-1]}) @ W_o{plus}, "
              f"column {j + 1}:", f"= {dot(tr.concat[i].tolist(), col)}{plus}"]  # fmt: skip
@@ -318,9 +319,9 @@ def _combine(tr: MultiHeadTrace, i: int, j: int) -> Explanation:
     return Explanation(title, (*lines, f"= {plain(got)}"), got)
 
 
-def _alibi_term(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
+def _alibi_term(tr: Trace, head: int, i: int, j: int, tag: str) -> Explanation:
     """ALiBi's bias of pair (i, j): this head's slope times the distance, negated."""
-    m, b = float(tr.variants.alibi.slopes[head]), float(tr.variants.alibi.bias[head, i, j])
+    m, b = float(tr.alibi.slopes[head]), float(tr.alibi.bias[head, i, j])
     lines = (
         f"ALiBi: b = −m_{head + 1} × |{i + 1} − {j + 1}|, m_{head + 1} = {plain(m)} (this head's slope)",
         f"= −{plain(m)} × {abs(i - j)} = {plain(b)}",
@@ -329,9 +330,9 @@ def _alibi_term(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Expl
     return Explanation(f"ALiBi bias[{i + 1}, {j + 1}]{tag}", lines, b)
 
 
-def _tile_state(tr: MultiHeadTrace, head: int, i: int, j: int, tag: str) -> Explanation:
+def _tile_state(tr: Trace, head: int, i: int, j: int, tag: str) -> Explanation:
     """Query row i's running max m (j = 0) or running sum l (j = 1), updated tile by tile, left to right."""
-    t = tr.variants.tiled
+    t = tr.tiled
     if j not in (0, 1):
         raise IndexError(j)
     lines = [f"row {i + 1} sweeps the key blocks left to right, keeping its running max m and sum l:"]

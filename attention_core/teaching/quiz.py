@@ -1,6 +1,6 @@
 """Predict, then check: questions drawn from a live state, and their grading.
 
-A question hides one fact of a parsed :class:`Scenario` and its :class:`MultiHeadTrace`:
+A question hides one fact of a parsed :class:`Scenario` and its :class:`Trace`:
 
     "number"  one cell of a step: ``scores``, ``scaled``, ``weights``, ``output`` (a head's) or ``combine``
               (the heads combined); the prompt names the query token and the key token(s) involved
@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from ..contract.scenario import Scenario
-from ..pipeline.layer import MultiHeadTrace
+from ..ops.trace import Trace
 
 REL_TOL = 0.01  # 1% of the right answer ...
 ABS_TOL = 0.005  # ... or this, whichever is larger
@@ -119,21 +119,21 @@ def visible(s: Scenario) -> Tensor:
     return torch.ones(n_q, n_k, dtype=torch.bool) if s.keep is None else s.keep
 
 
-def defined_rows(tr: MultiHeadTrace, head: int | None) -> Tensor:
+def defined_rows(tr: Trace, head: int | None) -> Tensor:
     """(L,) bool: rows whose weights are well defined in ``head`` (None: in every head).
 
     A row is undefined when its raw softmax / divide-by-sum is not finite, or when every key is masked
     (with -1e9 such a row is a uniform 1/S by accident of the fill, not attention).
     """
-    raw = tr.attention.weights_raw  # (H, L, S)
+    raw = tr.weights_raw  # (H, L, S)
     ok = torch.isfinite(raw).all(dim=-1)  # (H, L)
     ok = ok.all(dim=0) if head is None else ok[head]
-    for r in tr.attention.fully_masked_rows:
+    for r in tr.fully_masked_rows:
         ok[r] = False
     return ok
 
 
-def available_kinds(s: Scenario, tr: MultiHeadTrace) -> tuple[str, ...]:
+def available_kinds(s: Scenario, tr: Trace) -> tuple[str, ...]:
     """The question kinds this state supports: no mask, no mask question; no row to rank, no argmax."""
     kinds = ["number"]
     if s.keep is not None:
@@ -143,27 +143,27 @@ def available_kinds(s: Scenario, tr: MultiHeadTrace) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-def number_steps(tr: MultiHeadTrace) -> tuple[str, ...]:
+def number_steps(tr: Trace) -> tuple[str, ...]:
     """Steps a number can be asked from; "combine" only when it differs from the head output."""
-    if tr.heads == 1 and tr.weights.W_o is None:
+    if tr.heads == 1 and tr.params.W_o is None:
         return NUMBER_STEPS[:-1]
     return NUMBER_STEPS
 
 
-def _argmax_rows(s: Scenario, tr: MultiHeadTrace, head: int | None) -> Tensor:
+def _argmax_rows(s: Scenario, tr: Trace, head: int | None) -> Tensor:
     """Rows worth ranking: defined, with at least two visible keys."""
     ok = defined_rows(tr, head) & (visible(s).sum(dim=-1) >= 2)
     return torch.nonzero(ok).flatten()
 
 
-def _cells(s: Scenario, tr: MultiHeadTrace, step: str, head: int) -> Tensor:
+def _cells(s: Scenario, tr: Trace, step: str, head: int) -> Tensor:
     """(n, 2) the (row, col) cells of ``step`` that may be asked about."""
     if step in ("scores", "scaled"):  # defined for every cell, masked or not
-        ok = torch.ones(tr.attention.scores.shape[-2:], dtype=torch.bool)
+        ok = torch.ones(tr.scores.shape[-2:], dtype=torch.bool)
     elif step == "weights":  # a visible key of a defined row (a hidden key's 0 is the mask question)
         ok = visible(s) & defined_rows(tr, head).unsqueeze(-1)
     elif step == "output":
-        ok = defined_rows(tr, head).unsqueeze(-1).expand(-1, tr.attention.output.shape[-1])
+        ok = defined_rows(tr, head).unsqueeze(-1).expand(-1, tr.mixed.shape[-1])
     elif step == "combine":
         ok = defined_rows(tr, None).unsqueeze(-1).expand(-1, tr.output.shape[-1])
     else:
@@ -173,7 +173,7 @@ def _cells(s: Scenario, tr: MultiHeadTrace, step: str, head: int) -> Tensor:
 
 def ask(
     s: Scenario,
-    tr: MultiHeadTrace,
+    tr: Trace,
     seed: int,
     index: int,
     kind: str | None = None,
@@ -204,11 +204,11 @@ def ask(
     return _number_question(s, tr, head, step, g)
 
 
-def _head_tag(tr: MultiHeadTrace, head: int) -> str:
+def _head_tag(tr: Trace, head: int) -> str:
     return f"Head {head + 1}: " if tr.heads > 1 else ""
 
 
-def _number_question(s: Scenario, tr: MultiHeadTrace, head: int, step: str | None, g: torch.Generator) -> Question:
+def _number_question(s: Scenario, tr: Trace, head: int, step: str | None, g: torch.Generator) -> Question:
     steps = number_steps(tr)
     if step is None:
         step = steps[_pick(len(steps), g)]
@@ -239,10 +239,10 @@ def _number_question(s: Scenario, tr: MultiHeadTrace, head: int, step: str | Non
     )
 
 
-def _number_prompt(s: Scenario, tr: MultiHeadTrace, step: str, head: int, i: int, j: int) -> str:
+def _number_prompt(s: Scenario, tr: Trace, step: str, head: int, i: int, j: int) -> str:
     q, k = labels(s.tokens), labels(s.tokens_k)
     seen = ", ".join(k[c] for c in torch.nonzero(visible(s)[i]).flatten().tolist())
-    divisor = tr.attention.divisor
+    divisor = tr.divisor
     if step == "scores":
         text = f"the raw score of query {q[i]} against key {k[j]}: scores[{i + 1}, {j + 1}] = q_{q[i]} · k_{k[j]}"
     elif step == "scaled":
@@ -253,7 +253,7 @@ def _number_prompt(s: Scenario, tr: MultiHeadTrace, step: str, head: int, i: int
     elif step == "output":
         text = f"column {j + 1} of the output for query {q[i]}: output[{i + 1}, {j + 1}] = Σ weight × v over {seen}"
     else:
-        how = "through W_o" if tr.weights.W_o is not None else "side by side"
+        how = "through W_o" if tr.params.W_o is not None else "side by side"
         text = f"column {j + 1} of the combined output for query {q[i]} (all heads {how}; keys {seen})"
     tag = _head_tag(tr, head) if step != "combine" else ""
     return f"{tag}What is {text}? (within ±{ABS_TOL:g} or {REL_TOL:.0%}, whichever is larger)"
@@ -263,7 +263,7 @@ def _divisor_words(s: Scenario) -> str:
     return "√d_k" if s.scale is True else f"the temperature {float(s.scale):g}"
 
 
-def _mask_question(s: Scenario, tr: MultiHeadTrace, head: int, g: torch.Generator) -> Question:
+def _mask_question(s: Scenario, tr: Trace, head: int, g: torch.Generator) -> Question:
     i = _pick(s.x_q.shape[0], g)
     seen = tuple(torch.nonzero(visible(s)[i]).flatten().tolist())
     q_lab, k_lab = labels(s.tokens), labels(s.tokens_k)
@@ -281,7 +281,7 @@ def _mask_question(s: Scenario, tr: MultiHeadTrace, head: int, g: torch.Generato
     )
 
 
-def _argmax_question(s: Scenario, tr: MultiHeadTrace, head: int, g: torch.Generator) -> Question:
+def _argmax_question(s: Scenario, tr: Trace, head: int, g: torch.Generator) -> Question:
     rows = _argmax_rows(s, tr, head)
     if not rows.numel():  # this head has no rankable row; another head may: stay on this head's scores
         raise QuizError(f"no argmax question in head {head + 1}: no defined row has two visible keys")

@@ -29,7 +29,7 @@ from torch.optim.adam import adam
 
 from ..ops.masks import causal_keep
 from ..ops.projections import Weights, init_weights
-from ..pipeline.layer import MultiHeadTrace, multi_head
+from ..pipeline.layer import Trace, multi_head
 from ..validation.errors import ScenarioError
 from ..validation.fields import parse_int
 
@@ -137,15 +137,15 @@ class TrainState:
         return self.losses[-1]
 
 
-def trace_of(task: Task, w_q: Tensor, w_k: Tensor, w_v: Tensor) -> MultiHeadTrace:
+def trace_of(task: Task, w_q: Tensor, w_k: Tensor, w_v: Tensor) -> Trace:
     """The head on the task's inputs, through the workbench's own multi_head (differentiable)."""
     weights = Weights(w_q.unsqueeze(0), w_k.unsqueeze(0), w_v.unsqueeze(0), None, "linear")
     return multi_head(task.x_q, task.x_k, task.x_k, weights, 1, "concat", keep=task.keep, scale=True, fill="-inf")
 
 
-def loss_of(task: Task, tr: MultiHeadTrace) -> Tensor:
+def loss_of(task: Task, tr: Trace) -> Tensor:
     """LOSS_LATEX: cross-entropy of the masked scaled scores (1, L, S) against the target keys (L,)."""
-    return F.cross_entropy(tr.attention.masked[0], task.target)
+    return F.cross_entropy(tr.masked[0], task.target)
 
 
 def start(task: str = "previous", seed: int = 0, lr: float = DEFAULT_LR, size: int = DEFAULT_T) -> TrainState:
@@ -211,7 +211,7 @@ def train_steps(state: TrainState, n: int) -> TrainState:
 def weights_matrix(state: TrainState) -> Tensor:
     """(L, S) the head's attention weights now, as the workbench shows them."""
     with torch.no_grad():
-        return trace_of(state.task, state.W_q, state.W_k, state.W_v).attention.weights[0]
+        return trace_of(state.task, state.W_q, state.W_k, state.W_v).weights[0]
 
 
 def matches(state: TrainState) -> Tensor:

@@ -16,8 +16,11 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 from attention_core import MAX_ABS, ScenarioError, parse_number
 from ui.render import tables as vw
+from ui.render.tables import shortest
 
 MAX_PASTE = 200_000  # characters of pasted text (a 64×512 W_o printed by torch is ~230 KB… cut to the table)
 TITLES = {
@@ -293,3 +296,85 @@ def inputs_html(v: dict[str, Any], h: int) -> str:
     if extra:
         parts.append(f"<div class='stage'>{''.join(extra)}</div>")
     return f"<div class='inputs'>{''.join(parts)}</div>"
+
+
+# ---- the grids' tables: browser tables <-> raw cells, weights with heads stacked vertically --------------
+
+
+def cells(table: Any) -> Any:
+    """Browser table -> raw cells (label column dropped). Accepts a list of rows, a dict or a DataFrame.
+
+    Anything that is not a list of rows is passed through untouched, so the core names the field.
+    """
+    if table is None:
+        return []
+    if hasattr(table, "values") and hasattr(table, "columns"):  # pandas
+        table = table.values.tolist()
+    elif isinstance(table, dict):
+        table = table.get("data", [])
+    if not isinstance(table, list):
+        return table
+    return [list(r)[1:] if isinstance(r, (list, tuple)) else r for r in table]
+
+
+def rows_of(m: Any) -> list[list[Any]]:
+    """A raw matrix forced into a list of lists (for resizing, where junk simply makes room for fresh cells)."""
+    return [r if isinstance(r, list) else [] for r in m] if isinstance(m, list) else []
+
+
+def grid(table: Any) -> list[list[Any]]:
+    return rows_of(cells(table))
+
+
+def weight_labels(n_heads: int, n_rows: int, role: str, layout: str) -> list[str]:
+    kind = "out" if layout == "linear" else "in"
+    if n_heads == 1:
+        return [f"{kind}{r + 1}" for r in range(n_rows)]
+    return [f"h{h + 1} {role}·{kind}{r + 1}" for h in range(n_heads) for r in range(n_rows)]
+
+
+def stacked_table(mats: list[list[list[Any]]], role: str, layout: str, dtype: str) -> dict[str, Any]:
+    """Per-head matrices (already in ``layout``) -> one table of heads stacked top to bottom."""
+    n_rows = len(mats[0]) if mats else 0
+    n_cols = max((len(r) for m in mats for r in m), default=0)
+    kind = "in" if layout == "linear" else "out"
+    rows = [r for m in mats for r in m]
+    return raw_table(
+        rows, weight_labels(len(mats), n_rows, role, layout), [f"{kind}{c + 1}" for c in range(n_cols)], dtype
+    )
+
+
+def raw_table(m: list[list[Any]], rows: list[str], cols: list[str], dtype: str) -> dict[str, Any]:
+    """An editable matrix with a read-only label column 0: numbers exact in ``dtype``, typos kept as typed."""
+
+    def cell(c: Any) -> Any:
+        small = (type(c) is int and abs(c) < 10**30) or (type(c) is float and math.isfinite(c) and abs(c) < 1e30)
+        if small:
+            return shortest(c, dtype)
+        return c if isinstance(c, (str, type(None))) else str(c)[:30]  # kept as typed, for the message
+
+    return {"data": [[r, *(cell(c) for c in row)] for r, row in zip(rows, m, strict=True)], "headers": ["", *cols]}
+
+
+def flip(mats: list[list[list[Any]]]) -> list[list[list[Any]]]:
+    """Transpose raw per-head matrices (linear <-> matmul); missing cells of ragged rows become None."""
+    out = []
+    for m in mats:
+        n_cols = max((len(r) for r in m), default=0)
+        out.append([[r[j] if j < len(r) else None for r in m] for j in range(n_cols)])
+    return out
+
+
+def table_to_heads(table: Any, n_heads: int) -> list[Any]:
+    """Stacked table -> one raw matrix per head (:func:`split_heads` of its cells)."""
+    return split_heads(cells(table), n_heads)
+
+
+def split_heads(rows: Any, n_heads: int) -> list[Any]:
+    """A stacked table's cells (a list of rows, or ui/values.py's ``numeric`` array) -> one matrix per head.
+    Leftover rows stay with the last head so the core reports the wrong shape by name instead of this function
+    guessing."""
+    if not isinstance(rows, (list, np.ndarray)):
+        return [rows] * n_heads
+    per = max(1, len(rows) // max(1, n_heads))
+    return [rows[h * per : (h + 1) * per] for h in range(n_heads - 1)] + [rows[(n_heads - 1) * per :]]

@@ -51,7 +51,7 @@ def wrappable(words: str) -> str:
     return html.escape(words).replace("=", "=<wbr>")
 
 
-def window_for(tr: ac.MultiHeadTrace) -> int:
+def window_for(tr: ac.Trace) -> int:
     """How many rows and columns each overview card of this trace shows: all of them when every table is at most
     WHOLE on a side (queries, keys and each head's width), else a page of WINDOW."""
     part = tr.head(0)
@@ -59,7 +59,7 @@ def window_for(tr: ac.MultiHeadTrace) -> int:
     return WHOLE if max(sides) <= WHOLE else WINDOW
 
 
-def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, combine: str, head_note: str = "") -> str:
+def overview_html(s: ac.Scenario, tr: ac.Trace, h: int, marks: Any, combine: str, head_note: str = "") -> str:
     """Q, K, V, scores, weights, output (and heads combined) of head ``h`` (0-based) as one pipeline.
 
     ``marks(name)`` gives the explain outlines for a table; ``combine`` is the combined-output table's HTML.
@@ -87,7 +87,7 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
         )
         for n, rows, cols in (("q", s.tokens, d_cols), ("k", s.tokens_k, d_cols), ("v", s.tokens_k, v_cols))
     )
-    scale, mask = op_words(s, tr.attention.divisor)
+    scale, mask = op_words(s, tr.divisor)
     mask = f"{mask} {md.op_extra(s, tr)}".strip()
     weights_title = "softmax" if s.normalize == "softmax" else "÷ row sum"
     before = [f"<div class='stage'>{extra['before']}</div>", arrow("RoPE")] if "before" in extra else []
@@ -121,21 +121,21 @@ def overview_html(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, marks: Any, com
         ),
         extra.get("output", ""),
     ]
-    if s.heads > 1 or tr.weights.W_o is not None:
-        how = "concat" if tr.weights.W_o is None else "concat · W_o"
+    if s.heads > 1 or tr.params.W_o is not None:
+        how = "concat" if tr.params.W_o is None else "concat · W_o"
         parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
 
 
-def qkv_title(n: str, tr: ac.MultiHeadTrace, h: int, cross: bool = False) -> str:
+def qkv_title(n: str, tr: ac.Trace, h: int, cross: bool = False) -> str:
     """A Q, K or V card's title: ``Q = X·W_q`` (cross-attention: ``K = x_k·W_k``, each from its own source); after
     RoPE ``Q = RoPE(X·W_q)``; a shared K or V names its kv head."""
-    p = tr.variants
+    p = None if tr.variants is None else tr
     title = f"x<sub>{n}</sub>·W<sub>{n}</sub>" if cross else f"X·W<sub>{n}</sub>"
     if p is not None and p.rope is not None and n in ("q", "k"):
         title = f"RoPE({title})"
     title = f"{n.upper()} = {title}"
-    if p is not None and n in ("k", "v") and p.k.shape[0] != tr.heads:
+    if p is not None and n in ("k", "v") and p.k_kv.shape[0] != tr.heads:
         title += f" <span class='sub'>kv head {p.head_map[h] + 1}, shared</span>"
     return title
 

@@ -3,7 +3,7 @@ ALiBi bias, the window, the tiles with their m and l, the KV cache step by step;
 
 Each notebook cell has its heading, formula, one plain sentence, the code (Hugging Face Llama's and Mistral's names
 where they have one), torch's print and exact tables. Pure: a trace in, HTML out. The pieces come from
-``MultiHeadTrace.variants`` (``attention_core/contract/variants.py``); ``tr.variants`` is None when every one is off.
+``Trace.variants`` (``attention_core/contract/variants.py``); ``tr.variants`` is None when every one is off.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML,
 
 
 def cell(title: str, formula: str, words: str, code: str, printed: str, tables: str) -> str:
-    """One notebook cell of a modern step (``formula`` is HTML; the rest is text)."""
+    """One notebook cell of a variant step (``formula`` is HTML; the rest is text)."""
     return (
         f"<div class='md-step'><div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula}"
         f"</div><p class='nb-words'>{html.escape(words)}</p></div><div class='step'><pre class='code'>"
@@ -31,10 +31,10 @@ def cell(title: str, formula: str, words: str, code: str, printed: str, tables: 
     )
 
 
-def notebook_extra(step: str, s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
-    """The modern cells that follow notebook step ``step`` for head ``h`` (0-based); "" when none is on."""
-    p = tr.variants
-    if p is None:
+def notebook_extra(step: str, s: ac.Scenario, tr: ac.Trace, h: int) -> str:
+    """The variant cells that follow notebook step ``step`` for head ``h`` (0-based); "" when none is on."""
+    p = tr
+    if tr.variants is None:
         return ""
     parts = {
         "qkv": [_sinusoidal(s, p), _rope(s, p, h), _grouped(s, tr, h)],
@@ -96,9 +96,9 @@ def _rope(s: ac.Scenario, p: Any, h: int) -> str:
     return cell(f"positions: RoPE (base {r.base:g})", formula, words, code, printed, tables)
 
 
-def _grouped(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
-    p = tr.variants
-    n_kv = p.k.shape[0]
+def _grouped(s: ac.Scenario, tr: ac.Trace, h: int) -> str:
+    p = tr
+    n_kv = p.k_kv.shape[0]
     if n_kv == s.heads:
         return ""
     g = p.head_map[h]
@@ -111,15 +111,15 @@ def _grouped(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
         f"the cache is {group}× smaller. Head {h + 1} reads kv head {g + 1}, shared by heads {readers}."
     )
     code = "key_states = repeat_kv(key_states, self.num_key_value_groups)  # Llama; SDPA: enable_gqa=True"
-    cols = _cols(p.k.shape[-1])
-    tables = _t(p.k[g], s.dtype, s.tokens_k, cols, "k_shared", f"K of kv head {g + 1}") + _t(
-        p.v[g], s.dtype, s.tokens_k, _cols(p.v.shape[-1]), "v_shared", f"V of kv head {g + 1}"
+    cols = _cols(p.k_kv.shape[-1])
+    tables = _t(p.k_kv[g], s.dtype, s.tokens_k, cols, "k_shared", f"K of kv head {g + 1}") + _t(
+        p.v_kv[g], s.dtype, s.tokens_k, _cols(p.v_kv.shape[-1]), "v_shared", f"V of kv head {g + 1}"
     )
-    return cell(f"kv heads: {n_kv} for {s.heads} query heads", formula, words, code, vw.torch_print(p.k), tables)
+    return cell(f"kv heads: {n_kv} for {s.heads} query heads", formula, words, code, vw.torch_print(p.k_kv), tables)
 
 
-def _alibi(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
-    ab = tr.variants.alibi
+def _alibi(s: ac.Scenario, tr: ac.Trace, h: int) -> str:
+    ab = tr.alibi
     if ab is None:
         return ""
     m = float(ab.slopes[h])
@@ -132,7 +132,7 @@ def _alibi(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
         "score, so far keys weigh less, faster in the heads with larger slopes."
     )
     code = "scaled = scaled + alibi_bias  # −m_h·|i − j| (Press et al. 2022), before the mask"
-    biased = tr.attention.biased[h]
+    biased = tr.biased[h]
     tables = _t(ab.bias[h], s.dtype, s.tokens, s.tokens_k, "alibi_bias", "ALiBi bias b") + _t(
         biased, s.dtype, s.tokens, s.tokens_k, "biased", "scaled + b"
     )
@@ -142,7 +142,7 @@ def _alibi(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int) -> str:
 def _window(s: ac.Scenario, p: Any) -> str:
     if p.window_keep is None:
         return ""
-    w = p.settings.window
+    w = p.variants.window
     causal = s.mask_kind in ("causal", "causal+padding")
     rule = f"i − {w} &lt; j ≤ i" if causal else f"|i − j| &lt; {w}"
     formula = f"keep<sub>ij</sub> = ({rule}) ∧ the mask"
@@ -220,12 +220,12 @@ def _decode(s: ac.Scenario, p: Any, h: int) -> str:
     return cell(title, formula, words, code, f"output = {vw.torch_print(d.output[h])}", table)
 
 
-def overview_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> dict[str, str]:
-    """Overview cards of the modern steps that are on, by where they go: "before" (q and k before RoPE, ahead of
+def overview_cards(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> dict[str, str]:
+    """Overview cards of the variant steps that are on, by where they go: "before" (q and k before RoPE, ahead of
     Q, K, V), "scores" (the ALiBi bias), "weights" (the tiles' final m and l), "output" (the KV cache's size)."""
-    p = tr.variants
+    p = tr
     out: dict[str, str] = {}
-    if p is None:
+    if tr.variants is None:
         return out
     if p.rope is not None:
         e = p.rope.q.shape[-1]
@@ -254,10 +254,10 @@ def _card(name: str, title: str, t: Tensor, body: str) -> str:
     )
 
 
-def op_extra(s: ac.Scenario, tr: ac.MultiHeadTrace) -> str:
-    """What the modern settings add to the overview's mask words: "+ window 3", "+ ALiBi"."""
-    p = tr.variants
-    if p is None:
+def op_extra(s: ac.Scenario, tr: ac.Trace) -> str:
+    """What the variant settings add to the overview's mask words: "+ window 3", "+ ALiBi"."""
+    p = tr
+    if tr.variants is None:
         return ""
-    bits = [f"+ window {p.settings.window}" if p.window_keep is not None else "", "+ ALiBi" if p.alibi else ""]
+    bits = [f"+ window {p.variants.window}" if p.window_keep is not None else "", "+ ALiBi" if p.alibi else ""]
     return " ".join(b for b in bits if b)
