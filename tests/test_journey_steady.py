@@ -1,6 +1,6 @@
-"""Nothing moves the pipeline (issue 37, layout jumps): a refused cell's message, Share · export and the padded
-positions' box open over the page or beside the controls, and the workbench's cards stay where the learner was
-looking, at 1280×720 and 1920×1080. Typed key by key, as a learner types."""
+"""Nothing moves the pipeline (issue 37, layout jumps): a refused cell's message, Share · export, the badge's details
+and the padded positions' box open over the page or beside the controls, and the workbench's cards stay where the
+learner was looking, at 1280×720 and 1920×1080. Typed key by key, as a learner types."""
 
 from __future__ import annotations
 
@@ -26,13 +26,23 @@ def test_a_message_share_and_padding_leave_the_pipeline_where_it_was(browser: Br
     try:
         pg.wait_for_timeout(500)  # (the numbers fitted to the screen)
         top = pg.evaluate(TOP)
+        pg.locator(
+            "#badge summary"
+        ).click()  # (the preset as loaded) the badge's details: which printed tensors match, how closely
+        pg.locator("#badge .badge-more table").wait_for()
+        assert pg.evaluate(ON_TOP, "#badge .badge-more table"), "the badge's details opened under something"
+        still(pg, top, "the badge's details opened")
+        pg.locator("#badge summary").click()
         pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']").click()
         editor = pg.locator("#inputs table.grid td input")
         editor.press("Control+a")
         editor.press_sequentially("abc", delay=80)
         editor.press("Enter")
         pg.locator("#message .msg-error").wait_for()
-        assert "'abc' is not a number" in pg.locator("#message").inner_text()
+        assert (
+            "x row 1, column 1" in pg.locator("#message").inner_text()
+            and "'abc'" in pg.locator("#message").inner_text()
+        )
         assert pg.evaluate(ON_TOP, "#message .msg-error"), "the message is hidden under something"
         still(pg, top, "a refused cell's message")
         editor = pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']")

@@ -115,7 +115,8 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         f"<details class='badge {'ok' if worst_ok else 'bad'}'><summary>{head} <b>{html.escape(p.title)}</b>: "
         f"{len(rows)} printed tensor{'s' if len(rows) != 1 else ''} of notebook {html.escape(p.source[:3])} "
         f"<span class='more'>(details)</span></summary>"
-        f"<p>Largest |ours − printed| per tensor that {html.escape(notebook_words(p.source).rstrip(','))} printed:</p>"
+        f"<div class='badge-more'><p>Largest |ours − printed| per tensor that "
+        f"{html.escape(notebook_words(p.source).rstrip(','))} printed:</p>"
         f"<table><tr><th></th><th>printed</th><th>cell</th><th>max dev</th><th>tolerance</th></tr>"
-        f"{''.join(rows)}</table></details>"
+        f"{''.join(rows)}</table></div></details>"
     )
