@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import open_page
+from browser import module, open_page
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 from test_browser import choose_preset, edit_cell
@@ -142,18 +142,19 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
     assert page.evaluate(PAINTED)
 
 
-# apMorph on a detached host: drawn whole from ``old``, a mark put on the cell with ``data-r='9'`` (unchanged in
-# every case) and a hover's title on the last canvas, if any, then drawn again with ``now``: [drawn into the same
-# nodes, the mark still there (the cell was not touched, which only the string path does), the host equal to a
-# fresh parse of ``now`` once the mark is gone (the hover's title gone with the old values)]
-MORPH = """([old, now]) => {
+# morph.js's morph on a detached host: drawn whole from ``old``, a mark put on the cell with ``data-r='9'``
+# (unchanged in every case) and a hover's title on the last canvas, if any, then drawn again with ``now``: [drawn into
+# the same nodes, the mark still there (the cell was not touched, which only the string path does), the host equal
+# to a fresh parse of ``now`` once the mark is gone (the hover's title gone with the old values)]
+MORPH = """async ([old, now]) => {
+  const { morph } = await MORPH_MODULE;
   const host = document.createElement('div');
   document.body.append(host);
-  window.apMorph(host, old, null);
+  morph(host, old, null);
   const still = host.querySelector("td[data-r='9']");
   still.classList.add('zz');
   [...host.querySelectorAll('canvas')].pop()?.setAttribute('title', 'a hover on the old values');  // (heat.js)
-  const kept = window.apMorph(host, now, old);
+  const kept = morph(host, now, old);
   const untouched = still.isConnected && still.classList.contains('zz');
   host.querySelectorAll('.zz').forEach((e) => { e.classList.remove('zz'); });
   const tpl = document.createElement('template');
@@ -163,7 +164,7 @@ MORPH = """([old, now]) => {
   const equal = host.isEqualNode(box) || `page ${host.innerHTML} vs ${box.innerHTML}`;
   host.remove();
   return [kept, untouched, equal];
-}"""
+}""".replace("MORPH_MODULE", module("morph.js"))
 STILL = "<td class='s1' data-r='9' title='7'>7</td>"
 
 
