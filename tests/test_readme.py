@@ -129,6 +129,11 @@ def run_room(tmp: Path) -> None:
     assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
 
 
+def run_answer_size(_: Path) -> None:
+    r = run([sys.executable, "benchmarks/answer_size.py"], 300)
+    assert "| default |" in r.stdout and "| large |" in r.stdout, r.stdout[-2000:]
+
+
 def run_contract(_: Path) -> None:
     """The contract page's own command: its output is the page, as committed (nothing to regenerate)."""
     r = run([sys.executable, "-m", "attention_core.contract.keys"], 120)
@@ -157,6 +162,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/hostile.py": run_hostile,
     "python3 benchmarks/screens.py": run_screens,
     "python3 benchmarks/room.py": run_room,
+    "python3 benchmarks/answer_size.py": run_answer_size,
     "python3 -m attention_core.contract.keys > docs/contract.md": run_contract,
     "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
     'redis-server --port 6379 --save "" --appendonly no': REPLICAS,

@@ -36,7 +36,8 @@ HEAD = "".join(f'<link rel="modulepreload" href="{STATIC_URL}{name}">' for name 
 def hook(*modules: str) -> str:
     """``js_on_load`` that imports ``modules`` (file names in ``ui/static/``) and calls each one's
     ``mount({element, trigger, props, server, upload, watch})`` in the order given."""
-    assert all(m in MODULES for m in modules), modules
+    if unknown := [m for m in modules if m not in MODULES]:
+        raise ValueError(f"no module {unknown} in {STATIC}")
     return (
         f"const url = {MODULE_URL};\n"
         f"Promise.all({json.dumps(list(modules))}.map((m) => import(url(m))))\n"

@@ -66,6 +66,8 @@ export function mount({ element, trigger, props, server }) {
     requestAnimationFrame(() => setTimeout(ok, 0));
     setTimeout(ok, PAINTED_MS);
   });
+  // the skeletons the drawn views show (page.js drawnKeys): the answer sends those views' cells, not their HTML
+  const showing = () => Object.fromEntries(page.drawnKeys);
   let unanswered = 0;  // edits sent or waiting in the chain, not yet answered
   let epoch = 0;  // edits and queued events so far: a look is drawn only on the values it was computed for
   function send(kind, payload, event, answered, looked = null) {
@@ -78,7 +80,7 @@ export function mount({ element, trigger, props, server }) {
       if (!payload) return;  // (a scrub value that a later one made pointless)
       if (!live) { trigger(event, payload); return; }
       const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
-      const go = (shown) => Promise.race([server.live_edit({ kind, ...payload, ...(shown ? { seen: true } : {}) }), late])
+      const go = (shown) => Promise.race([server.live_edit({ kind, ...payload, ...(shown ? { seen: true } : { skeletons: showing() }) }), late])
         .then((ans) => (ans?.same && shown ? shown : apply(ans)));
       const shown = looked ? looked.answer.then((ans) => (ans && epoch === mine ? apply(ans) : null)) : null;
       // a look drawn: the commit only stores it, so it leaves after the frame that shows it (its call is work the
@@ -114,7 +116,7 @@ export function mount({ element, trigger, props, server }) {
     const payload = { ...at(inp.closest('td')), value };
     const mine = { key: lookKey(payload), epoch, done: false };
     const late = new Promise((ok) => setTimeout(() => ok(null), LOOK_TIMEOUT_MS));
-    mine.answer = Promise.race([server.live_edit({ kind: 'cell', ...payload, look: true }), late])
+    mine.answer = Promise.race([server.live_edit({ kind: 'cell', ...payload, look: true, skeletons: showing() }), late])
       .then((ans) => (ans && ans.views && !ans.busy ? ans : null), () => null)
       .then((ans) => {
         mine.done = true;

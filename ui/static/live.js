@@ -4,15 +4,16 @@
 // and keeps what gradio holds equal to what is shown. ``after`` runs once the new value is drawn.
 //
 // drawnView (the number tables and heatmaps): the component's html_template is empty (ui/assets.py drawn), so
-// gradio keeps the value (props.value) and draws nothing; this draws it. When the new value has the shape of the
-// one shown (an edit: numbers, colours and titles change, nothing else) only what differs is written into the
-// nodes already on the page (morph.js); otherwise the view is replaced whole. Gradio's own redraw parses the value
-// and then walks every node of old and new in JavaScript, attribute by attribute: ~50 ms of an edit at T=64, d=64,
-// where this takes a few. ``after(kept)`` runs once the value is drawn (``kept``: drawn into the same nodes).
+// gradio keeps the value (props.value) and draws nothing; this draws it. A live edit of a view whose skeleton the
+// page shows comes as its cells (ui/cells.py), written into the nodes already on the page (morph.js fill); a new
+// value (another shape, an event's output) is parsed and walked beside the nodes shown, written in place when the
+// shapes agree, else the view is replaced whole (morph.js morph). Gradio's own redraw parses the value and then
+// walks every node of old and new in JavaScript, attribute by attribute: ~50 ms of an edit at T=64, d=64, where
+// this takes a few. ``after(kept)`` runs once the value is drawn (``kept``: drawn into the same nodes).
 //
 // Both take the hook's own {element, props, watch} (ui/assets.py hook).
-import { morph } from './morph.js';
-import { stale, untold, views } from './page.js';
+import { fill, morph } from './morph.js';
+import { drawnKeys, stale, untold, views } from './page.js';
 
 // the elem_id of the component a hook's element belongs to (the key of page.js views)
 export const viewId = (element) => element.parentElement && element.parentElement.closest('[id]')?.id;
@@ -28,12 +29,13 @@ export function liveView({ element, props }, after) {
 }
 
 export function drawnView({ element, props, watch }, after) {
-  let shown = null;
-  const draw = (v = props.value ?? '') => {
-    if (v === shown) return;
-    const was = shown;
+  const id = viewId(element);
+  let shown = null;  // what is drawn: the value last drawn whole, or the mark of a live edit's cells (see cellsIn)
+  const draw = (v = props.value ?? '', key = null) => {
+    if (v === shown) { if (key) keyed(id, key); return; }
     shown = v;
-    const kept = morph(element, v, was);
+    keyed(id, key);
+    const kept = morph(element, v);
     if (after) after(kept);
   };
   draw();  // the value the page was built with
@@ -41,19 +43,41 @@ export function drawnView({ element, props, watch }, after) {
     if ((props.value ?? '') !== shown) stale();  // a look made before it is of other values
     draw();
   });
-  const id = viewId(element);
   if (!id) return;
   // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
   // a view at T=64) once the page is idle, after the frame that shows it, and only if it is still the value drawn
   // (a queued event first tells every view at once: page.js tellAll, through liveIdle)
   const tell = () => { untold.delete(tell); if (props.value !== shown) props.value = shown; };
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  // A live edit's cells (the view's skeleton unchanged: ui/cells.py) are written into the nodes shown; gradio is
+  // then told a mark of its own for this view, a value no event gives, so that the next event's output is drawn
+  // whatever it is (even the value gradio held before these edits)
+  let edits = 0;
+  const cellsIn = (u) => {
+    if (u.key !== drawnKeys.get(id) || !fill(element, u.cells)) {  // (never sent for another skeleton)
+      console.error(`live edit: cells for another view than ${id} shows`);
+      keyed(id, null);  // the next edit brings the view's HTML
+      return false;
+    }
+    shown = `<!-- ${id}: drawn from a live edit's cells, ${++edits} -->`;
+    if (after) after(true);
+    return true;
+  };
   views.set(id, (u) => {
     if ('visible' in u) props.visible = u.visible;
-    if (!('value' in u)) return;
-    draw(u.value ?? '');
+    if ('cells' in u) { if (!cellsIn(u)) return; }
+    else if ('value' in u) draw(u.value ?? '', u.key ?? null);
+    else return;
     if (!untold.has(tell)) { untold.add(tell); idle(tell, { timeout: 500 }); }
   });
+}
+
+// the skeleton key of what a drawn view shows, when a live edit's answer said it (ui/cells.py): sent with the next
+// edit (page.js drawnKeys), whose answer then carries only the view's cells
+function keyed(id, key) {
+  if (!id) return;
+  if (key) drawnKeys.set(id, key);
+  else drawnKeys.delete(id);
 }
 
 // the badge and the message (ui/assets.py PLAIN_JS)

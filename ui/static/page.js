@@ -9,6 +9,10 @@
 // edit's answer
 export const views = new Map();
 
+// elem_id -> the skeleton key of what a drawn view shows, when a live edit's answer said it (live.js drawnView): sent
+// with each edit (grid.js), whose answer then carries only the cells of the views whose skeleton stays (ui/cells.py)
+export const drawnKeys = new Map();
+
 // the views gradio is still to be told the value they show (live.js drawnView); a queued event first tells them all
 export const untold = new Set();
 export function tellAll() {
