@@ -22,8 +22,8 @@ from fastapi import FastAPI
 import attention_core as ac
 from serving import limits, rooms, workers
 from serving.api import API_MOUNT, API_SESSIONS, answer_mcp_as_json, build_api, declare_api, root_api
-from ui import labs, learn, live, present, real_model, room, sentence, share, train, workbench
-from ui.assets import APP_CSS, HEAT_JS, WATCH_JS
+from ui import assets, labs, learn, live, real_model, room, sentence, share, train, workbench
+from ui.assets import HEAT_JS, WATCH_JS
 from ui.pipeline import VIEW_KEYS, load_values, render
 from ui.render import grids
 from ui.values import DEFAULT_PRESET, values_from_scenario
@@ -32,8 +32,6 @@ from ui.wiring import COMMON, Page, Slot, bind, on
 # gradio's queue rebuilds a pandas summary of its last 10,000 events after every event, for a monitoring page this
 # app does not enable: about 8% of the server's time under load. Once per 100,000 events is enough.
 os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100000")
-
-CSS = APP_CSS + present.CSS + learn.CSS + room.CSS
 
 GRADIO_SESSIONS = 8
 """The page app's gradio session table (``state_session_capacity``), which holds nothing the pages need.
@@ -97,10 +95,12 @@ def make_app() -> FastAPI:
     inputs_id = next(b._id for b in demo.blocks.values() if getattr(b, "elem_id", None) == "inputs")
     for path in live.LIVE_PATHS:  # before the page's mount, which would take every path (ui/live.py says why)
         app.add_api_route(path, live.route(inputs_id), methods=["POST"], include_in_schema=False)
-    for path, endpoint, methods in room.ROUTES:  # lesson rooms' own routes (ui/room.py), before the mount too
+    for path, endpoint, methods in (*room.ROUTES, *assets.ROUTES):  # lesson rooms' routes (ui/room.py), the page's
+        # JS modules (ui/assets.py), before the mount too
         app.add_api_route(path, endpoint, methods=methods, include_in_schema=False)
     gr.mount_gradio_app(app, api, path=API_MOUNT, footer_links=[], **shared)
-    gr.mount_gradio_app(app, demo, path="", css=CSS, footer_links=["api"], **shared)  # "Use via API": the root
+    page = {"css": assets.CSS, "head": assets.HEAD, "footer_links": ["api"]}  # "Use via API": the root
+    gr.mount_gradio_app(app, demo, path="", **page, **shared)
     for blocks in (api, demo):
         answer_mcp_as_json(blocks)
     return app

@@ -36,6 +36,17 @@ def serve(
         pytest.fail(str(e))
 
 
+# the page's own modules (ui/static/, served by the app beside the page: ui/assets.py)
+def module(name: str) -> str:
+    """A JS expression: the promise of the page's module ``name`` (``page.js``…), the very instance the page uses."""
+    return f"import(new URL('ap/static/{name}', location.href).href)"
+
+
+# every live edit on its way answered and drawn, and gradio told what the views show (page.js liveIdle): what a
+# queued event waits for before it leaves the page
+LIVE_IDLE = f"() => {module('page.js')}.then((m) => m.liveIdle())"
+
+
 # counts the queued events the page sends (gradio's POST to queue/join) and those answered (a process_completed
 # message in its queue/data stream, which gradio's client reads with fetch): see settled
 EVENTS_JS = """(() => {

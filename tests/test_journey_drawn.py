@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import open_page
+from browser import module, open_page
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 from test_browser import choose_preset, edit_cell
 
 import attention_core as ac
-from ui import live, pipeline, values
+from ui import cells, live, pipeline, values
 from ui.edits import edit_result
 
 DRAWN = ["overview", *(f"html_{s}" for s in live.vw.STEPS), "fig"]  # the workbench's drawn views, by view key
@@ -142,20 +142,22 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
     assert page.evaluate(PAINTED)
 
 
-# apMorph on a detached host: drawn whole from ``old``, a mark put on the cell with ``data-r='9'`` (unchanged in
-# every case) and a hover's title on the last canvas, if any, then drawn again with ``now``: [drawn into the same
-# nodes, the mark still there (the cell was not touched, which only the string path does), the host equal to a
-# fresh parse of ``now`` once the mark is gone (the hover's title gone with the old values)]
-MORPH = """([old, now]) => {
+# morph.js on a detached host: drawn whole from ``old``, a hover's title put on the last canvas, if any, then drawn
+# again with ``now``: by its cells (fill, ui/cells.py's data for ``now``) when it has old's skeleton, else by its HTML
+# (morph). Returns [drawn into the same nodes, the cell with ``data-r='9'`` (unchanged in every case) never written
+# (no mutation of it), the host equal to a fresh parse of ``now`` (the hover's title gone with the old values)]
+MORPH = """async ([old, now, cells]) => {
+  const { morph, fill } = await MORPH_MODULE;
   const host = document.createElement('div');
   document.body.append(host);
-  window.apMorph(host, old, null);
+  morph(host, old);
   const still = host.querySelector("td[data-r='9']");
-  still.classList.add('zz');
   [...host.querySelectorAll('canvas')].pop()?.setAttribute('title', 'a hover on the old values');  // (heat.js)
-  const kept = window.apMorph(host, now, old);
-  const untouched = still.isConnected && still.classList.contains('zz');
-  host.querySelectorAll('.zz').forEach((e) => { e.classList.remove('zz'); });
+  const seen = new MutationObserver(() => {});
+  seen.observe(still, { attributes: true, childList: true, characterData: true, subtree: true });
+  const kept = cells ? fill(host, cells) : morph(host, now);
+  const untouched = still.isConnected && seen.takeRecords().length === 0;
+  seen.disconnect();
   const tpl = document.createElement('template');
   tpl.innerHTML = now;
   const box = document.createElement('div');
@@ -163,90 +165,70 @@ MORPH = """([old, now]) => {
   const equal = host.isEqualNode(box) || `page ${host.innerHTML} vs ${box.innerHTML}`;
   host.remove();
   return [kept, untouched, equal];
-}"""
-STILL = "<td class='s1' data-r='9' title='7'>7</td>"
+}""".replace("MORPH_MODULE", module("morph.js"))
+STILL = "<td class='s1' data-r='9' data-c='0' title='7'>7</td>"
+
+
+def cell(r: int, c: int, title: str, text: str, cls: str = "s2") -> str:
+    return f"<td class='{cls}' data-r='{r}' data-c='{c}' title='{title}'>{text}</td>"
 
 
 @pytest.mark.parametrize(
-    ("old", "now", "string_path"),
+    ("old", "now", "data_path"),
     [
-        (  # cells and a print change: escaped texts and titles, a title taken away
-            f"<pre class='tensor'>tensor([1.])</pre><table><tr><th>t1</th><td class='s1' title='1'>1</td>"
-            f"<td class='s2' title='x'>2</td>{STILL}</tr></table>",
+        (  # cells and a print change: escaped texts and titles, an entity the server's escape never writes
+            f"<pre class='tensor'>tensor([1.])</pre><table><tr><th>t1</th>{cell(0, 0, '1', '1', 's1')}"
+            f"{cell(0, 1, 'x', '2')}{STILL}<td>a</td></tr></table>",
             f"<pre class='tensor'>tensor([&lt;&amp;&gt;])</pre><table><tr><th>t1</th>"
-            f"<td class='s3' title='&#x27;q&#x27; &quot;r&quot;'>&lt;3&gt;</td>"
-            f"<td class='s2'>2</td>{STILL}</tr></table>",
+            f"{cell(0, 0, '&#x27;q&#x27;', '&lt;3&gt;', 's3 pick')}{cell(0, 1, 'y', '&nbsp;2')}{STILL}"
+            "<td></td></tr></table>",
             True,
         ),
-        (  # a cell holding a tag: drawn by the node walk
+        (  # a cell holding a tag: its HTML, walked beside the nodes shown
             f"<table><tr><td><b>1</b></td>{STILL}</tr></table>",
             f"<table><tr><td><b>2</b></td>{STILL}</tr></table>",
             False,
         ),
-        (  # a heading outside every cell and print: the node walk
-            f"<h3>scores</h3><table><tr><td>1</td>{STILL}</tr></table>",
-            f"<h3>scaled scores</h3><table><tr><td>2</td>{STILL}</tr></table>",
+        (  # a heading outside every cell and print: another skeleton, its HTML
+            f"<h3>scores</h3><table><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
+            f"<h3>scaled scores</h3><table><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
             False,
         ),
-        (  # an unknown entity in a cell: the node walk
-            f"<table><tr><td>1</td>{STILL}</tr></table>",
-            f"<table><tr><td>&nbsp;2</td>{STILL}</tr></table>",
-            False,
-        ),
-        (  # an unknown entity in a print: the node walk
-            f"<pre class='tensor'>tensor([1.])</pre><table><tr><td>1</td>{STILL}</tr></table>",
-            f"<pre class='tensor'>tensor([&nbsp;2.])</pre><table><tr><td>1</td>{STILL}</tr></table>",
-            False,
-        ),
-        (  # a print among unchanged cells, then a cell and a print that change: the second print is written
+        (  # a print among unchanged cells, then a cell and a print that change; a print that starts with a newline
             f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
-            f"<table><tr><td>1</td></tr></table><pre class='tensor'>tensor([2.])</pre>",
+            f"<table><tr>{cell(0, 0, '1', '1')}</tr></table><pre class='tensor'>tensor([2.])</pre>",
             f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
-            f"<table><tr><td>3</td></tr></table><pre class='tensor'>tensor([4.])</pre>",
+            f"<table><tr>{cell(0, 0, '3', '3')}</tr></table><pre class='tensor'>\n\ntensor([4.])</pre>",
             True,
         ),
-        (  # a heatmap's bytes, scale and labels change (and a cell): its canvas's attributes are written
-            f"<figure><canvas width='2' height='1' data-kind='prob' data-lo='0' data-z='AAA=' "
+        (  # a heatmap's bytes and scale change (and a cell): its canvas's attributes are written
+            "<figure><canvas width='2' height='1' data-kind='prob' data-lo='0' data-hi='1' data-z='AAA=' "
             f"data-meta='{{&quot;rows&quot;: [&quot;t1&quot;]}}'></canvas></figure>"
-            f"<table><tr><td>1</td>{STILL}</tr></table>",
-            f"<figure><canvas width='2' height='1' data-kind='prob' data-lo='-0.5' data-z='AP8=' "
-            f"data-meta='{{&quot;rows&quot;: [&quot;&lt;s&gt;&quot;]}}'></canvas></figure>"
-            f"<table><tr><td>2</td>{STILL}</tr></table>",
+            f"<table><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
+            "<figure><canvas width='2' height='1' data-kind='prob' data-lo='-0.5' data-hi='0.5' data-z='AP8=' "
+            f"data-meta='{{&quot;rows&quot;: [&quot;t1&quot;]}}'></canvas></figure>"
+            f"<table><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
             True,
         ),
-        (  # a canvas resized, the second of two: the string path
-            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>"
-            "<canvas width='1' data-z='A'></canvas>",
-            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>"
-            "<canvas width='3' data-z='ABC'></canvas>",
-            True,
-        ),
-        (  # a canvas that gains an attribute: the node walk
-            f"<canvas width='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>",
-            f"<canvas width='1' data-z='B' title='t'></canvas><table><tr>{STILL}</tr></table>",
+        (  # a canvas resized: another skeleton
+            f"<canvas width='1' data-lo='0' data-hi='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>",
+            f"<canvas width='3' data-lo='0' data-hi='1' data-z='ABC'></canvas><table><tr>{STILL}</tr></table>",
             False,
         ),
     ],
-    ids=[
-        "cells and a print",
-        "a tag in a cell",
-        "a heading",
-        "an unknown entity",
-        "an unknown entity in a print",
-        "an unchanged print first",
-        "a heatmap's canvas",
-        "a canvas resized",
-        "a canvas that gains an attribute",
-    ],
+    ids=["cells and a print", "a tag in a cell", "a heading", "prints", "a heatmap's canvas", "a canvas resized"],
 )
-def test_a_redraw_from_the_strings_equals_a_fresh_parse(page: Page, old: str, now: str, string_path: bool) -> None:
-    """live.js draws an edit of one shape from the old and new HTML strings when only cells and torch's prints
-    differ (unchanged cells are not touched), and by walking the nodes otherwise: either way the page then holds
-    exactly the new HTML's nodes, in the nodes it had."""
-    kept, untouched, equal = page.evaluate(MORPH, [old, now])
+def test_a_redraw_by_cells_or_by_html_equals_a_fresh_parse(page: Page, old: str, now: str, data_path: bool) -> None:
+    """An edit of one skeleton is drawn from its cells (ui/cells.py: the data the server sends), another by walking
+    its HTML's nodes beside the page's: either way the page then holds exactly the new HTML's nodes, in the nodes it
+    had, and a cell that did not change is never written."""
+    before, after = cells.split(old), cells.split(now)
+    same = before is not None and after is not None and before[0] == after[0]
+    assert same is data_path
+    kept, untouched, equal = page.evaluate(MORPH, [old, now, after[1] if same else None])
     assert equal is True
     assert kept is True
-    assert untouched is string_path
+    assert untouched is True
 
 
 def test_another_shape_is_drawn_anew(page: Page) -> None:
@@ -254,5 +236,5 @@ def test_another_shape_is_drawn_anew(page: Page) -> None:
     equals the new HTML."""
     old = f"<table><tr><td>1</td>{STILL}</tr></table>"
     now = f"<table><tr><td>1</td><td>2</td>{STILL}</tr></table>"
-    kept, untouched, equal = page.evaluate(MORPH, [old, now])
+    kept, untouched, equal = page.evaluate(MORPH, [old, now, None])
     assert (kept, untouched, equal) == (False, False, True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import torch
-from browser import open_page, settled
+from browser import LIVE_IDLE, open_page, settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page, Request, Response
 from test_journey_drawn import assert_shows, expected, first_output_title
@@ -407,7 +407,7 @@ def test_a_value_typed_and_left_a_moment_is_shown_with_the_enter(page: Page) -> 
     page.keyboard.press("Enter")
     assert page.evaluate("() => window.__withEnter") == first_output_title(want)
     assert_shows(page, want)
-    page.evaluate("() => window.apLiveIdle()")  # (the commit has been answered)
+    page.evaluate(LIVE_IDLE)  # (the commit has been answered)
     commits = [c for c in calls if not c.get("look")]
     assert commits == [{"kind": "cell", "table": "x", "row": 0, "col": 1, "value": "2.5", "seen": True}]
     assert [c["value"] for c in calls if c.get("look")][-1] == "2.5"
@@ -447,7 +447,7 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     page.keyboard.press("Enter")
     assert page.evaluate("() => window.__withEnter") == first_output_title(want)
     assert_shows(page, want)
-    page.evaluate("() => window.apLiveIdle()")
+    page.evaluate(LIVE_IDLE)
     assert [c.get("seen") for c in calls if not c.get("look")] == [True]
 
 
@@ -462,7 +462,7 @@ def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) ->
     page.evaluate("() => { window.requestAnimationFrame = () => 0; }")  # no frame callback ever runs
     page.keyboard.press("Enter")
     assert_shows(page, expected(values.DEFAULT_PRESET, [(0, 1, "2.5")]))
-    page.wait_for_function("() => window.apLiveIdle().then(() => true)", timeout=2_000)
+    page.wait_for_function(f"() => ({LIVE_IDLE})().then(() => true)", timeout=2_000)
     assert [c.get("seen") for c in calls if not c.get("look")] == [True]
     page.locator(grid_cell("x", 1, 1)).click()
     page.keyboard.type("-1", delay=40)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import torch
-from browser import open_page, settled
+from browser import LIVE_IDLE, open_page, settled
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -237,7 +237,7 @@ def check_state(got: dict[str, Any], where: str) -> dict[str, int]:
 def quiet(pg: Page) -> None:
     """Every queued event answered and every live edit drawn, then two frames."""
     settled(pg)
-    pg.evaluate("() => (window.apLiveIdle ? window.apLiveIdle() : null)")
+    pg.evaluate(LIVE_IDLE)
     pg.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
     settled(pg)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import torch
-from browser import LOADED
+from browser import LIVE_IDLE, LOADED
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -117,7 +117,7 @@ def drag(
 def settled(pg: Page) -> None:
     """The scrub has ended and every edit on its way has been answered and drawn."""
     pg.wait_for_function("() => !document.documentElement.classList.contains('ap-scrub')")
-    pg.evaluate("() => window.apLiveIdle()")
+    pg.evaluate(LIVE_IDLE)
     pg.wait_for_timeout(100)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,28 @@ def test_eslint_is_clean() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     listed = eslint("--format", "json", "ui/static")
     names = {Path(f["filePath"]).name for f in json.loads(listed.stdout)}
-    assert names >= {"grid.js", "scrub.js", "live.js", "room.js"}
+    assert names >= {"grid.js", "scrub.js", "live.js", "room.js", "page.js", "morph.js"}
+
+
+def test_eslint_refuses_a_global_on_window() -> None:
+    """The page's modules share through page.js: a name put on window (or globalThis) is a lint error, however put."""
+    probe = (
+        "export function mount() {\n  window.apStray = 1;\n  window['apOther'] = 2;\n"
+        "  Object.assign(window, { apThird: 3 });\n  globalThis.apFourth = 4;\n}\n"
+    )
+    r = eslint("--stdin", "--stdin-filename", "ui/static/probe.js", stdin=probe)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.count("No globals on window") == 4, r.stdout
+
+
+def test_the_static_files_are_modules_that_put_nothing_on_window() -> None:
+    """Read apart from ESLint: no file of ui/static/ assigns to window's properties, and each one is a module
+    (it exports what the others or a component's hook use)."""
+    assigned = re.compile(r"\b(window|globalThis)(\.\w+|\[[^\]]+\])\s*=(?!=)")
+    for path in sorted((ROOT / "ui" / "static").glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        assert not assigned.search(text), (path.name, assigned.search(text))
+        assert re.search(r"^export ", text, re.M), f"{path.name} exports nothing"
 
 
 def test_eslint_finds_an_undeclared_name_and_an_unused_one() -> None:

@@ -137,6 +137,11 @@ def run_room_replicas(tmp: Path) -> None:
     assert "Redis, 2 replicas" in out.read_text()
 
 
+def run_answer_size(_: Path) -> None:
+    r = run([sys.executable, "benchmarks/answer_size.py"], 300)
+    assert "| default |" in r.stdout and "| large |" in r.stdout, r.stdout[-2000:]
+
+
 def run_contract(_: Path) -> None:
     """The contract page's own command: its output is the page, as committed (nothing to regenerate)."""
     r = run([sys.executable, "-m", "attention_core.contract.keys"], 120)
@@ -166,6 +171,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "python3 benchmarks/screens.py": run_screens,
     "python3 benchmarks/room.py": run_room,
     "python3 benchmarks/room.py --replicas 2": run_room_replicas,
+    "python3 benchmarks/answer_size.py": run_answer_size,
     "python3 -m attention_core.contract.keys > docs/contract.md": run_contract,
     "python3 playground.py --classroom": by_test("tests/test_room_server.py", "classroom_command"),
     'redis-server --port 6379 --save "" --appendonly no': REPLICAS,

@@ -244,7 +244,7 @@ def test_a_large_overview_keeps_the_keyboard_focus_when_it_re_renders(browser: B
 
 def test_a_control_changed_right_after_an_edit_applies_after_it(browser: Browser, app_url: str) -> None:
     """The edit's direct call is held up in the page for a second; the dtype changed meanwhile is a queued event,
-    which leaves the page only after the edit's call (grid.js's apLiveIdle), so the server applies them in the
+    which leaves the page only after the edit's call (page.js's liveIdle), so the server applies them in the
     order they were made."""
     pg = browser.new_page(viewport={"width": 1280, "height": 720})
     pg.add_init_script(

@@ -1,38 +1,85 @@
-"""The page's static CSS and JS (``ui/static/``), read once at import: one string per component role."""
+"""The page's static CSS and JS (``ui/static/``), read once at import.
+
+The JS files are ES modules, served by the app itself (:data:`ROUTES`, at ``ap/static/<file>`` beside the page) and
+evaluated once per page; ``static/page.js`` is the interface they share (no globals on ``window``). A component
+starts its modules from its ``js_on_load`` (:func:`hook`): gradio runs that code as the body of
+``new Function("element", "trigger", "props", "server", "upload", "watch", code)``, which cannot hold a static
+``import``, so the hook imports each module by its URL (``import()``, the same URL for every hook, so one instance)
+and calls its ``mount`` with the hook's own parameters. The page's ``head`` (:data:`HEAD`) asks for every module
+ahead (modulepreload), so the hooks find them loaded. The stylesheets are one set (:data:`CSS`), given to gradio in
+one place (``playground.make_app``).
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from fastapi import Request
+from fastapi.responses import Response
 
 STATIC = Path(__file__).resolve().parent / "static"
 
+STYLESHEETS = ("app.css", "present.css", "room.css", "learn.css")
+CSS = "\n".join((STATIC / name).read_text() for name in STYLESHEETS)
 
-APP_CSS = (STATIC / "app.css").read_text()  # present.CSS and learn.CSS are added to it where the page is assembled
-GRID_JS = (STATIC / "grid.js").read_text() + (STATIC / "scrub.js").read_text()  # scrub.js shares grid.js's scope
-
-
-LIVE_JS = (STATIC / "live.js").read_text()  # views a live edit updates (see live_edit)
-
-
-WATCH_JS = LIVE_JS + (STATIC / "watch.js").read_text()
-
-
-HEAT_JS = LIVE_JS + (STATIC / "heat.js").read_text()
+MODULES: dict[str, bytes] = {p.name: p.read_bytes() for p in sorted(STATIC.glob("*.js"))}
+ETAGS = {name: f'"{hashlib.sha256(body).hexdigest()[:16]}"' for name, body in MODULES.items()}
+STATIC_URL = "ap/static/"  # relative to the page's address, so the page may be served under any path
+MODULE_URL = f"(name) => new URL('{STATIC_URL}' + name, location.href).href"  # (absolute: import() in a hook body)
+HEAD = "".join(f'<link rel="modulepreload" href="{STATIC_URL}{name}">' for name in MODULES)
 
 
-PLAIN_JS = LIVE_JS + "liveView();"  # the badge and the message
+def hook(*modules: str) -> str:
+    """``js_on_load`` that imports ``modules`` (file names in ``ui/static/``) and calls each one's
+    ``mount({element, trigger, props, server, upload, watch})`` in the order given."""
+    if unknown := [m for m in modules if m not in MODULES]:
+        raise ValueError(f"no module {unknown} in {STATIC}")
+    return (
+        f"const url = {MODULE_URL};\n"
+        f"Promise.all({json.dumps(list(modules))}.map((m) => import(url(m))))\n"
+        "  .then((ms) => ms.forEach((m) => m.mount({ element, trigger, props, server, upload, watch })))\n"
+        "  .catch((err) => console.error(err));\n"
+    )
 
 
-EXPLAIN_JS = LIVE_JS + (STATIC / "explain.js").read_text()  # the explain card, placed beside the clicked number
+GRID_JS = hook("grid.js")  # the workbench's editable grids (scrub.js: scrubbing them)
+PLAIN_JS = hook("live.js")  # the badge and the message, views a live edit updates (see live_edit)
+WATCH_JS = hook("watch.js")  # number tables: drawn in place, flashes, explain clicks
+HEAT_JS = hook("heat.js")  # heatmaps
+EXPLAIN_JS = hook("explain.js")  # the explain card, placed beside the clicked number
+FIT_JS = hook("fit.js")  # the teacher's text size and the workbench's numbers fitted to the screen
+DRAWER_JS = hook("drawer.js")  # Escape closes "More settings"
+CHARTS_JS = hook("charts.js")  # the scaling lab's figure: text size; stacked on a phone
+TEACH_JS = hook("present.js", "tour.js", "a11y.js", "address.js", "lesson.js")  # the top bar's teach buttons
+ROOM_JS = hook("room.js")  # lesson rooms
 
-
-FIT_JS = (STATIC / "fit.js").read_text()  # the teacher's text size and the workbench's numbers fitted to the screen
+# before a queued event leaves the page: the grid's live edits still on their way go first (page.js liveIdle), so a
+# control changed right after an edit applies to the edited values, as the edit was made first (an event's ``js``)
+AFTER_LIVE_EDITS = (
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.liveIdle(), () => null).then(() => args)"
+)
 
 
 def drawn(js: str, value: Any = None, **kw: Any) -> gr.HTML:
-    """A view the page draws itself (``js`` calls drawnView, static/live.js): an HTML component whose template is
+    """A view the page draws itself (``js`` mounts drawnView, static/live.js): an HTML component whose template is
     empty, so gradio keeps its value and never redraws it; edits then change only the numbers that changed."""
     return gr.HTML(value, html_template="", js_on_load=js, apply_default_css=False, **kw)
+
+
+async def static_module(request: Request) -> Response:
+    """One module of ``ui/static/`` (``GET /ap/static/<file>.js``), revalidated by its ETag at every page load."""
+    name = request.path_params.get("name", "")
+    if name not in MODULES:
+        return Response(status_code=404)
+    tag = ETAGS[name]
+    headers = {"ETag": tag, "Cache-Control": "no-cache"}
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers=headers)
+    return Response(MODULES[name], media_type="text/javascript; charset=utf-8", headers=headers)
+
+
+ROUTES = (("/ap/static/{name}", static_module, ["GET"]),)

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 import attention_core as ac
 from attention_core import MAX_DK, MAX_SEED, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
+from ui.assets import CHARTS_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
 from ui.values import padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
-
-CHARTS_JS = (Path(__file__).resolve().parent / "static" / "charts.js").read_text()  # text size; stacked on a phone
 
 
 def lab_message(problem: str) -> str:

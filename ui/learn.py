@@ -60,19 +60,6 @@ FOLLOW_JS = """document.addEventListener('pg-updated', () => {
   if (element.querySelector('.cmp-summary, .msg-error')) trigger('click', {});
 });"""
 RETRIES = 8  # "any question": draws that may be skipped when a drawn kind does not fit this state
-CSS = """
-#quiz-box .quiz-q {font-size: 1.02em; background: #f4f8fc; border-left: 4px solid #2171b5; padding: 6px 10px}
-.quiz-tally {font-weight: 600; color: #1b2a6b; margin: 4px 0}
-.quiz-right {background: #e8f6ec; border: 1px solid #3a9d5d; padding: 6px 10px; border-radius: 6px}
-.quiz-wrong {background: #fdecea; border: 1px solid #c0392b; padding: 6px 10px; border-radius: 6px}
-.quiz-pair {font-family: ui-monospace, monospace; margin: 4px 0}
-.cmp-summary {font-size: 0.95em; background: #fff7e0; border-left: 4px solid #d4a017; padding: 6px 10px}
-.cmp-tables {display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; margin-top: 6px}
-table.nt td.q0 {color: #bbb; background: #fff}
-.train-status {font-size: 0.95em} .train-status progress {width: 220px; vertical-align: middle}
-#train-formula .katex-display {overflow-x: auto; overflow-y: hidden}
-.train-maps .hm canvas {width: min(200px, 38vw)}
-"""
 
 
 # ---- the live state --------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import gradio as gr
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
+from ui import cells
 from ui.edits import edit_result
 from ui.pipeline import expired_got
 from ui.render import tables as vw
@@ -36,6 +37,9 @@ from ui.wiring import STORE, wrote
 VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
             **{f"html_{s}": f"html-{s}" for s in vw.STEPS}, "fig": "weights-fig", "heads_fig": "heads-fig",
             "explain": "explain"}  # fmt: skip
+# the views the page draws itself (static/live.js drawnView): their answers carry their skeleton's key, and only
+# their cells to a page that shows that skeleton (ui/cells.py)
+DRAWN_IDS = frozenset(VIEW_IDS[k] for k in ("overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig"))
 
 
 # live edits computing at once (two cores); the others wait without holding a thread, at most LIVE_WAITING of
@@ -53,8 +57,9 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
     (its loading-status bookkeeping), about a third of an edit at T=64. ``data``: ``{"kind": "cell", table, row,
     col, value}`` (with ``"scrub": true`` while the value is being dragged: only the first screen's views come
     back, see ui/edits.py; with ``"look": true`` while it is still being typed, see :func:`live_answer`) or
-    ``{"kind": "paste", table, row, col, text}``. Answers ``{"views": {elem_id:
-    {"value"?, "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
+    ``{"kind": "paste", table, row, col, text}``, each with ``"skeletons": {elem_id: key}`` (the skeletons of the
+    drawn views the page shows, ui/cells.py). Answers ``{"views": {elem_id: {"value"?, "key"?, "cells"?,
+    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
     """
     try:
         body = await request.json()  # (already read and kept by the route) the page's session hash
@@ -118,7 +123,7 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
             STORE.put(key, {"ahead": None}, used=False)
     if hit and data.get("seen") is True:
         return {"views": {}, "same": True}
-    return {"views": live_views(got), "grid": grid}
+    return {"views": live_views(got, data.get("skeletons")), "grid": grid}
 
 
 def edit_key(kind: str, data: dict[str, Any]) -> str | None:
@@ -129,15 +134,26 @@ def edit_key(kind: str, data: dict[str, Any]) -> str | None:
     return repr((data.get("table"), data.get("row"), data.get("col"), data.get("value")))
 
 
-def live_views(got: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change."""
+def live_views(got: dict[str, Any], skeletons: Any = None) -> dict[str, dict[str, Any]]:
+    """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change. A drawn view
+    also carries its skeleton's key, and only its cells (``{"key", "cells"}``, no HTML) when ``skeletons`` (the
+    page's ``{elem_id: key}``) says the page shows that skeleton (ui/cells.py)."""
     out, skip = {}, gr.skip()
+    shows = skeletons if isinstance(skeletons, dict) else {}
     for k, v in got.items():
         if k not in VIEW_IDS or v == skip:
             continue
         upd = {n: v[n] for n in ("value", "visible") if n in v} if isinstance(v, dict) else {"value": v}
-        out[VIEW_IDS[k]] = upd
+        vid = VIEW_IDS[k]
+        if vid in DRAWN_IDS and "value" in upd:
+            upd = {n: upd[n] for n in upd if n != "value"} | cells.answer(upd["value"], shows.get(vid))
+        out[vid] = upd
     return out
+
+
+def shown_keys(views: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The skeletons a page shows once it has drawn these answers (``{elem_id: key}``), as it sends them back."""
+    return {vid: u["key"] for vid, u in views.items() if isinstance(u.get("key"), str)}
 
 
 LIVE_PATHS = ("/gradio_api/component_server", "/gradio_api/component_server/")  # the page's (at the root)

@@ -16,9 +16,8 @@ from typing import NamedTuple
 
 import gradio as gr
 
-STATIC = Path(__file__).resolve().parent / "static"
-CSS = (STATIC / "present.css").read_text()
-JS = "\n".join((STATIC / f).read_text() for f in ("present.js", "tour.js", "a11y.js", "address.js", "lesson.js"))
+from ui.assets import TEACH_JS
+
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 LESSON_KEYS = {"preset", "tab", "d_k", "present", "head_shown", "scenario"}  # what a stage's query may set
 
@@ -378,4 +377,4 @@ def teach_html() -> str:
 
 def build_teach() -> gr.HTML:
     """The Present and Tour buttons (in the top bar); their scripts add the panel and the tour card to the page."""
-    return gr.HTML(teach_html(), elem_id="teach", js_on_load=JS, min_width=0, scale=0, apply_default_css=False)
+    return gr.HTML(teach_html(), elem_id="teach", js_on_load=TEACH_JS, min_width=0, scale=0, apply_default_css=False)

@@ -41,14 +41,12 @@ from attention_core import quiz
 from serving import rooms as rm
 from serving.rooms import RoomError
 from serving.rooms_redis import store_from_env
-from ui.assets import STATIC
+from ui.assets import ROOM_JS
 from ui.pipeline import current_scenario
 from ui.render import match_badge
 from ui.share import encode_link, link_values
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
 
-ROOM_JS = (STATIC / "room.js").read_text()
-CSS = (STATIC / "room.css").read_text()
 PING_S = 15  # a comment line on every idle stream this often: proxies keep it open, a dead one is noticed
 
 ROOMS = store_from_env()  # this process's rooms, or Redis's (AP_ROOMS_REDIS: serving/rooms_redis.py)

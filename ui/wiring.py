@@ -19,6 +19,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
+from ui.assets import AFTER_LIVE_EDITS
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, shown
@@ -64,11 +65,6 @@ def wrote(key: str | None) -> None:
         entry = STORE.get(key) or {}
         for f in AFTER_WRITE:
             f(key, entry)
-
-
-# before a queued event leaves the page: the grid's live edits still on their way go first (grid.js), so a control
-# changed right after an edit applies to the edited values, as the edit was made first
-AFTER_LIVE_EDITS = "(...args) => (window.apLiveIdle ? window.apLiveIdle().then(() => args) : args)"
 
 
 def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:

@@ -3,7 +3,6 @@ below, and their handlers (controls, structural changes, presets, explain clicks
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -11,7 +10,7 @@ import gradio as gr
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_SEED, parse_int
 from ui import present
-from ui.assets import EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
+from ui.assets import DRAWER_JS, EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
 from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
@@ -19,8 +18,6 @@ from ui.render import tables as vw
 from ui.share import build_share
 from ui.values import DEFAULT_PRESET, SCALE_MODES, VARIANT_FIELDS, labelled, visibility
 from ui.wiring import COMMON, Page, bind, expired, on
-
-DRAWER_JS = (Path(__file__).resolve().parent / "static" / "drawer.js").read_text()
 
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
 REDRAW = ("tokens", "tokens_k", "view_head", "dtype")

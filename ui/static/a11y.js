@@ -2,9 +2,13 @@
 // each table.nt gets one cell in the Tab order (a roving tabindex, restored after every re-render); the arrow
 // keys move between its cells and Enter or Space explains the focused number (watch.js). The editable grids
 // have their own keys (grid.js).
-(() => {
-  if (window.apA11y) return;
-  window.apA11y = true;
+import * as page from './page.js';
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount() {
+  if (started) return;
+  started = true;
   const roam = () => document.querySelectorAll('table.nt').forEach((t) => {
     if (!t.querySelector('td[tabindex="0"]')) t.querySelector('td[data-r]')?.setAttribute('tabindex', '0');
   });
@@ -15,7 +19,7 @@
     requestAnimationFrame(() => { queued = false; roam(); });
   }).observe(document.body, { childList: true, subtree: true });
   roam();
-  window.apRoam = roam;  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
+  page.provide('roam', roam);  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
   const cell = (t, r, c) => t.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
   document.addEventListener('keydown', (e) => {
     const td = e.target.closest && e.target.closest('table.nt td[data-r]');
@@ -29,4 +33,4 @@
     next.setAttribute('tabindex', '0');
     next.focus();
   }, true);
-})();
+}

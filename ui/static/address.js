@@ -3,9 +3,12 @@
 // history.replaceState as they change, so a reload, a bookmark or a copied address opens the same view; on load
 // they are read back (present.js reads ?present itself). The workbench's own state is in the link the Share
 // drawer makes (?preset= or ?scenario=), which this leaves as it is.
-(() => {
-  if (document.body.dataset.address) return;
-  document.body.dataset.address = 'on';
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount() {
+  if (started) return;
+  started = true;
   const TABS = { workbench: 'Workbench', mask: 'Mask lab', scaling: 'Scaling lab', sentence: 'Sentence mode',
     real: 'Real model', train: 'Train' };
   const keyOf = (label) => Object.keys(TABS).find((k) => TABS[k] === label);
@@ -58,4 +61,4 @@
       box.dispatchEvent(new Event('change', { bubbles: true }));
     }, 700);
   }, 100);
-})();
+}

@@ -3,7 +3,8 @@
 // three panels, side by side in the figure the server sends, are stacked one under another, each the phone's whole
 // width, so none is cut. Every new figure (a d_k moved) is laid out again: gradio draws it afresh, without the mark
 // this leaves in its layout (meta). Plotly is the page's own (gradio loads it).
-(() => {
+
+export function mount() {
   const NARROW = 760;
   const fig = () => document.querySelector('#scaling-fig .js-plotly-plot');
   const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
@@ -40,4 +41,4 @@
   if (box) new MutationObserver(later).observe(box, { childList: true, subtree: true });
   addEventListener('resize', later);
   document.addEventListener('pg-ts', later);
-})();
+}

@@ -1,9 +1,12 @@
 // The toolbar's "More settings" drawer (js_on_load of a block inside it, ui/workbench.py): the drawer opens over
 // the page (app.css), so Escape closes it, as any overlay, while the focus is in it or on nothing in particular.
 // (Present mode, the tour and a cell being edited keep their own Escape.)
-(() => {
-  if (window.apDrawer) return;
-  window.apDrawer = true;
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount() {
+  if (started) return;
+  started = true;
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape' || e.defaultPrevented || document.body.dataset.presentStage) return;
     const more = document.getElementById('more');
@@ -15,4 +18,4 @@
     header.click();
     header.focus();
   });
-})();
+}

@@ -5,8 +5,13 @@
 // and the output on the first screen. The fit measures the bench as laid out (a few layouts of a small page, one of a large
 // one) only when its shape changes, the window is resized or the text size changes; after an edit it reads one
 // rectangle and shrinks the numbers only if the bench no longer fits. Nothing here touches the cells.
-(() => {
-  if (window.pgFit) return;
+import * as page from './page.js';
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount({ element }) {
+  if (started) return;
+  started = true;
   const KEY = 'pg-text-size';
   const STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75, 2];
   const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text of it at least 32 px at 1080 p
@@ -67,18 +72,19 @@
     root.classList.remove('pg-fitting');
   }
   let queued = false;
-  window.pgFit = (force) => {
+  const refit = (force) => {
     if (queued) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; fit(force); });
   };
   let width = 0;  // the bench shown again (a tab), the window resized, the browser zoomed: fit anew
+  page.provide('fit', refit);
   new ResizeObserver(() => {
     const b = bench();
-    if (b && b.offsetWidth !== width) { width = b.offsetWidth; window.pgFit(true); }
+    if (b && b.offsetWidth !== width) { width = b.offsetWidth; refit(true); }
   }).observe(document.body);
-  addEventListener('resize', () => window.pgFit(true));
-  document.fonts?.ready.then(() => window.pgFit(true));
+  addEventListener('resize', () => refit(true));
+  document.fonts?.ready.then(() => refit(true));
 
   const buttons = () => element.querySelectorAll('button[data-ts]');
   function show() {
@@ -94,7 +100,7 @@
     ts = next;
     localStorage.setItem(KEY, String(ts));
     show();
-    window.pgFit(true);
+    refit(true);
   }
   const by = (d) => STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(ts) + d))];
   element.addEventListener('click', (e) => {
@@ -107,4 +113,4 @@
   });
   document.addEventListener('pg-ts-step', (e) => choose(by(+e.detail)));  // present mode's A− / A+
   show();
-})();
+}

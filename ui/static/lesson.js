@@ -4,9 +4,13 @@
 // own is prepared from the page ("Add this view"), kept in this browser, saved and loaded as a JSON file.
 // ?lesson=<name>&step=<n> opens stage n; the stage keys (→ ← ↓ ↑, Space, PageDown/PageUp) and present mode's
 // arrows then step from stage to stage, each opening its own address. A reload stays on the stage.
-(() => {
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount() {
   const root = document.querySelector('.teach');
-  if (!root || document.getElementById('lesson-pop')) return;
+  if (!root || started) return;
+  started = true;
   const SHIPPED = JSON.parse(root.dataset.lessons || '{}');
   const OWN = 'pg-lesson-own';
   const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
@@ -144,4 +148,4 @@
       go(e.shiftKey && e.key === ' ' ? -1 : d);
     }, true);
   }
-})();
+}

@@ -1,229 +1,86 @@
-// Views that live edits update (grid.js -> the server's live_edit -> window.apViews[id] -> here).
+// Views that live edits update (grid.js -> the server's live_edit -> page.js views -> here).
 //
 // liveView (the badge, the message): setting gradio's own value re-renders the view as an event's output would,
 // and keeps what gradio holds equal to what is shown. ``after`` runs once the new value is drawn.
 //
 // drawnView (the number tables and heatmaps): the component's html_template is empty (ui/assets.py drawn), so
-// gradio keeps the value (props.value) and draws nothing; this draws it. When the new value has the shape of the
-// one shown (an edit: numbers, colours and titles change, nothing else) only what differs is written into the
-// nodes already on the page; otherwise the view is replaced whole. Gradio's own redraw parses the value and then
+// gradio keeps the value (props.value) and draws nothing; this draws it. A live edit of a view whose skeleton the
+// page shows comes as its cells (ui/cells.py), written into the nodes already on the page (morph.js fill); a new
+// value (another shape, an event's output) is parsed and walked beside the nodes shown, written in place when the
+// shapes agree, else the view is replaced whole (morph.js morph). Gradio's own redraw parses the value and then
 // walks every node of old and new in JavaScript, attribute by attribute: ~50 ms of an edit at T=64, d=64, where
 // this takes a few. ``after(kept)`` runs once the value is drawn (``kept``: drawn into the same nodes).
-/* exported liveView, drawnView */  // for the bodies live.js is pasted before (eslint.config.js)
-const viewId = () => element.parentElement && element.parentElement.closest('[id]')?.id;
-function liveView(after) {
-  const id = viewId();
+//
+// Both take the hook's own {element, props, watch} (ui/assets.py hook).
+import { fill, morph } from './morph.js';
+import { drawnKeys, stale, untold, views } from './page.js';
+
+// the elem_id of the component a hook's element belongs to (the key of page.js views)
+export const viewId = (element) => element.parentElement && element.parentElement.closest('[id]')?.id;
+
+export function liveView({ element, props }, after) {
+  const id = viewId(element);
   if (!id) return;
-  (window.apViews = window.apViews || {})[id] = (u) => {
+  views.set(id, (u) => {
     if ('visible' in u) props.visible = u.visible;
     if ('value' in u) props.value = u.value;
     if (after) queueMicrotask(after);
-  };
+  });
 }
-function drawnView(after) {
-  let shown = null;
-  const draw = (v = props.value ?? '') => {
-    if (v === shown) return;
-    const was = shown;
+
+export function drawnView({ element, props, watch }, after) {
+  const id = viewId(element);
+  let shown = null;  // what is drawn: the value last drawn whole, or the mark of a live edit's cells (see cellsIn)
+  const draw = (v = props.value ?? '', key = null) => {
+    if (v === shown) { if (key) keyed(id, key); return; }
     shown = v;
-    const kept = window.apMorph(element, v, was);
+    keyed(id, key);
+    const kept = morph(element, v);
     if (after) after(kept);
   };
   draw();  // the value the page was built with
   watch('value', () => {  // an event's output (or gradio told what a live edit drew: the same value)
-    if ((props.value ?? '') !== shown) window.apStale?.();  // a look made before it is of other values
+    if ((props.value ?? '') !== shown) stale();  // a look made before it is of other values
     draw();
   });
-  const id = viewId();
   if (!id) return;
   // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
   // a view at T=64) once the page is idle, after the frame that shows it, and only if it is still the value drawn
-  // (a queued event first tells every view at once, window.apTellAll: grid.js's apLiveIdle)
-  const tells = (window.apTells = window.apTells || new Set());  // the views gradio is still to be told
-  window.apTellAll = window.apTellAll || (() => [...window.apTells].forEach((f) => f()));
-  const tell = () => { tells.delete(tell); if (props.value !== shown) props.value = shown; };
+  // (a queued event first tells every view at once: page.js tellAll, through liveIdle)
+  const tell = () => { untold.delete(tell); if (props.value !== shown) props.value = shown; };
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-  (window.apViews = window.apViews || {})[id] = (u) => {
+  // A live edit's cells (the view's skeleton unchanged: ui/cells.py) are written into the nodes shown; gradio is
+  // then told a mark of its own for this view, a value no event gives, so that the next event's output is drawn
+  // whatever it is (even the value gradio held before these edits)
+  let edits = 0;
+  const cellsIn = (u) => {
+    if (u.key !== drawnKeys.get(id) || !fill(element, u.cells)) {  // (never sent for another skeleton)
+      console.error(`live edit: cells for another view than ${id} shows`);
+      keyed(id, null);  // the next edit brings the view's HTML
+      return false;
+    }
+    shown = `<!-- ${id}: drawn from a live edit's cells, ${++edits} -->`;
+    if (after) after(true);
+    return true;
+  };
+  views.set(id, (u) => {
     if ('visible' in u) props.visible = u.visible;
-    if (!('value' in u)) return;
-    draw(u.value ?? '');
-    if (!tells.has(tell)) { tells.add(tell); idle(tell, { timeout: 500 }); }
-  };
+    if ('cells' in u) { if (!cellsIn(u)) return; }
+    else if ('value' in u) draw(u.value ?? '', u.key ?? null);
+    else return;
+    if (!untold.has(tell)) { untold.add(tell); idle(tell, { timeout: 500 }); }
+  });
 }
-// apMorph(host, html, old): draws ``html`` into ``host``, in place when the shapes agree; true when it did so.
-// ``old``: the HTML last drawn there, when the page still shows it
-window.apMorph = window.apMorph || (() => {
-  // attributes the page itself sets on drawn nodes, kept: the Tab stop (a11y.js), a canvas's painted bytes
-  // (heat.js), a <details> opened by the learner
-  const KEEP = new Set(['tabindex', 'data-painted', 'open']);
-  function attrs(x, y) {
-    const ya = y.attributes;
-    for (let i = 0; i < ya.length; i++) {
-      const a = ya[i];
-      if (x.getAttribute(a.name) !== a.value) {
-        if (x.nodeName === 'CANVAS' && (a.name === 'width' || a.name === 'height')) delete x.dataset.painted;
-        x.setAttribute(a.name, a.value);
-      }
-    }
-    const xa = x.attributes;
-    if (xa.length === ya.length) return;
-    for (let i = xa.length - 1; i >= 0; i--) {
-      const n = xa[i].name;
-      if (!KEEP.has(n) && !y.hasAttribute(n)) x.removeAttribute(n);
-    }
-  }
-  // a number cell: its class (colour), title (exact value), row and column are compared by name, and every
-  // attribute only when it has others (reading every attribute of thousands of cells is what makes gradio's redraw
-  // slow)
-  const CELL = ['class', 'title', 'data-r', 'data-c'];
-  function cell(x, y) {
-    let named = 0;
-    for (const n of CELL) {
-      const v = y.getAttribute(n);
-      if (v !== null) named++;
-      if (x.getAttribute(n) !== v) { if (v === null) x.removeAttribute(n); else x.setAttribute(n, v); }
-    }
-    if (named !== y.attributes.length || named !== x.attributes.length - x.hasAttribute('tabindex')) attrs(x, y);
-  }
-  // one walk over old and new together (elements and texts): each difference is written as it is met, and the
-  // first node that differs in kind means another shape (the caller then replaces the whole view)
-  function same(host, fresh) {
-    const a = document.createTreeWalker(host, 5), b = document.createTreeWalker(fresh, 5);
-    let x = a.nextNode(), y = b.nextNode();
-    while (x && y) {
-      if (x.nodeName !== y.nodeName) return false;
-      // (equal child counts at every element too: then the same order of names means the same tree)
-      if (x.nodeType === 1 && x.childNodes.length !== y.childNodes.length) return false;
-      if (x.nodeType === 3) { if (x.data !== y.data) x.data = y.data; }
-      else if (x.nodeName === 'TD') cell(x, y);
-      else attrs(x, y);
-      x = a.nextNode();
-      y = b.nextNode();
-    }
-    return !x && !y;
-  }
-  // ---- a redraw from the two HTML strings alone: the common case of an edit ----
-  // Between two values of one shape only the number cells (<td>: class, title, text), the text of torch's
-  // prints (<pre class='tensor'>) and the heatmaps' canvases' attributes (their bytes and scale: heat.js paints
-  // them) change. Then the new string is cut at every '<td' as the old one was, and only the cells whose text
-  // differs are written, without parsing the new HTML into nodes or reading the others (at T=64 parsing and
-  // walking ~8,000 cells was most of an edit's drawing). Anything else that differs, or a page that does not hold
-  // as many cells, prints or canvases as the strings say, is left to the walk below.
-  const ENTITY = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };  // (what html.escape writes)
-  const NAMES = Object.keys(ENTITY).join('|');
-  const ESCAPED = new RegExp(`&(${NAMES});`, 'g');
-  const unescape = (t) => (t.indexOf('&') < 0 ? t : t.replace(ESCAPED, (_, e) => ENTITY[e]));
-  const ATTR = new RegExp(`\\s+([a-z][\\w-]*)='([^'&]*(?:&(?:${NAMES});[^'&]*)*)'`, 'y');
-  const PRE = "pre class='tensor'>";
-  // a text written as it stands only when a parse would give the same: known entities, no CR or NUL (the parser
-  // changes both), and no newline first (a parser drops one right after <pre>)
-  const ODD = new RegExp(`&(?!(${NAMES});)|[\\r\\0]`);
-  const plain = (t) => !ODD.test(t) && t[0] !== '\n';
-  // a cell's text from its '<td' on: {attrs: [[name, value]...], text, rest} or null when not a plain cell
-  function cellOf(part) {
-    const end = part.indexOf('</td>');
-    if (end < 0) return null;
-    const tag = part.indexOf('>');
-    if (tag < 0 || tag > end || part.lastIndexOf('<', end - 1) >= 0) return null;  // (a tag inside the cell)
-    const attrs = [];
-    ATTR.lastIndex = 0;
-    let m;
-    while (ATTR.lastIndex < tag && (m = ATTR.exec(part)) && ATTR.lastIndex <= tag) attrs.push([m[1], unescape(m[2])]);
-    if (ATTR.lastIndex !== tag) return null;
-    const text = part.slice(tag + 1, end);
-    if (!plain(text) || attrs.some(([, v]) => /[\r\0]/.test(v))) return null;
-    return { attrs, text: unescape(text), rest: part.slice(end + 5) };
-  }
-  // a tag's attributes from ``from`` (the name's end) on: {attrs, rest} or null when not plain attributes
-  function tagOf(part, from) {
-    const tag = part.indexOf('>');
-    if (tag < 0) return null;
-    const attrs = [];
-    ATTR.lastIndex = from;
-    let m;
-    while (ATTR.lastIndex < tag && (m = ATTR.exec(part)) && ATTR.lastIndex <= tag) attrs.push([m[1], unescape(m[2])]);
-    if (ATTR.lastIndex !== tag || attrs.some(([, v]) => /[\r\0]/.test(v))) return null;
-    return { attrs, rest: part.slice(tag + 1) };
-  }
-  const CANVAS = 'canvas';
-  const isCanvas = (t) => t.startsWith(CANVAS) && /\s/.test(t[CANVAS.length]);
-  // the prints whose text differs in two runs of markup ([ordinal, text] into out.texts), and the canvases whose
-  // attributes differ ([ordinal, attrs] into out.tags); n: the prints and canvases before them. False when
-  // anything else differs, a canvas's attributes included other than in their values
-  function prints(was, now, n, out) {
-    const a = was.split('<'), b = now.split('<');
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < b.length; i++) {
-      const pre = b[i].startsWith(PRE), cv = isCanvas(b[i]);
-      if (a[i] !== b[i]) {
-        if (pre && a[i].startsWith(PRE) && plain(b[i].slice(PRE.length))) {
-          out.texts.push([n.pres, unescape(b[i].slice(PRE.length))]);
-        } else if (cv && isCanvas(a[i])) {
-          const x = tagOf(a[i], CANVAS.length), y = tagOf(b[i], CANVAS.length);
-          if (!x || !y || x.rest !== y.rest || x.attrs.map((p) => p[0]).join() !== y.attrs.map((p) => p[0]).join()) {
-            return false;
-          }
-          out.tags.push([n.canvases, y.attrs]);
-        } else return false;
-      }
-      if (pre) n.pres++;
-      if (cv) n.canvases++;
-    }
-    return true;
-  }
-  function quick(host, html, old) {
-    const a = old.split('<td'), b = html.split('<td');
-    const tds = host.getElementsByTagName('td');
-    if (a.length !== b.length || tds.length !== b.length - 1) return false;
-    const cells = [], out = { texts: [], tags: [] }, n = { pres: 0, canvases: 0 };
-    for (let i = 0; i < b.length; i++) {
-      if (a[i] === b[i]) {  // (prints and canvases unchanged: counted)
-        n.pres += b[i].split(`<${PRE}`).length - 1;
-        n.canvases += b[i].split(`<${CANVAS}`).length - 1;  // (no other tag starts with it)
-        continue;
-      }
-      let was = a[i], now = b[i];
-      if (i > 0) {
-        const x = cellOf(was), y = cellOf(now);
-        if (!x || !y) return false;
-        if (was.length - x.rest.length !== now.length - y.rest.length || was.slice(0, was.length - x.rest.length)
-          !== now.slice(0, now.length - y.rest.length)) cells.push([i - 1, x, y]);  // (only what follows it differs)
-        was = x.rest;
-        now = y.rest;
-      }
-      if (was !== now || now.includes(PRE) || now.includes(`<${CANVAS}`)) { if (!prints(was, now, n, out)) return false; }
-    }
-    const printed = host.querySelectorAll('pre.tensor'), canvases = host.getElementsByTagName('canvas');
-    if (printed.length !== n.pres || canvases.length !== n.canvases) return false;
-    for (const [k, t] of out.texts) {
-      const f = printed[k].firstChild;
-      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== t) f.data = t; } else printed[k].textContent = t;
-    }
-    for (const [k, attrs] of out.tags) {
-      const cv = canvases[k];
-      if (!attrs.some(([name]) => name === 'title')) cv.removeAttribute('title');  // (a hover's, of the old values)
-      for (const [name, v] of attrs) {
-        if (cv.getAttribute(name) === v) continue;
-        if (name === 'width' || name === 'height') delete cv.dataset.painted;  // (a canvas resized is blank)
-        cv.setAttribute(name, v);
-      }
-    }
-    for (const [k, x, y] of cells) {
-      const td = tds[k];
-      for (const [nm, v] of y.attrs) if (td.getAttribute(nm) !== v) td.setAttribute(nm, v);
-      for (const [nm] of x.attrs) if (!KEEP.has(nm) && !y.attrs.some((p) => p[0] === nm)) td.removeAttribute(nm);
-      const f = td.firstChild;
-      if (f && f.nodeType === 3 && !f.nextSibling) { if (f.data !== y.text) f.data = y.text; }
-      else if (td.textContent !== y.text) td.textContent = y.text;
-    }
-    return true;
-  }
-  return (host, html, old) => {
-    if (old && host.firstChild && quick(host, html, old)) return true;
-    const tpl = document.createElement('template');
-    tpl.innerHTML = html;
-    if (host.firstChild && same(host, tpl.content)) return true;
-    host.replaceChildren(tpl.content);
-    return false;
-  };
-})();
+
+// the skeleton key of what a drawn view shows, when a live edit's answer said it (ui/cells.py): sent with the next
+// edit (page.js drawnKeys), whose answer then carries only the view's cells
+function keyed(id, key) {
+  if (!id) return;
+  if (key) drawnKeys.set(id, key);
+  else drawnKeys.delete(id);
+}
+
+// the badge and the message (ui/assets.py PLAIN_JS)
+export function mount(ctx) {
+  liveView(ctx);
+}

@@ -9,9 +9,14 @@
 // Keys: → ← ↓ ↑, Space, PageDown/PageUp step; C the toolbar; F full screen; + and − the text size; Escape leaves
 // (an open cell editor takes its own Escape). ?present=1 (or a stage's key or number) starts it; Present resumes
 // at the stage last shown.
-(() => {
+import * as page from './page.js';
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount({ element }) {
   const root = element.querySelector('.teach') || document.querySelector('.teach');
-  if (!root || window.apPresent) return;
+  if (!root || started) return;
+  started = true;
   const STAGES = JSON.parse(root.dataset.stages);
   const KEY = 'pg-present-stage';
   const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
@@ -193,7 +198,7 @@
     if (document.fullscreenElement) document.exitFullscreen?.();
     document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: null } }));
     document.getElementById('present-btn')?.focus();
-    window.pgFit?.(true);
+    page.fit(true);
   }
 
   const step = (d) => { at += d; shownKey = ''; apply(); };
@@ -221,7 +226,7 @@
     if (i < 0) return;
     if (!on) start(key); else if (i !== at) { at = i; shownKey = ''; apply(); }
   };
-  window.apPresent = { start, stop, goto, stage: () => (on ? stages()[at].key : null) };
+  page.provide('present', { start, stop, goto, stage: () => (on ? stages()[at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
   if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn
@@ -262,4 +267,4 @@
       act.step(e.shiftKey && e.key === ' ' ? -1 : d);
     });
   }
-})();
+}

@@ -1,5 +1,5 @@
-// Lesson rooms (js_on_load of the room element, ui/room.py). Self-contained: no globals of its own on window; it
-// reads present mode's window.apPresent to follow the stage.
+// Lesson rooms (js_on_load of the room element, ui/room.py). It follows the stage through present mode's handle
+// and the explained number through the picked cell (page.js).
 //
 // Teacher: "Teach this" fires the element's event {kind: 'open'}; its answer (the element's value) carries the code,
 // the secret (kept in this closure, sent only as the X-Room-Secret header) and the join card. The teacher's
@@ -7,7 +7,9 @@
 // Student (?room=CODE): joins (POST /room/CODE/join; its token kept in localStorage, so a reload is the same
 // student), reads /room/CODE/events (Server-Sent Events, read with fetch) and, while following, fires
 // {kind: 'follow'} when the teacher's state changed, then sets the tab and the stage.
-(() => {
+import * as page from './page.js';
+
+export function mount({ element, trigger, props, watch }) {
   const base = location.pathname.replace(/[^/]*$/, '');
   const url = (path) => `${base}room/${path}`;
   const params = new URLSearchParams(location.search);
@@ -78,7 +80,7 @@
   // the overview's number whose explain card is open (watch.js records the pick), or null
   const explainNow = () => {
     const card = document.getElementById('explain');
-    const p = window.pgPicked;
+    const p = page.picked();
     if (!card || card.classList.contains('closed') || !p || p.view !== 'overview') return null;
     return { name: String(p.name), r: p.r | 0, c: p.c | 0 };
   };
@@ -100,7 +102,7 @@
     tabButtons().find((b) => b.textContent.trim() === name)?.click();
   }
   function showStage(key) {
-    const pres = window.apPresent;
+    const pres = page.present();
     if (!pres) return;
     if (key) pres.goto(key);
     else if (pres.stage()) pres.stop();
@@ -379,4 +381,4 @@
       ask(p);
     }, (code, detail) => status(esc(detail), 'error'));
   }
-})();
+}

@@ -6,9 +6,13 @@
 // the preset on screen and asks only for what can be done there. A small card beside the element, no backdrop:
 // the page stays usable, and the card is placed where it covers neither the element nor the control the action
 // needs. Leave any time; the Tour button resumes at the same step (kept in localStorage).
-(() => {
+
+let started = false;  // (one page, one start: a second hook that imports this finds it running)
+
+export function mount({ element }) {
   const root = element.querySelector('.teach') || document.querySelector('.teach');
-  if (!root || window.apTour) return;
+  if (!root || started) return;
+  started = true;
   const STEPS = JSON.parse(root.dataset.tour);
   const KEY = 'attention-playground-tour';
   const btn = root.querySelector('#tour-btn');
@@ -258,6 +262,5 @@
   btn.addEventListener('click', () => (at < 0 ? begin() : finish(false)));
   pop.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.preventDefault(); finish(false); } });
   addEventListener('scroll', () => at >= 0 && place(), { passive: true });
-  window.apTour = { begin, leave: () => finish(false), step: () => at };
   label();
-})();
+}

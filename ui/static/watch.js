@@ -4,116 +4,122 @@
 // While a number is scrubbed (the page has the class ap-scrub, scrub.js) nothing flashes: a flash for each of dozens
 // of repaints a second would strobe. What was shown before the scrub stays the reference, and when the scrub ends
 // (ap-scrub-end) every number the whole scrub changed flashes once.
-const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
-const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
-// a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
-// changes, so no edit has to ask (asking lays the page out at once)
-const nbCell = element.closest('.nb-view');
-let skipped = null;
-nbCell?.addEventListener('contentvisibilityautostatechange', (e) => { skipped = e.skipped; });
-function offScreen() {
-  if (!nbCell) return false;
-  if (skipped === null) {
-    const t = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
-    if (!t) return false;
-    skipped = t.checkVisibility?.({ contentVisibilityAuto: true }) === false;
-  }
-  return skipped;
-}
-let flashes = 0;
-const flashOf = new WeakMap();  // cell -> the flash that marked it last: an earlier flash's fading leaves it alone
-function snap(flash) {
-  if (flash && scrubbing()) return;
-  // nothing to flash in a cell not laid out, and what it showed before is forgotten, so it never flashes a change
-  // from an edit it did not show
-  if (offScreen()) { last.clear(); return; }
-  const seen = new Map();
-  const changed = [];
-  for (const t of element.querySelectorAll('table.nt[data-name]')) {
-    const tds = t.querySelectorAll('td[data-r]');
-    const key = `${t.dataset.name}|${t.dataset.shape}|${tds[0]?.dataset.r}|${tds[0]?.dataset.c}`;
-    const old = last.get(key), texts = new Array(tds.length);
-    for (let i = 0; i < tds.length; i++) {
-      const td = tds[i], v = td.title || td.textContent;
-      texts[i] = v;
-      if (flash && old && old[i] !== v) changed.push(td);
+import { drawnView, viewId } from './live.js';
+import * as page from './page.js';
+
+export function mount(ctx) {
+  const { element, trigger } = ctx;
+  const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
+  const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
+  // a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
+  // changes, so no edit has to ask (asking lays the page out at once)
+  const nbCell = element.closest('.nb-view');
+  let skipped = null;
+  nbCell?.addEventListener('contentvisibilityautostatechange', (e) => { skipped = e.skipped; });
+  function offScreen() {
+    if (!nbCell) return false;
+    if (skipped === null) {
+      const t = element.querySelector('table.nt');  // (the element itself may have no box: display contents)
+      if (!t) return false;
+      skipped = t.checkVisibility?.({ contentVisibilityAuto: true }) === false;
     }
-    seen.set(key, texts);
+    return skipped;
   }
-  last.clear();
-  seen.forEach((v, k) => last.set(k, v));
-  // marked with a class that fades in two steps (no per-frame animation: a flash repainted every frame for
-  // hundreds of cells cost more than the edit itself)
-  for (const td of changed) { td.classList.remove('chg2'); td.classList.add('chg'); }
-  if (!changed.length) return;
-  const n = ++flashes;
-  for (const td of changed) flashOf.set(td, n);
-  const mine = () => changed.filter((td) => flashOf.get(td) === n);
-  setTimeout(() => mine().forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
-  setTimeout(() => mine().forEach((td) => td.classList.remove('chg2')), 1400);
-}
-// a view drawn anew (another shape: live.js) loses where its scrolled tables were: kept by table name and put back
-const scrolled = new Map();
-element.addEventListener('scroll', (e) => {
-  const t = e.target.querySelector && e.target.querySelector(':scope > table[data-name]');
-  if (t) scrolled.set(t.dataset.name, [e.target.scrollLeft, e.target.scrollTop]);
-}, true);
-function rescroll() {
-  scrolled.forEach(([x, y], name) => {
-    const wrap = element.querySelector(`table[data-name="${name}"]`)?.parentElement;
-    if (wrap && (wrap.scrollLeft !== x || wrap.scrollTop !== y)) { wrap.scrollLeft = x; wrap.scrollTop = y; }
+  let flashes = 0;
+  const flashOf = new WeakMap();  // cell -> the flash that marked it last: an earlier flash's fading leaves it alone
+  function snap(flash) {
+    if (flash && scrubbing()) return;
+    // nothing to flash in a cell not laid out, and what it showed before is forgotten, so it never flashes a change
+    // from an edit it did not show
+    if (offScreen()) { last.clear(); return; }
+    const seen = new Map();
+    const changed = [];
+    for (const t of element.querySelectorAll('table.nt[data-name]')) {
+      const tds = t.querySelectorAll('td[data-r]');
+      const key = `${t.dataset.name}|${t.dataset.shape}|${tds[0]?.dataset.r}|${tds[0]?.dataset.c}`;
+      const old = last.get(key), texts = new Array(tds.length);
+      for (let i = 0; i < tds.length; i++) {
+        const td = tds[i], v = td.title || td.textContent;
+        texts[i] = v;
+        if (flash && old && old[i] !== v) changed.push(td);
+      }
+      seen.set(key, texts);
+    }
+    last.clear();
+    seen.forEach((v, k) => last.set(k, v));
+    // marked with a class that fades in two steps (no per-frame animation: a flash repainted every frame for
+    // hundreds of cells cost more than the edit itself)
+    for (const td of changed) { td.classList.remove('chg2'); td.classList.add('chg'); }
+    if (!changed.length) return;
+    const n = ++flashes;
+    for (const td of changed) flashOf.set(td, n);
+    const mine = () => changed.filter((td) => flashOf.get(td) === n);
+    setTimeout(() => mine().forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
+    setTimeout(() => mine().forEach((td) => td.classList.remove('chg2')), 1400);
+  }
+  // a view drawn anew (another shape: live.js) loses where its scrolled tables were: kept by table name and put back
+  const scrolled = new Map();
+  element.addEventListener('scroll', (e) => {
+    const t = e.target.querySelector && e.target.querySelector(':scope > table[data-name]');
+    if (t) scrolled.set(t.dataset.name, [e.target.scrollLeft, e.target.scrollTop]);
+  }, true);
+  function rescroll() {
+    scrolled.forEach(([x, y], name) => {
+      const wrap = element.querySelector(`table[data-name="${name}"]`)?.parentElement;
+      if (wrap && (wrap.scrollLeft !== x || wrap.scrollTop !== y)) { wrap.scrollLeft = x; wrap.scrollTop = y; }
+    });
+  }
+  // and takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
+  const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
+  let focused = null;
+  element.addEventListener('focusin', (e) => { const td = e.target.closest('td[data-r]'); focused = td && keyOf(td); });
+  element.addEventListener('focusout', (e) => { if (e.relatedTarget) focused = null; });  // moved on, not removed
+  function refocus() {
+    if (!focused || (document.activeElement && document.activeElement !== document.body)) return;
+    const [name, r, c] = focused.split('|');
+    const td = element.querySelector(`table[data-name="${name}"] td[data-r="${r}"][data-c="${c}"]`);
+    if (!td) return;
+    td.closest('table').querySelectorAll('td[tabindex]').forEach((x) => x.removeAttribute('tabindex'));
+    td.setAttribute('tabindex', '0');
+    td.focus({ preventScroll: true });
+  }
+  let drawn = false;
+  function updated(kept) {
+    if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
+    snap(true);
+    if (!kept) { rescroll(); refocus(); }
+    page.roam();  // each number table keeps one Tab stop (a11y.js)
+    // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
+    // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
+    if (element.querySelector('.overview')) {
+      document.dispatchEvent(new CustomEvent('pg-updated'));
+      page.fit();
+    }
+  }
+  document.addEventListener('ap-scrub-end', () => snap(true));
+  drawnView(ctx, updated);  // the page's value, an event's output, a live edit's answer (live.js)
+  const view = viewId(element);
+  function pick(name, row, col) {
+    // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside
+    // this number once the explanation arrives (explain.js)
+    for (const id of ['explain', 'rm-explain']) document.getElementById(id)?.classList.remove('closed');
+    page.pick({ view, name, r: row, c: col });
+    trigger('click', { name, row, col });
+  }
+  element.addEventListener('click', (e) => {
+    const go = e.target.closest('button[data-goto]');  // a windowed table's button: reach (and explain) a hidden number
+    if (go) {
+      const [row, col] = go.dataset.goto.split(',').map(Number);
+      const name = go.closest('.nt-win')?.querySelector('table[data-name]')?.dataset.name;
+      if (name) pick(name, row, col);
+      return;
+    }
+    const td = e.target.closest('td[data-r]');
+    if (!td || !td.closest('table.nt')) return;
+    pick(td.closest('table').dataset.name, +td.dataset.r, +td.dataset.c);
+  });
+  element.addEventListener('keydown', (e) => {
+    const td = e.target.closest('td[data-r]');
+    if (td && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); td.click(); }
   });
 }
-// and takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
-const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
-let focused = null;
-element.addEventListener('focusin', (e) => { const td = e.target.closest('td[data-r]'); focused = td && keyOf(td); });
-element.addEventListener('focusout', (e) => { if (e.relatedTarget) focused = null; });  // moved on, not removed
-function refocus() {
-  if (!focused || (document.activeElement && document.activeElement !== document.body)) return;
-  const [name, r, c] = focused.split('|');
-  const td = element.querySelector(`table[data-name="${name}"] td[data-r="${r}"][data-c="${c}"]`);
-  if (!td) return;
-  td.closest('table').querySelectorAll('td[tabindex]').forEach((x) => x.removeAttribute('tabindex'));
-  td.setAttribute('tabindex', '0');
-  td.focus({ preventScroll: true });
-}
-let drawn = false;
-function updated(kept) {
-  if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
-  snap(true);
-  if (!kept) { rescroll(); refocus(); }
-  window.apRoam?.();  // each number table keeps one Tab stop (a11y.js)
-  // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
-  // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
-  if (element.querySelector('.overview')) {
-    document.dispatchEvent(new CustomEvent('pg-updated'));
-    window.pgFit?.();
-  }
-}
-document.addEventListener('ap-scrub-end', () => snap(true));
-drawnView(updated);  // the page's value, an event's output, a live edit's answer (live.js)
-const view = viewId();  // (live.js)
-function pick(name, row, col) {
-  // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside
-  // this number once the explanation arrives (explain.js)
-  for (const id of ['explain', 'rm-explain']) document.getElementById(id)?.classList.remove('closed');
-  window.pgPicked = { view, name, r: row, c: col };
-  trigger('click', { name, row, col });
-}
-element.addEventListener('click', (e) => {
-  const go = e.target.closest('button[data-goto]');  // a windowed table's button: reach (and explain) a hidden number
-  if (go) {
-    const [row, col] = go.dataset.goto.split(',').map(Number);
-    const name = go.closest('.nt-win')?.querySelector('table[data-name]')?.dataset.name;
-    if (name) pick(name, row, col);
-    return;
-  }
-  const td = e.target.closest('td[data-r]');
-  if (!td || !td.closest('table.nt')) return;
-  pick(td.closest('table').dataset.name, +td.dataset.r, +td.dataset.c);
-});
-element.addEventListener('keydown', (e) => {
-  const td = e.target.closest('td[data-r]');
-  if (td && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); td.click(); }
-});

@@ -1,0 +1,56 @@
+// The page-wide interface: what the page's modules share, and nothing else. Every other module that needs to reach
+// another one does it through here (no globals on window). Each name's owner is said beside it.
+//
+// Modules are served by the app (ui/assets.py ROUTES, at ap/static/<file> beside the page) and evaluated once:
+// every component hook that imports this module (ui/assets.py hook) gets the same instance.
+
+// ---- the views live edits update ----------------------------------------------------------------------------
+// elem_id -> update({value?, visible?}): registered by live.js (liveView, drawnView), called by grid.js with a live
+// edit's answer
+export const views = new Map();
+
+// elem_id -> the skeleton key of what a drawn view shows, when a live edit's answer said it (live.js drawnView): sent
+// with each edit (grid.js), whose answer then carries only the cells of the views whose skeleton stays (ui/cells.py)
+export const drawnKeys = new Map();
+
+// the views gradio is still to be told the value they show (live.js drawnView); a queued event first tells them all
+export const untold = new Set();
+export function tellAll() {
+  [...untold].forEach((f) => f());
+}
+
+// ---- the workbench grid's live edits (grid.js provides them) ---------------------------------------------------
+let edits = null;  // {idle: () => Promise (every edit on its way answered and drawn), stale: () => void}
+export function provideEdits(e) {
+  edits = e;
+}
+// before a queued event leaves the page (ui/wiring.py AFTER_LIVE_EDITS): the live edits on their way go first, and
+// gradio is told what the views show
+export function liveIdle() {
+  return edits ? edits.idle() : Promise.resolve(tellAll());
+}
+// an event's output is being drawn: a look computed before it is of other values (live.js drawnView)
+export function stale() {
+  edits?.stale();
+}
+
+// ---- the number picked for an explanation (watch.js sets it; explain.js places its card beside it; room.js) ----
+let pickedCell = null;  // {view: elem_id, name: table, r, c}
+export const picked = () => pickedCell;
+export function pick(cell) {
+  pickedCell = cell;
+}
+
+// ---- handles of page-level modules, each provided by its owner once it has started ------------------------------
+const handles = {
+  fit: null,  // fit.js: fit(force) fits the workbench's numbers to the first screen (force: measure anew)
+  roam: null,  // a11y.js: roam() gives each number table its one Tab stop again
+  present: null,  // present.js: {start, stop, goto(key), stage()}
+};
+export function provide(name, handle) {
+  if (!(name in handles)) throw new Error(`page.js: no handle named ${name}`);
+  handles[name] = handle;
+}
+export const fit = (force) => handles.fit?.(force);
+export const roam = () => handles.roam?.();
+export const present = () => handles.present;
