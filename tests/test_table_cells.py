@@ -54,3 +54,20 @@ def test_a_small_table_of_many_scales_matches_the_large_tables_cells() -> None:
                     small = vw.html_table(block, dtype, ["a", "b", "c"], ["x", "y", "z"], "q")
                     got = re.findall(r"<td class='([a-z0-9]+)' data-r='\d+' data-c='\d+'>([^<]*)</td>", small)
                     assert got == reference_cells(block, dtype, "signed"), (sign, dtype, r, c)
+
+
+@pytest.mark.parametrize(
+    ("rows", "want"),
+    [
+        ([[0.3573, 1.62e-05], [0.5, 0.0]], ["3.57e-01", "1.62e-05", "5.00e-01", "0.00e+00"]),  # a tiny weight
+        ([[0.3573, 0.4011], [0.0, -2.1336]], ["0.3573", "0.4011", "0.0000", "-2.1336"]),
+        ([[float("-inf"), 123456.0], [1.0, 2.5]], ["-inf", "1.23e+05", "1.00e+00", "2.50e+00"]),
+        ([[float("-inf"), 0.25], [1.0, 2.5]], ["-inf", "0.2500", "1.0000", "2.5000"]),
+    ],
+)
+def test_a_compact_table_writes_its_numbers_in_one_format(rows: list[list[float]], want: list[str]) -> None:
+    """Issue 37: '1.62e-05' among 4-decimal numbers; now a table is all 4 decimals, or all scientific when one
+    nonzero number would read 0.0000 or is 1e5 or more. -inf stays written out."""
+    t = torch.tensor(rows, dtype=torch.float64)
+    page = vw.html_table(t, "float64", ["a", "b"], ["c", "d"], "weights", kind="prob", short=True)
+    assert re.findall(r"<td class='[^']*' data-r='\d' data-c='\d' title='[^']*'>([^<]*)</td>", page) == want

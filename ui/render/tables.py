@@ -140,6 +140,7 @@ def html_table(
     shown = t[r0 : r0 + win, c0 : c0 + win]
     head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[c0 : c0 + win])
     listed, texts, classes = _cells(shown, dtype, kind, short)
+    sci = short and sci_table(shown)
     body = []
     marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
@@ -149,8 +150,8 @@ def html_table(
         if marked:
             cls = [f"{c}{_marked(marks, r, j + first)}" for c, j in zip(cls, range(len(row)), strict=True)]
         mid = f"' data-r='{r}' data-c='"  # one string per row, each cell's own parts joined in one f-string
-        if short:  # (_short's usual case inline: this loop writes every number the workbench shows)
-            nums = [f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e5 else _short(v) for v in row]
+        if short:  # (this loop writes every number the workbench shows: one format a table)
+            nums = [_sci(v) for v in row] if sci else [f"{v:.4f}" if math.isfinite(v) else fmt(v) for v in row]
             cells = zip(cls, cidx, text, nums, strict=True)
             tds = "".join([f"<td class='{c}{mid}{j}' title='{t}'>{n}</td>" for c, j, t, n in cells])
         else:
@@ -214,11 +215,16 @@ def window_note(name: str, shape: tuple[int, int], start: tuple[int, int], win: 
     return f"<div class='win-note'><span>{text}</span> {buttons}</div>"
 
 
-def _short(v: float) -> str:
-    """A number as torch prints it (4 decimals), for the compact overview; the exact value is its title."""
-    if not math.isfinite(v):
-        return fmt(v)
-    return f"{v:.4f}" if v == 0 or 1e-4 <= abs(v) < 1e5 else f"{v:.2e}"
+def sci_table(t: Tensor) -> bool:
+    """Whether a compact table writes all its numbers in scientific notation: when one nonzero finite number would
+    read 0.0000 at 4 decimals, or has 6 digits before the point. One format a table (issue 37: '1.62e-05' among
+    4-decimal numbers read as another kind of number); the exact value is each cell's title."""
+    a = t[torch.isfinite(t) & (t != 0)].abs()
+    return bool(((a < 1e-4) | (a >= 1e5)).any()) if a.numel() else False
+
+
+def _sci(v: float) -> str:
+    return f"{v:.2e}" if math.isfinite(v) else fmt(v)
 
 
 def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
