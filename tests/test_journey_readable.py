@@ -132,26 +132,41 @@ def test_every_preset_shows_large_numbers_and_keeps_the_one_screen_promise(brows
     assert problems == [], (problems, sizes)
 
 
-def test_a_teacher_makes_the_numbers_larger_and_the_page_remembers(page: Page) -> None:
-    before = statistics.median(visible_number_sizes(page))
-    title = float(page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#preset input')).fontSize)"))
-    page.get_by_role("button", name="larger text").click()
-    page.get_by_role("button", name="larger text").click()
-    settle(page)
-    bigger = statistics.median(visible_number_sizes(page))
-    assert bigger >= 1.2 * before, (before, bigger)
-    grown = float(page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#preset input')).fontSize)"))
-    assert grown > title, (title, grown)  # everything grows, the controls too
-    page.reload()
-    page.wait_for_selector(f"{OUT} td[data-r]")
-    settle(page)
-    assert statistics.median(visible_number_sizes(page)) == pytest.approx(bigger, abs=0.6)  # remembered
-    wide, inner = page_width(page)
-    assert wide <= inner
-    for _ in range(3):
-        page.get_by_role("button", name="smaller text").click()
-    settle(page)
-    assert statistics.median(visible_number_sizes(page)) < bigger
+OUTPUT_BOTTOM = f"() => document.querySelector('{OUT}').getBoundingClientRect().bottom"
+BENCH_TOP = "() => document.querySelector('#bench').getBoundingClientRect().top"
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1920x1080", "1280x720"])
+def test_a_teacher_makes_the_numbers_larger_as_far_as_the_screen_allows_and_the_page_remembers(
+    browser: Browser, app_url: str, size: tuple[int, int]
+) -> None:
+    """A+ twice (130%): the numbers grow while the output stays on the first screen; where the screen has room
+    (1920×1080) they grow by at least 1.2×, where the default preset already fills it (1280×720) they keep their
+    size, never smaller; the controls keep theirs, so the bench does not move (issue 37: one press of A+ pushed the
+    output to y = 974 at 1280×720). A reload keeps the size; A− makes the numbers smaller."""
+    page = open_page(browser, app_url, *size)
+    try:
+        before = statistics.median(visible_number_sizes(page))
+        top = page.evaluate(BENCH_TOP)
+        page.get_by_role("button", name="larger text").click()
+        page.get_by_role("button", name="larger text").click()
+        settle(page)
+        bigger = statistics.median(visible_number_sizes(page))
+        assert bigger >= (1.2 if size[0] == 1920 else 1.0) * before, (before, bigger)
+        assert page.evaluate(OUTPUT_BOTTOM) <= size[1], "A+ pushed the output off the first screen"
+        assert page.evaluate(BENCH_TOP) == pytest.approx(top, abs=1)  # the controls kept their size
+        page.reload()
+        page.wait_for_selector(f"{OUT} td[data-r]")
+        settle(page)
+        assert statistics.median(visible_number_sizes(page)) == pytest.approx(bigger, abs=0.6)  # remembered
+        wide, inner = page_width(page)
+        assert wide <= inner
+        for _ in range(3):
+            page.get_by_role("button", name="smaller text").click()
+        settle(page)
+        assert statistics.median(visible_number_sizes(page)) < before
+    finally:
+        page.close()
 
 
 def test_browser_zoom_150_percent_keeps_the_page_usable(browser: Browser, app_url: str) -> None:

@@ -46,8 +46,8 @@ export function mount({ element }) {
     }
     set(b, lo);
   }
-  // The fit is found at text size 1 and then scaled by the teacher's text size: A+ always makes the numbers
-  // larger (past the first screen, which is the teacher's choice), A− smaller.
+  // The fit is found at text size 1, then scaled by the teacher's text size: A− smaller; A+ larger as far as the
+  // bench still ends on the first screen (issue 37: one press pushed the output to y = 974 at 1280×720).
   function fit(force) {
     const b = bench();
     if (!b || !b.offsetWidth || document.body.classList.contains('presenting')) return;
@@ -62,9 +62,13 @@ export function mount({ element }) {
     root.classList.add('pg-fitting');
     if (ts !== 1) root.style.setProperty('--ts', '1');
     const top = b.getBoundingClientRect().top + scrollY;
-    if (innerWidth <= 760 || top > innerHeight * 0.6) set(b, PHONE);  // a phone, or too short: no first-screen fit
-    else best(b, LO, HI);
-    if (ts !== 1) {
+    const free = !(innerWidth <= 760 || top > innerHeight * 0.6);  // else a phone, or too short: no first-screen fit
+    if (free) best(b, LO, HI); else set(b, PHONE);
+    if (ts > 1 && free) {  // A+: larger by the text size while the bench still ends on the first screen, never
+      const base = size;   // smaller than at 100% (the controls grew too: where the screen ends, the size stops)
+      root.style.setProperty('--ts', String(ts));
+      best(b, base, base * ts);
+    } else if (ts !== 1) {  // A−, or no first-screen fit: the numbers follow the text size
       root.style.setProperty('--ts', String(ts));
       set(b, size * ts);
     }
