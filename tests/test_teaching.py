@@ -102,7 +102,8 @@ def test_present_mode_walks_every_stage_of_masked_multi_head_and_cross_presets(
     try:
         pg.wait_for_selector("#present-panel:not([hidden])")
         s = ac.parse(ac.get_preset(preset).scenario)
-        keys = [st[0] for st in present.STAGES if st[0] != "combine" or s.heads > 1]
+        keys = [st[0] for st in present.STAGES if st[0] != "combine" or s.heads > 1]  # (no variant is on here)
+        keys[-1:-1] = ["heads"] if s.heads > 1 else []  # every head side by side, before they are combined
         seen, masked = [], {}
         for i, key in enumerate(keys):
             seen.append(stage(pg))
