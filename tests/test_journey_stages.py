@@ -27,8 +27,8 @@ SHOTS = ROOT / os.environ.get("STAGES_SHOTS", "artifacts/stages")
 
 # every number shown in the stage's cards (p-now) and their inputs (p-in), looked up at its centre: a cell under the
 # panel, cut by the window or scrolled inside its card is not there. Rows the stepper hides are not shown, so not
-# looked up. The sizes: the current numbers' smallest, and the smallest other text of the stage's cards (titles,
-# captions, the stepper's words).
+# looked up; nor may a card's title be cut by its card. The sizes: the current numbers' smallest, and the smallest
+# other text of the stage's cards (titles, captions, the stepper's words).
 SEEN = """() => {
   const bad = [], now = [], words = [];
   const panel = document.getElementById('present-panel').getBoundingClientRect();
@@ -42,6 +42,9 @@ SEEN = """() => {
       bad.push(`${td.closest('table').dataset.name}[${td.dataset.r},${td.dataset.c}] at (${x | 0}, ${y | 0})`);
     }
     if (td.closest('.p-now')) now.push(parseFloat(getComputedStyle(td).fontSize));
+  }
+  for (const t of document.querySelectorAll('#bench .card.p-now .card-title')) {  // a title cut by its card
+    if (t.scrollWidth > t.clientWidth + 1) bad.push(`the title "${t.textContent.slice(0, 30)}" is cut`);
   }
   const walk = document.createTreeWalker(document.querySelector('#bench'), NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
