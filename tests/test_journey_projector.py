@@ -64,7 +64,7 @@ SMALLEST_TEXT = """() => {
 def walk(pg: Page) -> list[dict[str, Any]]:
     """Every stage from the first, stepped with → as a lecturer does: what ON_SCREEN reads at each."""
     seen = []
-    for _ in range(len(present.STAGES)):
+    for _ in range(len(json.loads(present.stages_json()))):  # (today's stages too, where they apply)
         seen.append(pg.evaluate(ON_SCREEN))
         if pg.locator("#present-panel .pp-next").is_disabled():
             break
@@ -108,7 +108,7 @@ def choose(pg: Page, label: str, option: str) -> None:
 
 def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page) -> None:
     page.click("#present-btn")
-    for _ in range(6):
+    for _ in range(8):  # inputs, qkv, RoPE, kv heads, scores, scaled, masked, weights, output
         page.keyboard.press("ArrowRight")
     assert page.evaluate(ON_SCREEN)["stage"] == "output"
     page.keyboard.press("c")  # the toolbar, over the stage's room
@@ -169,15 +169,16 @@ def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resu
     page.keyboard.press("Enter")
     page.wait_for_function("() => !document.querySelector('#inputs table.grid td input')")
     page.wait_for_timeout(100)
-    for key, want in (("ArrowRight", "scores"), ("PageDown", "scaled"), (" ", "masked"), ("ArrowLeft", "scaled"),
-                      ("PageUp", "scores")):  # fmt: skip
+    # (llama-style: RoPE and its grouped heads have stages of their own)
+    for key, want in (("ArrowRight", "rope"), ("PageDown", "kv_heads"), (" ", "scores"), ("ArrowLeft", "kv_heads"),
+                      ("PageUp", "rope")):  # fmt: skip
         page.keyboard.press(key)
         assert page.evaluate("() => document.body.dataset.presentStage") == want, key
     page.keyboard.press("Escape")
     assert page.locator("#present-panel").is_hidden() and page.locator("#topbar").is_visible()
     page.click("#present-btn")
-    assert page.evaluate("() => document.body.dataset.presentStage") == "scores"  # resumed
-    assert page.inner_text("#present-panel .pp-count") == "3 / 8"
+    assert page.evaluate("() => document.body.dataset.presentStage") == "rope"  # resumed
+    assert page.inner_text("#present-panel .pp-count") == "3 / 11"
 
 
 FIG = "document.querySelector('#scaling-fig .js-plotly-plot')"

@@ -172,10 +172,11 @@ def test_present_mode_speaks_of_the_variants_that_are_on(page: Page) -> None:
     page.click("#present-btn")
     page.wait_for_selector("#present-panel:not([hidden])")
     said = {}
-    for _ in range(7):  # inputs, qkv, scores, scaled, masked, weights, output
+    for _ in range(9):  # inputs, qkv, rope, scores, scaled, masked, window, weights, output
         key = page.evaluate("() => document.body.dataset.presentStage")
         said[key] = page.inner_text("#present-panel .pp-words")
         page.keyboard.press("ArrowRight")
+    assert list(said)[-1] == "output", said
     assert "RoPE" in said["qkv"] and "RoPE" not in said["inputs"]
     assert page.locator("#bench [data-card=q_before]").count() == 1
     assert "sliding window" in said["masked"] and "window" not in said["scaled"]

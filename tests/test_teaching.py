@@ -102,7 +102,8 @@ def test_present_mode_walks_every_stage_of_masked_multi_head_and_cross_presets(
     try:
         pg.wait_for_selector("#present-panel:not([hidden])")
         s = ac.parse(ac.get_preset(preset).scenario)
-        keys = [st[0] for st in present.STAGES if st[0] != "combine" or s.heads > 1]
+        keys = [st[0] for st in present.STAGES if st[0] != "combine" or s.heads > 1]  # (no variant is on here)
+        keys[-1:-1] = ["heads"] if s.heads > 1 else []  # every head side by side, before they are combined
         seen, masked = [], {}
         for i, key in enumerate(keys):
             seen.append(stage(pg))
@@ -281,7 +282,8 @@ def test_axe_finds_no_serious_or_critical_violation_on_the_main_views(page: Page
 
 def test_the_stage_and_step_texts_are_complete() -> None:
     stages = json.loads(present.stages_json())
-    assert [s["key"] for s in stages] == ["inputs", "qkv", "scores", "scaled", "masked", "weights", "output", "combine"]
+    assert [s["key"] for s in stages] == ["inputs", "qkv", "rope", "kv_heads", "scores", "scaled", "masked", "window",
+                                          "weights", "output", "kv_cache", "heads", "combine"]  # fmt: skip
     assert all(s["formula"] and s["words"] and s["cards"] for s in stages)
     steps = json.loads(present.tour_json())
     assert 8 <= len(steps) <= 12 and sum(bool(s["act"]) for s in steps) >= 4

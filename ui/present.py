@@ -281,6 +281,11 @@ TOUR: tuple[Step, ...] = (
                 check="head_other",
                 also="#tb-view-head",
             ),
+            when(
+                "multi grouped",
+                act="Set 'head shown' to {h_other} in the toolbar: Q, the scores and the weights become head "
+                "{h_other}'s, but K and V stay: heads 1 and 2 read the same kv head.",
+            ),
         ),
     ),
     Step(
@@ -344,16 +349,89 @@ USES: dict[str, tuple[str, ...]] = {
 }
 
 
+# present mode's stages for today's attention, each shown only while its card is drawn (ui/render/stages.py draws
+# it only while its step is on), so a state without RoPE, grouped heads, a window, decoding or several heads skips
+# it: (the stage it follows, key, title, formula, sentence, its cards, the cards it is computed from)
+MORE_STAGES: tuple[tuple[str, str, str, str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "qkv",
+        "rope",
+        "RoPE turns q",
+        "q′ = (q<sub>1</sub> cos tθ − q<sub>2</sub> sin tθ, &nbsp;q<sub>2</sub> cos tθ + q<sub>1</sub> sin tθ), "
+        "&nbsp;θ = base<sup>−2i/E</sup>",
+        "Each pair of q's dimensions turns by an angle t·θ that grows with the token's position t, so a query and a "
+        "key meet at an angle set by how far apart they are. Here: pair 1, before and after.",
+        ("rope_pair",),
+        (),  # (the card holds q before and after)
+    ),
+    (
+        "rope",
+        "kv_heads",
+        "Grouped-query heads",
+        "K<sub>h</sub> = K<sub>kv(h)</sub>, &nbsp;V<sub>h</sub> = V<sub>kv(h)</sub>",
+        "Every query head has its own W_q, but a group of query heads reads one shared K and V: fewer kv heads, a "
+        "smaller cache.",
+        ("kv_map",),
+        ("k", "v"),
+    ),
+    (
+        "masked",
+        "window",
+        "The sliding window",
+        "keep<sub>ij</sub> = (i − w &lt; j ≤ i)",
+        "Each query sees itself and the w − 1 tokens before it, nothing older, even where the causal mask allows it.",
+        ("window_keep",),
+        ("masked",),
+    ),
+    (
+        "output",
+        "kv_cache",
+        "The KV cache, token by token",
+        "o<sub>t</sub> = softmax(q<sub>t</sub>·K<sub>cache</sub><sup>T</sup> / √d<sub>k</sub>)·V<sub>cache</sub>",
+        "Decoding: token t appends its k and v to the cache, and its query reads only the cache. → steps t; its "
+        "row equals the full causal attention's row t.",
+        ("kv_step",),
+        (),
+    ),
+    (
+        "kv_cache",
+        "heads",
+        "Every head",
+        "head<sub>h</sub> = softmax(Q<sub>h</sub>K<sub>h</sub><sup>T</sup> / √d<sub>k</sub>)",
+        "Each head has its own weights: every head's, side by side.",
+        ("head_weights",),
+        (),
+    ),
+)
+
+
+def _more_json(st: tuple[str, str, str, str, str, tuple[str, ...], tuple[str, ...]]) -> dict:
+    after, key, title, formula, words, cards, uses = st
+    return {"key": key, "title": title, "formula": formula, "words": words, "cards": cards, "uses": uses,
+            "extra": (), "only": True, "after": after}  # fmt: skip
+
+
+def with_more(stages: list[dict]) -> list[dict]:
+    """``stages`` with MORE_STAGES each put after the stage it follows (at the end when that one is absent)."""
+    out = list(stages)
+    for st in map(_more_json, MORE_STAGES):
+        keys = [x["key"] for x in out]
+        out.insert(keys.index(st["after"]) + 1 if st["after"] in keys else len(out), st)
+    return out
+
+
 def stages_json() -> str:
     """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards, uses,
     extra}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention, see
     VARIANT_WORDS)."""
     keys = ("key", "title", "formula", "words", "cards")
     return json.dumps(
-        [
-            {**dict(zip(keys, st, strict=True)), "uses": USES.get(st[0], ()), "extra": VARIANT_WORDS.get(st[0], ())}
-            for st in STAGES
-        ]
+        with_more(
+            [
+                {**dict(zip(keys, st, strict=True)), "uses": USES.get(st[0], ()), "extra": VARIANT_WORDS.get(st[0], ())}
+                for st in STAGES
+            ]
+        )
     )
 
 

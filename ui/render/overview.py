@@ -13,6 +13,7 @@ from typing import Any
 from torch import Tensor
 
 import attention_core as ac
+from ui.render import stages as st
 from ui.render import tables as vw
 from ui.render import variants as md
 
@@ -124,6 +125,7 @@ def overview_html(s: ac.Scenario, tr: ac.Trace, h: int, marks: Any, combine: str
     if s.heads > 1 or tr.params.W_o is not None:
         how = "concat" if tr.params.W_o is None else "concat · W_o"
         parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
+    parts.append(st.stage_cards(s, tr, h, table))  # present mode's own stages (RoPE, kv heads, window, cache, heads)
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
 
 

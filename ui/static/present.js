@@ -10,6 +10,7 @@
 // (an open cell editor takes its own Escape). ?present=1 (or a stage's key or number) starts it; Present resumes
 // at the stage last shown.
 import * as page from './page.js';
+import { stepper } from './stepper.js';
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
@@ -45,9 +46,12 @@ export function mount({ element }) {
   const $ = (sel) => panel.querySelector(sel);
   const body = document.body;
 
-  // the stages this state has: "heads combined" only when there are several heads or W_o
-  const stages = () => STAGES.filter((st) => st.key !== 'combine' || document.querySelector('#overview [data-card=combine]'));
+  // the stages this state has: "heads combined" only when there are several heads or W_o; today's (present.py
+  // MORE_STAGES, "only") only while their cards are drawn (RoPE on, kv heads < heads, a window, decoding, heads > 1)
   const named = (names) => names.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
+  const stages = () => STAGES.filter((st) => (st.only ? named(st.cards).length > 0
+    : st.key !== 'combine' || document.querySelector('#overview [data-card=combine]')));
+  const kv = stepper();  // the KV-cache stage steps token t before it steps on
   const cardsOf = (st) => named(st.cards);
   // a stage's words, with a sentence for each variant of today's attention that is on (present.VARIANT_WORDS)
   const variantOn = (when) => (when === 'window'
@@ -70,6 +74,8 @@ export function mount({ element }) {
       weights: `here: ${norm || ''}`,
       output: `output: ${shape('output')}`,
       combine: `combined: ${shape('combine')}`,
+      kv_cache: `token t = ${kv.at() + 1} of ${kv.count()}`,
+      heads: `${named(['head_weights']).length} heads`,
     };
     return say[key] || '';
   }
@@ -139,6 +145,7 @@ export function mount({ element }) {
     at = Math.max(0, Math.min(at, list.length - 1));
     mark(list);
     const st = list[at];
+    kv.show();
     body.dataset.presentStage = st.key;
     sessionStorage.setItem(KEY, st.key);
     const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
@@ -151,7 +158,7 @@ export function mount({ element }) {
     }
     $('.pp-live').textContent = live(st.key);
     $('.pp-prev').disabled = at === 0;
-    $('.pp-next').disabled = at === list.length - 1;
+    $('.pp-next').disabled = at === list.length - 1 && (st.key !== 'kv_cache' || kv.at() === kv.count() - 1);
     fit();
     document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
   }
@@ -201,7 +208,20 @@ export function mount({ element }) {
     page.fit(true);
   }
 
-  const step = (d) => { at += d; shownKey = ''; apply(); };
+  const step = (d) => {
+    const list = stages();
+    if (list[at]?.key === 'kv_cache' && kv.move(d)) { apply(); return; }  // the next token first
+    at = Math.max(0, Math.min(at + d, list.length - 1));
+    if (list[at]?.key === 'kv_cache') kv.enter(d);
+    shownKey = '';
+    apply();
+  };
+  document.addEventListener('click', (e) => {  // the stepper's own buttons (then the stage keys work again)
+    const b = on && e.target.closest && e.target.closest('#bench [data-card=kv_step] .st-nav button');
+    if (!b || b.disabled) return;
+    if (kv.move(b.classList.contains('kv-prev') ? -1 : 1)) apply();
+    panel.focus({ preventScroll: true });
+  });
   const tools = () => {
     const shown = body.classList.toggle('pp-tools');
     $('.pp-tools').setAttribute('aria-pressed', String(shown));

@@ -1,0 +1,165 @@
+"""Present mode's own cards for today's attention: RoPE's pair and its angle, which kv head each query head reads,
+the window, the KV cache stepped token by token, and every head's weights side by side.
+
+Each card is drawn only while its step is on (RoPE, kv heads < heads, a window, KV-cache decoding, several heads),
+hidden (``p-extra``) until present mode reaches its stage, so a stage whose card is absent is skipped
+(static/present.js). Pure: a trace in, HTML out, every number from the trace (nothing recomputed here).
+
+Symbols: T tokens (queries) and S keys, H query heads, G kv heads, E the head width, t a token's position from 0.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+import attention_core as ac
+
+Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML, as the overview draws its tables
+
+
+def _card(name: str, title: str, body: str, attrs: str = "") -> str:
+    return (
+        f"<div class='card p-extra st-card' data-card='{name}'{attrs}><div class='card-title'>{title}</div>{body}</div>"
+    )
+
+
+def _named(caption: str, table: str) -> str:
+    """A table with its caption above it (the overview's tables have none)."""
+    return f"<div class='st-t'><div class='st-cap'>{caption}</div>{table}</div>"
+
+
+def _bits(table: str) -> str:
+    """A map of 1s and 0s written as 1 and 0 (the overview's tables write four decimals)."""
+    return table.replace(">1.0000</td>", ">1</td>").replace(">0.0000</td>", ">0</td>")
+
+
+def stage_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+    """Every present-only card that applies to this state, for head ``h`` (0-based); "" when none does."""
+    p = tr.variants
+    parts = [heads_cards(s, tr, table)]
+    if p is not None:
+        parts = [rope_card(s, tr, h, table), kv_map_card(s, tr, h, table), window_card(s, tr, table),
+                 cache_card(s, tr, h, table), *parts]  # fmt: skip
+    shown = "".join(x for x in parts if x)
+    return f"<div class='stage st-stages'>{shown}</div>" if shown else ""
+
+
+def rope_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+    """Pair 1 (dims 1 and 1 + E/2) of head h's q, before and after RoPE, with each token's angle t·θ₁ in radians
+    and degrees: q′ = (q₁ cos tθ − q₂ sin tθ, q₂ cos tθ + q₁ sin tθ)."""
+    r = tr.variants.rope if tr.variants else None
+    if r is None:
+        return ""
+    e = r.q.shape[-1]
+    half = e // 2
+    theta = float(r.theta[0])
+    ang = r.angles_q[:, 0].to(torch.float64)  # (T,) t·θ₁
+    angles = torch.stack((ang, torch.rad2deg(ang)), dim=-1)  # (T, 2)
+    pair = (0, half)
+    q = r.q[h][:, pair]  # (T, 2) before
+    q_rot = r.q_rot[h][:, pair]  # (T, 2) after
+    a, b = "d1", f"d{half + 1}"
+    title = (
+        f"RoPE, head {h + 1}, pair ({a}, {b}): θ = {r.base:g}<sup>−2·0/{e}</sup> = {theta:g} rad, token t turns by t·θ"
+    )
+    body = (
+        "<div class='st-row'>"
+        + _named("angle t·θ", table(angles, s.tokens, ["rad", "°"], "rope_angle", "prob"))
+        + _named("q before", table(q, s.tokens, [a, b], "rope_q"))
+        + _named("q′ after RoPE", table(q_rot, s.tokens, [a, b], "rope_q_rot"))
+        + "</div>"
+    )
+    return _card("rope_pair", title, body)
+
+
+def kv_map_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+    """Which kv head each query head reads: an (H, G) map of 1 (reads) and 0, the shown head's row named."""
+    p = tr.variants
+    if p is None or p.k.shape[0] == s.heads:
+        return ""
+    n_kv = p.k.shape[0]
+    reads = torch.zeros(s.heads, n_kv, dtype=torch.float64)
+    reads[torch.arange(s.heads), torch.tensor(p.head_map)] = 1.0  # (H, G)
+    rows = [f"q head {i + 1}" for i in range(s.heads)]
+    cols = [f"kv {g + 1}" for g in range(n_kv)]
+    title = f"{s.heads} query heads read {n_kv} kv head{'s' if n_kv > 1 else ''} (1 = reads)"
+    return _card("kv_map", title, _bits(table(reads, rows, cols, "kv_map", "prob")))
+
+
+def window_card(s: ac.Scenario, tr: ac.MultiHeadTrace, table: Table) -> str:
+    """The window alone: 1 where query i sees key j, 0 where the window hides it, (T, S)."""
+    p = tr.variants
+    if p is None or p.window_keep is None:
+        return ""
+    keep = p.window_keep.to(torch.float64)
+    title = f"the window of {p.settings.window}: 1 = seen, 0 = hidden"
+    return _card("window_keep", title, _bits(table(keep, s.tokens, s.tokens_k, "window_keep", "prob")))
+
+
+def cache_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+    """The KV-cache stepper: the cache's K and V rows of head h's kv head (after RoPE: what the cache holds), the
+    weights token t's query gives the cache, and the full causal attention's row t, all (T, ·); present mode
+    (static/stepper.js) shows step t's rows only. ``data-steps``: the positions each step's cache holds."""
+    p = tr.variants
+    d = p.decoding if p else None
+    if d is None:
+        return ""
+    g = d.kv_head[h]
+    e_cols = [f"d{j + 1}" for j in range(p.k.shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(p.v.shape[-1])]
+    full = tr.attention.weights[h]  # (T, S) the full path's weights, causal
+    held = [st.positions.tolist() for st in d.steps]
+    says = "".join(_says(s, st.t, d.weights[h][st.t], full[st.t], held[st.t]) for st in d.steps)
+    nav = (
+        "<div class='st-nav'><button type='button' class='kv-prev' aria-label='previous token'>◀</button>"
+        "<span class='kv-at' aria-live='polite'></span>"
+        "<button type='button' class='kv-next' aria-label='next token'>▶</button></div>"
+    )
+    body = (
+        nav
+        + "<div class='st-row'>"
+        + _named("K cache", _kv(table(p.k[g], s.tokens_k, e_cols, "kv_k"), "cache"))
+        + _named("V cache", _kv(table(p.v[g], s.tokens_k, v_cols, "kv_v"), "cache"))
+        + "<div class='st-col'>"  # (beside the cache: the room a projector has is wider than high)
+        + _named(
+            "q<sub>t</sub> reads the cache: weights",
+            _kv(table(d.weights[h], s.tokens, s.tokens_k, "kv_row", "prob"), "row"),
+        )
+        + _named("full causal attention, row t", _kv(table(full, s.tokens, s.tokens_k, "kv_full", "prob"), "row"))
+        + f"{says}</div></div>"
+    )
+    title = f"KV cache, head {h + 1} (kv head {g + 1})"
+    attrs = f" data-steps='{html.escape(json.dumps(held))}' data-tokens='{html.escape(json.dumps(s.tokens))}'"
+    return _card("kv_step", title, body, attrs)
+
+
+def _kv(table: str, role: str) -> str:
+    """The table marked for static/stepper.js: "cache" (rows shown while cached) or "row" (row t shown)."""
+    return table.replace("<table ", f"<table data-kv='{role}' ", 1)
+
+
+def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int]) -> str:
+    """Step t's sentence: what the cache holds, and how far its row is from the full causal row (S,)."""
+    diff = float((row - full).abs().max())
+    same = "equals" if diff <= 1e-6 else "differs from"
+    first, last = s.tokens[held[0]], s.tokens[held[-1]]
+    return (
+        f"<p class='kv-say' data-t='{t}'>The cache holds {len(held)} k, v rows ({html.escape(first)} … "
+        f"{html.escape(last)}). This row {same} the full causal row {t + 1} (largest difference {diff:.1g}).</p>"
+    )
+
+
+def heads_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, table: Table) -> str:
+    """Every head's weights (T, S), a card each, side by side; "" with one head."""
+    if s.heads < 2:
+        return ""
+    w = tr.attention.weights  # (H, T, S)
+    return "".join(
+        _card("head_weights", f"head {i + 1}", table(w[i], s.tokens, s.tokens_k, f"weights_h{i + 1}", "prob"))
+        for i in range(s.heads)
+    )
