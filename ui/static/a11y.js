@@ -9,9 +9,14 @@ let started = false;  // (one page, one start: a second hook that imports this f
 export function mount() {
   if (started) return;
   started = true;
-  const roam = () => document.querySelectorAll('table.nt').forEach((t) => {
-    if (!t.querySelector('td[tabindex="0"]')) t.querySelector('td[data-r]')?.setAttribute('tabindex', '0');
-  });
+  const roam = () => {
+    document.querySelectorAll('table.nt').forEach((t) => {
+      if (!t.querySelector('td[tabindex="0"]')) t.querySelector('td[data-r]')?.setAttribute('tabindex', '0');
+    });
+    // a dropdown's open option list scrolls, so Chromium made it a Tab stop of its own: Tab from the preset box
+    // landed there, the list closed, and the focus fell to <body> (issue 37). The arrow keys choose in it.
+    document.querySelectorAll('ul[role=listbox]:not([tabindex])').forEach((u) => u.setAttribute('tabindex', '-1'));
+  };
   let queued = false;
   new MutationObserver(() => {
     if (queued) return;
@@ -20,6 +25,21 @@ export function mount() {
   }).observe(document.body, { childList: true, subtree: true });
   roam();
   page.provide('roam', roam);  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
+  // A dropdown's option chosen with Enter: gradio applies it as its box loses the focus, and the focus fell to
+  // <body>, so the next Tab started from the top of the page (issue 37). The box gets the focus back (its list
+  // shows again, the chosen option marked); Tab goes on to the next control.
+  let picked = null;
+  document.addEventListener('keydown', (e) => {
+    picked = e.key === 'Enter' && e.target.matches?.('input[role=combobox]') ? e.target : null;
+  }, true);
+  document.addEventListener('focusout', (e) => {
+    const box = picked;
+    if (!box || e.target !== box || e.relatedTarget) return;
+    picked = null;
+    requestAnimationFrame(() => {
+      if (document.activeElement === document.body && box.isConnected) box.focus({ preventScroll: true });
+    });
+  }, true);
   const cell = (t, r, c) => t.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
   document.addEventListener('keydown', (e) => {
     const td = e.target.closest && e.target.closest('table.nt td[data-r]');
