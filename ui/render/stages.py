@@ -33,26 +33,28 @@ def _named(caption: str, table: str) -> str:
     return f"<div class='st-t'><div class='st-cap'>{caption}</div>{table}</div>"
 
 
+HEADS_SHOWN, TOKENS_SHOWN = 4, 16  # the every-head stage: at most this many heads side by side, of this many tokens
+
+
 def _bits(table: str) -> str:
     """A map of 1s and 0s written as 1 and 0 (the overview's tables write four decimals)."""
     return table.replace(">1.0000</td>", ">1</td>").replace(">0.0000</td>", ">0</td>")
 
 
-def stage_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+def stage_cards(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     """Every present-only card that applies to this state, for head ``h`` (0-based); "" when none does."""
-    p = tr.variants
     parts = [heads_cards(s, tr, table)]
-    if p is not None:
+    if tr.variants is not None:
         parts = [rope_card(s, tr, h, table), kv_map_card(s, tr, h, table), window_card(s, tr, table),
                  cache_card(s, tr, h, table), *parts]  # fmt: skip
     shown = "".join(x for x in parts if x)
     return f"<div class='stage st-stages'>{shown}</div>" if shown else ""
 
 
-def rope_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+def rope_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     """Pair 1 (dims 1 and 1 + E/2) of head h's q, before and after RoPE, with each token's angle t·θ₁ in radians
     and degrees: q′ = (q₁ cos tθ − q₂ sin tθ, q₂ cos tθ + q₁ sin tθ)."""
-    r = tr.variants.rope if tr.variants else None
+    r = tr.rope
     if r is None:
         return ""
     e = r.q.shape[-1]
@@ -77,12 +79,12 @@ def rope_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> st
     return _card("rope_pair", title, body)
 
 
-def kv_map_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+def kv_map_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     """Which kv head each query head reads: an (H, G) map of 1 (reads) and 0, the shown head's row named."""
-    p = tr.variants
-    if p is None or p.k.shape[0] == s.heads:
+    p = tr
+    if tr.variants is None or p.k_kv is None or p.k_kv.shape[0] == s.heads:
         return ""
-    n_kv = p.k.shape[0]
+    n_kv = p.k_kv.shape[0]
     reads = torch.zeros(s.heads, n_kv, dtype=torch.float64)
     reads[torch.arange(s.heads), torch.tensor(p.head_map)] = 1.0  # (H, G)
     rows = [f"q head {i + 1}" for i in range(s.heads)]
@@ -91,28 +93,28 @@ def kv_map_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> 
     return _card("kv_map", title, _bits(table(reads, rows, cols, "kv_map", "prob")))
 
 
-def window_card(s: ac.Scenario, tr: ac.MultiHeadTrace, table: Table) -> str:
+def window_card(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
     """The window alone: 1 where query i sees key j, 0 where the window hides it, (T, S)."""
-    p = tr.variants
-    if p is None or p.window_keep is None:
+    p = tr
+    if tr.variants is None or p.window_keep is None:
         return ""
     keep = p.window_keep.to(torch.float64)
-    title = f"the window of {p.settings.window}: 1 = seen, 0 = hidden"
+    title = f"the window of {tr.variants.window}: 1 = seen, 0 = hidden"
     return _card("window_keep", title, _bits(table(keep, s.tokens, s.tokens_k, "window_keep", "prob")))
 
 
-def cache_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> str:
+def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     """The KV-cache stepper: the cache's K and V rows of head h's kv head (after RoPE: what the cache holds), the
     weights token t's query gives the cache, and the full causal attention's row t, all (T, ·); present mode
     (static/stepper.js) shows step t's rows only. ``data-steps``: the positions each step's cache holds."""
-    p = tr.variants
-    d = p.decoding if p else None
+    p = tr
+    d = p.decoding
     if d is None:
         return ""
     g = d.kv_head[h]
-    e_cols = [f"d{j + 1}" for j in range(p.k.shape[-1])]
-    v_cols = [f"d{j + 1}" for j in range(p.v.shape[-1])]
-    full = tr.attention.weights[h]  # (T, S) the full path's weights, causal
+    e_cols = [f"d{j + 1}" for j in range(p.k_kv.shape[-1])]
+    v_cols = [f"d{j + 1}" for j in range(p.v_kv.shape[-1])]
+    full = tr.weights[h]  # (T, S) the full path's weights, causal
     held = [st.positions.tolist() for st in d.steps]
     says = "".join(_says(s, st.t, d.weights[h][st.t], full[st.t], held[st.t]) for st in d.steps)
     nav = (
@@ -123,8 +125,8 @@ def cache_card(s: ac.Scenario, tr: ac.MultiHeadTrace, h: int, table: Table) -> s
     body = (
         nav
         + "<div class='st-row'>"
-        + _named("K cache", _kv(table(p.k[g], s.tokens_k, e_cols, "kv_k"), "cache"))
-        + _named("V cache", _kv(table(p.v[g], s.tokens_k, v_cols, "kv_v"), "cache"))
+        + _named("K cache", _kv(table(p.k_kv[g], s.tokens_k, e_cols, "kv_k"), "cache"))
+        + _named("V cache", _kv(table(p.v_kv[g], s.tokens_k, v_cols, "kv_v"), "cache"))
         + "<div class='st-col'>"  # (beside the cache: the room a projector has is wider than high)
         + _named(
             "q<sub>t</sub> reads the cache: weights",
@@ -154,11 +156,13 @@ def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int]) ->
     )
 
 
-def heads_cards(s: ac.Scenario, tr: ac.MultiHeadTrace, table: Table) -> str:
-    """Every head's weights (T, S), a card each, side by side; "" with one head."""
-    if s.heads < 2:
+def heads_cards(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
+    """Every head's weights (T, S), a card each, side by side; "" with one head, and beyond what a projector can
+    show side by side (more than 4 heads or 16 tokens: every edit of the large case drew 8 hidden 24×24 windows,
+    143 -> 162 KB an answer)."""
+    if s.heads < 2 or s.heads > HEADS_SHOWN or max(len(s.tokens), len(s.tokens_k)) > TOKENS_SHOWN:
         return ""
-    w = tr.attention.weights  # (H, T, S)
+    w = tr.weights  # (H, T, S)
     return "".join(
         _card("head_weights", f"head {i + 1}", table(w[i], s.tokens, s.tokens_k, f"weights_h{i + 1}", "prob"))
         for i in range(s.heads)
