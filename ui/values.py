@@ -7,6 +7,7 @@ and ``reshape_values`` applies a structural change, keeping every raw cell that 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import threading
@@ -31,6 +32,66 @@ SCALE_MODES = ("√d_k", "off", "temperature")
 # today's attention (attention_core/contract/variants.py): a number box at 0 (window, B_r, B_c) is off
 VARIANT_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "block_rows", "block_cols", "decode")
 OFF_AT_ZERO = ("window", "block_rows", "block_cols")
+
+
+Table = dict[str, Any] | list[list[Any]]  # a grid: {"data": [[label, cell, …], …], "headers": […]}, or its rows
+Num = Any  # a number box's value as it came (int, float, None, or text from a file or link): parsed by name later
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PageValues:
+    """The values one workbench page holds: the grids as raw cells (typos included) and every control, in the
+    order the handlers receive them (``FIELDS``), then what no control edits (``biases``, ``pick``).
+
+    Never changed in place: an edit makes new values with :func:`dataclasses.replace`, which refuses a field that
+    is not here (as constructing does), so a misspelt name fails loudly rather than being stored beside the others.
+    """
+
+    tokens: str
+    tokens_k: str
+    cross: bool
+    x: Table
+    x_k: Table
+    x_v: Table
+    T: Num
+    S: Num
+    d_in: Num
+    d_out: Num
+    heads: Num
+    head_mode: str
+    layout: str
+    W_q: Table
+    W_k: Table
+    W_v: Table
+    use_wo: bool
+    W_o: Table
+    mask_kind: str
+    fill: str
+    padding: str
+    keep: Table
+    scale_mode: str
+    temperature: Num
+    dtype: str
+    normalize: str
+    seed: Num
+    view_head: Num
+    positions: str
+    rope_base: Num
+    alibi: bool
+    kv_heads: Num
+    window: Num
+    block_rows: Num
+    block_cols: Num
+    decode: bool
+    biases: dict[str, list[Any]] | None = None  # loaded from a scenario file or the Real model tab, never edited
+    pick: dict[str, Any] | None = None  # the cell explained: {name, row, col}
+
+    def as_dict(self) -> dict[str, Any]:
+        """Field name -> value (the same objects, not copies)."""
+        return {f: getattr(self, f) for f in NAMES}
+
+
+NAMES = tuple(f.name for f in dataclasses.fields(PageValues))  # (FIELDS, then biases and pick)
 
 
 # the editable values, in the order the handlers receive them
