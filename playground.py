@@ -45,8 +45,7 @@ its rebuild (~17 ms) on that page's next event.
 
 def build() -> gr.Blocks:
     """The page: the workbench first, then every other section as a tab, each wiring its own events."""
-    first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario))
-    first["seed"] = 42
+    first = values_from_scenario(ac.parse(ac.get_preset(DEFAULT_PRESET).scenario), seed=42)
     # delete_cache: gradio's copies of exported files are removed after an hour
     with gr.Blocks(title="Attention Playground", delete_cache=(600, 3600)) as demo:
         # empty until the page's load event fills them; empty again if STORE dropped this session (sessions.py)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from fastapi.responses import JSONResponse
 
@@ -22,12 +21,13 @@ from bench import case_values  # noqa: E402
 
 from ui import live  # noqa: E402
 from ui.pipeline import VIEW_KEYS, compute_views  # noqa: E402
+from ui.values import PageValues  # noqa: E402
 from ui.wiring import STORE  # noqa: E402
 
 GOALS_KB = {"default": 25, "large": 200}  # the large case's answer was 468 KB (issue 39 aims at 200 KB at most)
 
 
-def shown_on_page(preset_id: str | None, vals: dict[str, Any]) -> dict[str, str]:
+def shown_on_page(preset_id: str | None, vals: PageValues) -> dict[str, str]:
     """What a page that loaded these values shows (its views' HTML by elem_id), as the page tells the server."""
     got = compute_views(preset_id, vals)
     return live.shown_keys(live.live_views({k: got[k] for k in VIEW_KEYS if k in got}))

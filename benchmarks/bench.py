@@ -19,6 +19,7 @@ Model: /model_attention's first request (loads transformers and all-MiniLM-L6-v2
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import statistics
@@ -56,14 +57,12 @@ def large_scenario() -> dict[str, Any]:
             "mask": {"kind": "causal", "fill": "-inf"}}  # fmt: skip
 
 
-def case_values(name: str) -> tuple[str | None, dict[str, Any]]:
+def case_values(name: str) -> tuple[str | None, values.PageValues]:
     if name == "default":
         _, nv, _ = pipeline.load_values(values.DEFAULT_PRESET)
         return values.DEFAULT_PRESET, nv
     sc = large_scenario()
-    nv = values.values_from_scenario(ac.parse(sc))
-    nv["seed"] = 1
-    return None, nv
+    return None, values.values_from_scenario(ac.parse(sc), seed=1)
 
 
 POST = {"html": gr.HTML(render=False)}
@@ -91,8 +90,8 @@ def bench_handler(name: str, reps: int) -> dict[str, float]:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     for i in range(reps + 2):
-        v = {**nv, "x": {**nv["x"], "data": [list(r) for r in nv["x"]["data"]]}}
-        v["x"]["data"][0][1] = 0.5 + i * 0.01  # a real edit each time
+        v = dataclasses.replace(nv, x={**nv.x, "data": [list(r) for r in nv.x["data"]]})
+        v.x["data"][0][1] = 0.5 + i * 0.01  # a real edit each time
         t0 = time.perf_counter()
         size = len(postprocessed(pipeline.compute_views(preset_id, v)))
         if i >= 2:  # two warm-ups

@@ -13,7 +13,8 @@ Bounds, in entries and in an estimate of bytes, hold against a script that drive
   stopped.
 
 The store is process state on purpose (it is the server's session table); each entry is one session's, reached
-only through that session's hash, and every value stored is a new dict (handlers never mutate what they read).
+only through that session's hash, and every value stored is a new object (a page's values are a frozen PageValues,
+ui/values.py; handlers never mutate what they read).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def estimate_bytes(values: dict[str, Any], known: Sizes | None = None) -> tuple[
 def _size(v: Any, known: Sizes, memo: Sizes) -> int:
     if isinstance(v, str):
         return len(v)
-    if not isinstance(v, (dict, list)):
+    names = None if isinstance(v, type) else getattr(v, "__dataclass_fields__", None)  # ui/values.py's PageValues
+    if names is None and not isinstance(v, (dict, list)):
         return 0
     if id(v) in memo and memo[id(v)][0] is v:
         return 0  # counted already in this pass (one table held twice, e.g. by a look ahead's values)
@@ -57,11 +59,13 @@ def _size(v: Any, known: Sizes, memo: Sizes) -> int:
     if hit is not None and hit[0] is v:
         memo[id(v)] = hit
         return hit[1]
-    if isinstance(v, dict):
+    if names is not None:  # (its fields, as a dict's values)
+        n = sum(_size(getattr(v, name), known, memo) for name in names)
+    elif isinstance(v, dict):
         n = sum(_size(x, known, memo) for x in v.values())
     else:
         n = CELL_BYTES * len(v) + sum(_size(x, known, memo) for x in v if isinstance(x, (list, dict, str)))
-    if len(v) >= 8:  # (small ones are cheaper to count again than to remember)
+    if len(names if names is not None else v) >= 8:  # (small ones are cheaper to count again than to remember)
         memo[id(v)] = (v, n)
     return n
 

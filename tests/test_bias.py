@@ -4,6 +4,7 @@ copied, field-naming validation, the explanation's bias term, the code lines and
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +160,8 @@ def test_export_round_trip_with_biases(mode: str, tmp_path: Path) -> None:
 def test_a_scenario_file_with_biases_opens_in_the_workbench_with_them() -> None:
     sc = bias_state()
     _, _, nv, views = pipeline.scenario_values(sc)
-    assert nv["biases"]["b_q"] == sc["weights"]["b_q"] and "bias=True" in views["html_qkv"]
+    assert nv.biases["b_q"] == sc["weights"]["b_q"] and "bias=True" in views["html_qkv"]
     s = ac.parse(values.scenario_from(nv))
     assert ac.compute(scenario_json(s)) == ac.compute(sc)
-    _, bigger, _ = pipeline.restructure_values("resize", None, values.shape_of(nv, "linear"), {**nv, "d_in": 3})
-    assert bigger is not None and bigger["biases"] is None  # a new shape drops biases that no longer fit
+    _, bigger, _ = pipeline.restructure_values("resize", None, values.shape_of(nv, "linear"), replace(nv, d_in=3))
+    assert bigger is not None and bigger.biases is None  # a new shape drops biases that no longer fit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import pytest
 import torch
@@ -147,20 +148,20 @@ def test_combine_names_the_head_or_writes_the_w_o_sum() -> None:
 
 def test_a_click_marks_the_cell_and_its_sources_and_follows_edits() -> None:
     _, v, _ = pipeline.load_values("statquest-self")
-    v = {**v, "pick": {"name": "scores", "row": 0, "col": 1}}
+    v = replace(v, pick={"name": "scores", "row": 0, "col": 1})
     views = pipeline.compute_views("statquest-self", v)
     assert "q_1 · k_2" in views["explain"] and "query 1 is &#x27;t1&#x27;, key 2 is &#x27;t2&#x27;" in views["explain"]
     assert re.search(r"<td class='[^']* pick' data-r='0' data-c='1'>", views["html_scores"])
     assert views["html_qkv"].split("data-name='k'")[1].count(" used'") == 2  # k row 2: both columns
-    edited = {**v, "x": [[r[0], *r[1:]] for r in v["x"]["data"]]}
-    edited["x"][0][1] = "2.0"  # x_1 changes, so q_1 and the score change; the panel follows
+    edited = replace(v, x=[[r[0], *r[1:]] for r in v.x["data"]])
+    edited.x[0][1] = "2.0"  # x_1 changes, so q_1 and the score change; the panel follows
     after = pipeline.compute_views("statquest-self", edited)
     assert after["explain"] != views["explain"] and "q_1 · k_2" in after["explain"]
 
 
 def test_a_pick_outside_the_tensor_after_a_resize_says_so() -> None:
     _, v, _ = pipeline.load_values("statquest-self")
-    views = pipeline.compute_views("statquest-self", {**v, "pick": {"name": "weights", "row": 7, "col": 0}})
+    views = pipeline.compute_views("statquest-self", replace(v, pick={"name": "weights", "row": 7, "col": 0}))
     assert "no longer in the tensor" in views["explain"] and "weights[8, 1]" in views["explain"]
 
 

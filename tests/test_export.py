@@ -7,8 +7,8 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
@@ -112,14 +112,14 @@ def test_scenario_json_round_trips_through_compute(preset: str) -> None:
     assert ac.compute(explicit) == ac.compute(sc)
 
 
-def state(preset: str) -> dict[str, Any]:
+def state(preset: str) -> values.PageValues:
     return pipeline.load_values(preset)[1]
 
 
 def test_export_files_then_load_the_scenario_file_back(tmp_path: Path) -> None:
     v = state("encdec-mha2")
-    v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
-    v["x"][1][2] = "0.125"  # an edit, so this is no longer the preset's state
+    v = replace(v, x=[[r[0], *r[1:]] for r in v.x["data"]])
+    v.x[1][2] = "0.125"  # an edit, so this is no longer the preset's state
     paths = [Path(p) for p in share.export_files("encdec-mha2", v)]
     assert [p.name for p in paths] == ["scenario.json", "attention.py", "attention.ipynb"]
     preset_id, _, _, views = pipeline.scenario_values(share.read_scenario_file(str(paths[0])))
@@ -154,8 +154,8 @@ def test_links_name_the_preset_until_an_edit_then_carry_the_scenario() -> None:
         share.share_link("statquest-masked", v, "http://host/app/?preset=x#top")
         == "http://host/app/?preset=statquest-masked"
     )
-    v["x"] = [[r[0], *r[1:]] for r in v["x"]["data"]]
-    v["x"][0][1] = "9"
+    v = replace(v, x=[[r[0], *r[1:]] for r in v.x["data"]])
+    v.x[0][1] = "9"
     link = share.share_link("statquest-masked", v, "http://host/")
     assert link.startswith("http://host/?scenario=")
     preset_id, _, _, views = share.link_values({"scenario": link.split("=", 1)[1]})
@@ -166,7 +166,7 @@ def test_links_name_the_preset_until_an_edit_then_carry_the_scenario() -> None:
 
 def test_a_state_too_big_for_a_link_says_to_save_a_file() -> None:
     v = state("statquest-self")
-    v.update(T=64, d_in=64, d_out=64, heads=8)
+    v = replace(v, T=64, d_in=64, d_out=64, heads=8)
     _, nv, _ = pipeline.restructure_values("resize", None, values.shape_of(state("statquest-self"), "linear"), v)
     with pytest.raises(ac.ScenarioError, match=r"link: .* save a file"):
         share.share_link(None, nv, "http://host/")

@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import gradio as gr
@@ -71,7 +72,7 @@ cell = st.one_of(st.floats(-5, 5, allow_nan=False), st.integers(-3, 3), junk_cel
 small = st.integers(0, 4)
 
 
-def lab_page(v: dict, causal: bool, padding: Any, rows: Any) -> str:
+def lab_page(v: values.PageValues | None, causal: bool, padding: Any, rows: Any) -> str:
     """What the mask lab's handler puts on the page: its tables, or (for a bad box) the message naming it."""
     tables, message = labs.mask_lab(v, causal, padding, rows)
     return tables if isinstance(tables, str) else message
@@ -191,8 +192,8 @@ EDITABLE = ["x", "W_q", "W_k", "W_v", "W_o", "keep", "x_k", "x_v"]
 
 
 @st.composite
-def ui_values(draw: st.DrawFn) -> dict[str, Any]:
-    v = json.loads(json.dumps(BASE_VALS))
+def ui_values(draw: st.DrawFn) -> values.PageValues:
+    v = json.loads(json.dumps(BASE_VALS.as_dict()))
     for f in draw(st.sets(st.sampled_from(EDITABLE), max_size=3)):
         m = draw(matrix())
         v[f] = [["lbl", *r] if isinstance(r, list) else r for r in m] if isinstance(m, list) else m
@@ -214,7 +215,7 @@ def ui_values(draw: st.DrawFn) -> dict[str, Any]:
     }
     for key in draw(st.sets(st.sampled_from(sorted(edits)), max_size=4)):
         v[key] = draw(edits[key])
-    return v
+    return values.PageValues(**v)
 
 
 UI = settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -222,7 +223,7 @@ UI = settings(max_examples=max(20, N // 4), deadline=None, suppress_health_check
 
 @UI
 @given(v=ui_values(), action=st.sampled_from(["refresh", "resize", "init_linear", "init_rand"]))
-def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: dict[str, Any], action: str) -> None:
+def test_ui_handlers_answer_every_input_with_views_or_a_named_message(v: values.PageValues, action: str) -> None:
     if action == "refresh":
         got = pipeline.compute_views(values.DEFAULT_PRESET, v)
     else:
@@ -251,9 +252,9 @@ pick = st.one_of(
 
 @UI
 @given(v=ui_values(), click=pick)
-def test_explain_any_click_on_any_state_answers_or_says_why(v: dict[str, Any], click: Any) -> None:
+def test_explain_any_click_on_any_state_answers_or_says_why(v: values.PageValues, click: Any) -> None:
     chosen = pipeline.parse_pick(click)
-    got = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "pick": chosen})
+    got = pipeline.compute_views(values.DEFAULT_PRESET, replace(v, pick=chosen))
     assert "Something went wrong" not in got["message"], got["message"]
     if isinstance(got["explain"], str):
         assert "Traceback" not in got["explain"] and not re.search(r"\bnan\b", got["explain"]), got["explain"]
@@ -315,7 +316,7 @@ def test_scenario_files_load_or_name_the_problem(content: bytes) -> None:
             assert names_a_field(str(e)), str(e)
             return
     assert set(views) == set(pipeline.VIEW_KEYS) and "msg-error" not in views["message"]
-    assert values["T"] == len(ac.parse(sc).tokens)  # the loaded file is what is shown
+    assert values.T == len(ac.parse(sc).tokens)  # the loaded file is what is shown
 
 
 @FUZZ

@@ -10,6 +10,7 @@ import inspect
 import re
 import uuid
 import zlib
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,16 +29,14 @@ from ui import pipeline, share, values, wiring
 SKIP = type(gr.skip())
 
 
-def loaded(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def loaded(preset_id: str) -> tuple[dict[str, Any], values.PageValues, dict[str, Any]]:
     return pipeline.load_values(preset_id)
 
 
-def browserish(v: dict[str, Any]) -> dict[str, Any]:
+def browserish(v: values.PageValues) -> values.PageValues:
     """What comes back from the browser: table cells as strings, the label column included."""
-    out = copy.deepcopy(v)
-    for f in ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep"):
-        out[f] = [[r[0], *(str(c) for c in r[1:])] for r in out[f]["data"]]
-    return out
+    tables = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
+    return replace(v, **{f: [[r[0], *(str(c) for c in r[1:])] for r in getattr(v, f)["data"]] for f in tables})
 
 
 def msg(views: dict[str, Any]) -> str:
@@ -89,18 +88,18 @@ def test_statquest_shows_the_printed_tensor_text() -> None:
 def test_edit_a_cell_as_a_string_changes_views_and_badge_then_back() -> None:
     _, v, before = loaded("statquest-self")
     b = browserish(v)
-    b["x"][0][1] = "2.5"
+    b.x[0][1] = "2.5"
     after = pipeline.compute_views("statquest-self", b)
     assert tab(after, "q") != tab(before, "q") and tab(after, "weights") != tab(before, "weights")
     assert "left the preset" in after["badge"] and "changed: x" in after["badge"]
-    b["x"][0][1] = "1.16"
+    b.x[0][1] = "1.16"
     assert "✓ matches" in pipeline.compute_views("statquest-self", b)["badge"]
 
 
 def test_handlers_are_idempotent_for_enters_double_event() -> None:
     _, v, _ = loaded("numpy-masked")
     b = browserish(v)
-    b["x"][2][3] = "0.5"
+    b.x[2][3] = "0.5"
     first, second = pipeline.compute_views("numpy-masked", b), pipeline.compute_views("numpy-masked", b)
     for k in pipeline.VIEW_KEYS:
         if k != "fig":
@@ -122,7 +121,7 @@ def test_bad_cell_names_the_field_keeps_last_good_views(
 ) -> None:
     _, v, _ = loaded("statquest-self")
     b = browserish(v)
-    b[field][row][col] = typed
+    getattr(b, field)[row][col] = typed
     sent = copy.deepcopy(b)
     got = pipeline.compute_views("statquest-self", b)
     assert message in msg(got)
@@ -132,7 +131,9 @@ def test_bad_cell_names_the_field_keeps_last_good_views(
 
 def test_adding_a_head_reproduces_000s_two_head_print() -> None:
     shape, v, _ = loaded("statquest-self")
-    new_shape, nv, views = pipeline.restructure_values("resize", "statquest-self", shape, {**browserish(v), "heads": 2})
+    new_shape, nv, views = pipeline.restructure_values(
+        "resize", "statquest-self", shape, replace(browserish(v), heads=2)
+    )
     assert nv is not None and new_shape["heads"] == 2
     torch.testing.assert_close(table_floats(tab(views, "combine")), torch.tensor(STATQUEST_OUT2, dtype=torch.float64),
                                atol=5e-5, rtol=0)  # fmt: skip
@@ -142,20 +143,20 @@ def test_adding_a_head_reproduces_000s_two_head_print() -> None:
 def test_resize_keeps_what_fits_including_a_typo_and_draws_new_cells_from_the_seed() -> None:
     shape, v, _ = loaded("statquest-self")
     b = browserish(v)
-    b["x"][0][1] = "abc"
-    _, nv, views = pipeline.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
-    _, nv2, _ = pipeline.restructure_values("resize", "statquest-self", shape, {**b, "T": 4})
-    rows = nv["x"]["data"]
+    b.x[0][1] = "abc"
+    _, nv, views = pipeline.restructure_values("resize", "statquest-self", shape, replace(b, T=4))
+    _, nv2, _ = pipeline.restructure_values("resize", "statquest-self", shape, replace(b, T=4))
+    rows = nv.x["data"]
     assert len(rows) == 4 and rows[0][1] == "abc" and rows[1][1:] == ["0.57", "1.36"]
-    assert rows[3] == nv2["x"]["data"][3] and all(isinstance(c, float) for c in rows[3][1:])
-    assert nv["tokens"] == "t1, t2, t3, t4"
+    assert rows[3] == nv2.x["data"][3] and all(isinstance(c, float) for c in rows[3][1:])
+    assert nv.tokens == "t1, t2, t3, t4"
     assert "x row 1, column 1: 'abc'" in msg(views)
 
 
 def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
     shape, v, before = loaded("llm-linear")
-    _, nv, after = pipeline.restructure_values("resize", "llm-linear", shape, {**browserish(v), "layout": "matmul"})
-    assert len(nv["W_k"]["data"]) == 3 and len(nv["W_k"]["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
+    _, nv, after = pipeline.restructure_values("resize", "llm-linear", shape, replace(browserish(v), layout="matmul"))
+    assert len(nv.W_k["data"]) == 3 and len(nv.W_k["data"][0]) == 3  # 3 rows (in) × 2 cols (out) + label
     assert tab(after, "combine") == tab(before, "combine")
     assert "changed: weight layout" in after["badge"]
 
@@ -163,7 +164,7 @@ def test_layout_toggle_transposes_weights_and_keeps_outputs() -> None:
 def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
     shape, v, _ = loaded("statquest-self")
     _, nv, views = pipeline.restructure_values(
-        "resize", None, shape, {**browserish(v), "head_mode": "split", "heads": 3}
+        "resize", None, shape, replace(browserish(v), head_mode="split", heads=3)
     )
     assert nv is None
     assert "heads=3 does not divide d_model=2" in msg(views)
@@ -173,13 +174,13 @@ def test_oversize_and_junk_sizes_are_refused_before_building() -> None:
     shape, v, _ = loaded("statquest-self")
     for field, value, text in (("T", 10**6, "T: 1000000 is out of range 1..64"), ("d_in", "abc", "d_model"),
                                ("heads", 9, "heads: 9 is out of range")):  # fmt: skip
-        _, nv, views = pipeline.restructure_values("resize", None, shape, {**browserish(v), field: value})
+        _, nv, views = pipeline.restructure_values("resize", None, shape, replace(browserish(v), **{field: value}))
         assert nv is None and text in msg(views)
 
 
 def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text() -> None:
     _, v, _ = loaded("statquest-self")
-    got = pipeline.compute_views("statquest-self", {**browserish(v), "mask_kind": "causal"})
+    got = pipeline.compute_views("statquest-self", replace(browserish(v), mask_kind="causal"))
     w = table_floats(tab(got, "weights"))
     below = torch.ones(3, 3, dtype=torch.bool).tril()
     assert torch.all(w[~below] == 0) and torch.all(w[below] > 0)
@@ -189,46 +190,46 @@ def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text(
 
 def test_custom_mask_clicks_and_a_fully_masked_row_is_explained_not_nan() -> None:
     shape, v, _ = loaded("statquest-self")
-    _, nv, _ = pipeline.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
-    keep = {**nv["keep"], "data": [[r[0], *([0] * 3 if i == 0 else r[1:])] for i, r in enumerate(nv["keep"]["data"])]}
+    _, nv, _ = pipeline.restructure_values("resize", None, shape, replace(browserish(v), mask_kind="custom"))
+    keep = {**nv.keep, "data": [[r[0], *([0] * 3 if i == 0 else r[1:])] for i, r in enumerate(nv.keep["data"])]}
     assert [r[1:] for r in keep["data"]] == [[0, 0, 0], [1, 1, 1], [1, 1, 1]]  # query 1 hides every key
-    got = pipeline.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom"})
+    got = pipeline.compute_views(None, replace(browserish(nv), keep=keep["data"], mask_kind="custom"))
     assert "every key is masked" in msg(got) and "NaN" in msg(got)
     assert tab(got, "weights")[0] == ["0.0", "0.0", "0.0"]
     flat = str(tab(got, "weights")) + str(tab(got, "output")) + str(tab(got, "combine"))
     assert "nan" not in flat.lower()
-    got9 = pipeline.compute_views(None, {**browserish(nv), "keep": keep["data"], "mask_kind": "custom", "fill": "-1e9"})
+    got9 = pipeline.compute_views(None, replace(browserish(nv), keep=keep["data"], mask_kind="custom", fill="-1e9"))
     torch.testing.assert_close(table_floats(tab(got9, "weights"))[0], torch.full((3,), 1 / 3, dtype=torch.float64))
 
 
 def test_switching_to_custom_starts_from_the_previous_mask() -> None:
     shape, v, _ = loaded("statquest-masked")
-    _, nv, _ = pipeline.restructure_values("resize", None, shape, {**browserish(v), "mask_kind": "custom"})
-    assert [r[1:] for r in nv["keep"]["data"]] == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    _, nv, _ = pipeline.restructure_values("resize", None, shape, replace(browserish(v), mask_kind="custom"))
+    assert [r[1:] for r in nv.keep["data"]] == [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
 
 
 def test_init_buttons_use_a_private_generator() -> None:
     shape, v, _ = loaded("statquest-self")
     before = torch.random.get_rng_state()
-    _, nv, _ = pipeline.restructure_values("init_rand", None, shape, {**browserish(v), "seed": 69, "d_out": 2})
+    _, nv, _ = pipeline.restructure_values("init_rand", None, shape, replace(browserish(v), seed=69, d_out=2))
     assert torch.equal(before, torch.random.get_rng_state())
     expected = ac.init_weights("rand", 69, 2, 2, 1, "concat", "linear").W_q[0]
-    got = torch.tensor([r[1:] for r in nv["W_q"]["data"]])
+    got = torch.tensor([r[1:] for r in nv.W_q["data"]])
     torch.testing.assert_close(got, expected)
 
 
 def test_padding_text_is_validated_by_name() -> None:
     _, v, _ = loaded("statquest-self")
-    got = pipeline.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "2, x"})
+    got = pipeline.compute_views(None, replace(browserish(v), mask_kind="padding", padding="2, x"))
     assert "padding: 'x' is not a key position 1..3" in msg(got)
-    ok = pipeline.compute_views(None, {**browserish(v), "mask_kind": "padding", "padding": "3"})
+    ok = pipeline.compute_views(None, replace(browserish(v), mask_kind="padding", padding="3"))
     assert all(r[2] == "0.0" for r in tab(ok, "weights"))
 
 
 def test_cross_attention_with_different_lengths() -> None:
     shape, v, _ = loaded("statquest-qkv")
-    _, nv, views = pipeline.restructure_values("resize", None, shape, {**browserish(v), "S": 5})
-    assert nv is not None and len(nv["x_k"]["data"]) == 5
+    _, nv, views = pipeline.restructure_values("resize", None, shape, replace(browserish(v), S=5))
+    assert nv is not None and len(nv.x_k["data"]) == 5
     assert len(tab(views, "weights")) == 3 and len(tab(views, "weights")[0]) == 5
 
 
@@ -242,7 +243,7 @@ def test_links_open_a_preset_or_an_encoded_scenario_and_bad_links_fall_back() ->
     assert share.link_values({"preset": "numpy-masked"})[0] == "numpy-masked"
     link = share.encode_link(ac.scenario_of("llm-parameter"))
     preset_id, _, nv, views = share.link_values({"scenario": link})
-    assert preset_id == "llm-parameter" and "✓ matches" in views["badge"] and nv["layout"] == "matmul"
+    assert preset_id == "llm-parameter" and "✓ matches" in views["badge"] and nv.layout == "matmul"
     for query, text in (({"scenario": "%%%"}, "link: the scenario in this link is not a valid"),
                         ({"scenario": "A" * 20_000}, "at most 16000"),
                         ({"scenario": base64.urlsafe_b64encode(zlib.compress(b" " * 5_000_000)).decode()},
@@ -258,7 +259,7 @@ def test_big_tables_are_windowed_and_wide_outputs_start_at_the_shown_head() -> N
     sc = {"x": torch.randn(64, 64, generator=g).round(decimals=2).tolist(), "heads": 8, "d_out": 64,
           "weights": {"init": "linear", "seed": 1}, "mask": {"kind": "causal"}}  # fmt: skip
     nv = values.values_from_scenario(ac.parse(sc))
-    views = pipeline.compute_views(None, {**nv, "seed": 1, "view_head": 3})
+    views = pipeline.compute_views(None, replace(nv, seed=1, view_head=3))
     assert "<th scope='col'>o129</th>" in views["html_combine"] and "columns 129–152 of 512" in views["html_combine"]
     assert tab(views, "masked")[0][1] == "-inf" and len(tab(views, "weights")) == 24 and len(tab(views, "q")[0]) == 24
     assert "showing rows 1–24 of 64" in views["html_weights"]
@@ -309,7 +310,7 @@ def test_multi_head_view_has_one_subplot_per_head_and_annotates_the_combination(
     _, _, views = loaded("qkv-split")  # split heads: view/transpose back
     assert "split heads (H, L, D/H) = (2, 3, 2) → transpose(1, 2)" in html.unescape(views["html_combine"])
     v = loaded("statquest-self")[1]
-    v.update(heads=2, head_mode="split", use_wo=True, d_in=4, T=3)
+    v = replace(v, heads=2, head_mode="split", use_wo=True, d_in=4, T=3)
     _, _, views = pipeline.restructure_values("resize", None, values.shape_of(loaded("statquest-self")[1], "linear"), v)
     assert "→ @ W_o.T (W_o stored 4×4) → (3, 4)" in html.unescape(views["html_combine"])
 
@@ -358,16 +359,16 @@ def test_a_control_value_repeated_answers_nothing_and_a_refused_one_sets_its_con
     call(handler("on_open"), key)
     stored = wiring.STORE.get(key)["vals"]
     fill, tokens = handler("on_control", "fill"), handler("on_control", "token labels (comma-separated)")
-    assert all(isinstance(o, SKIP) for o in call(fill, key, stored["fill"]))  # a blur
-    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))
-    other = next(v for v in ("-1e9", "additive") if v != stored["fill"])
+    assert all(isinstance(o, SKIP) for o in call(fill, key, stored.fill))  # a blur
+    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored.tokens))
+    other = next(v for v in ("-1e9", "additive") if v != stored.fill)
     assert sum(not isinstance(o, SKIP) for o in call(fill, key, other)) > 5  # a choice: every view
     refused = dict(zip(tokens.outputs, call(tokens, key, "t" * 3000), strict=True))
     assert any("tokens" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused.values())
-    assert wiring.STORE.get(key)["vals"]["tokens"] == stored["tokens"]  # kept what it had
+    assert wiring.STORE.get(key)["vals"].tokens == stored.tokens  # kept what it had
     box = next(c for c in tokens.outputs if getattr(c, "label", None) == "token labels (comma-separated)")
-    assert refused[box] == stored["tokens"]  # the box shows it again
-    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored["tokens"]))  # its blur: nothing
+    assert refused[box] == stored.tokens  # the box shows it again
+    assert all(isinstance(o, SKIP) for o in call(tokens, key, stored.tokens))  # its blur: nothing
 
 
 def test_the_plain_page_load_leaves_controls_and_grids_as_built_which_are_the_default_presets() -> None:
@@ -398,7 +399,7 @@ def test_the_temperature_box_shows_while_the_scale_is_a_temperature_and_a_link_r
     assert shown == {"__type__": "update", "visible": True}
     hidden = dict(zip(scale.outputs, call(scale, key, "√d_k"), strict=True))[box]
     assert hidden == {"__type__": "update", "visible": False}
-    nv = values.values_from_scenario(ac.parse({**ac.scenario_of("statquest-self"), "scale": 2.5})) | {"seed": 42}
+    nv = values.values_from_scenario(ac.parse({**ac.scenario_of("statquest-self"), "scale": 2.5}), seed=42)
     assert dict(zip(values.FIELDS, values.shown(nv), strict=True))["temperature"] == gr.update(value=2.5, visible=True)
 
 
@@ -409,11 +410,11 @@ def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> N
     call(handler("on_open"), key)
     seed = handler("on_seed", "seed")
     call(seed, key, 8)
-    assert wiring.STORE.get(key)["vals"]["seed"] == 8
+    assert wiring.STORE.get(key)["vals"].seed == 8
     bad = dict(zip(seed.outputs, call(seed, key, -3), strict=True))
     box = next(c for c in seed.outputs if getattr(c, "label", None) == "seed")
     assert bad[box] == 8 and any("seed: -3 is out of range" in html.unescape(str(o)) for o in bad.values())
-    assert wiring.STORE.get(key)["vals"]["seed"] == 8
+    assert wiring.STORE.get(key)["vals"].seed == 8
 
 
 def test_an_out_of_range_size_is_named_by_the_app_and_its_box_set_back() -> None:
@@ -425,12 +426,12 @@ def test_an_out_of_range_size_is_named_by_the_app_and_its_box_set_back() -> None
     got = dict(zip(size.outputs, call(size, key, 65), strict=True))
     assert got[size.inputs[0]] == 3
     assert any("T: 65 is out of range 1..64" in html.unescape(str(o)) for o in got.values())
-    assert wiring.STORE.get(key)["vals"]["T"] == 3
+    assert wiring.STORE.get(key)["vals"].T == 3
 
 
 def test_a_temperature_of_one_is_a_change_of_the_preset_not_a_mismatch() -> None:
     _, v, _ = loaded(values.DEFAULT_PRESET)
-    views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "scale_mode": "temperature", "temperature": 1.0})
+    views = pipeline.compute_views(values.DEFAULT_PRESET, replace(v, scale_mode="temperature", temperature=1.0))
     assert "left the preset" in views["badge"] and "scale" in views["badge"] and "✗" not in views["badge"]
 
 
@@ -438,7 +439,7 @@ def test_divide_by_sum_with_a_negative_weight_is_warned_about_and_the_badge_name
     """The default preset's divide-by-sum weights go negative (−0.0944, 1.0476): the message says so, as sentence mode
     does; the badge says 'normalise', the control's word, not the key 'normalize'."""
     _, v, _ = loaded(values.DEFAULT_PRESET)
-    views = pipeline.compute_views(values.DEFAULT_PRESET, {**v, "normalize": "sum"})
+    views = pipeline.compute_views(values.DEFAULT_PRESET, replace(v, normalize="sum"))
     weights = table_floats(tab(views, "weights"))
     assert bool((weights < 0).any())  # (what makes the warning due)
     assert "divide-by-sum gives negative" in msg(views)
@@ -451,7 +452,7 @@ def test_cross_attention_cards_name_each_source_and_an_additive_fill_is_named_as
     own = {k: v for k, v in ac.scenario_of("statquest-self").items() if k != "x"}
     sc = {**own, "x_q": ac.scenario_of("statquest-self")["x"], "x_k": [[1.0, 0.0], [0.0, 1.0]],
           "x_v": [[1.0, 2.0], [3.0, 4.0]], "tokens_k": ["a", "b"]}  # fmt: skip
-    nv = values.values_from_scenario(ac.parse(sc)) | {"seed": 42}
+    nv = values.values_from_scenario(ac.parse(sc), seed=42)
     overview = html.unescape(pipeline.compute_views(None, nv)["overview"])
     assert "K = x<sub>k</sub>·W<sub>k</sub>" in overview and "X·W" not in overview
     rows = {**ac.scenario_of("statquest-self"), "mask": {"kind": "custom", "keep": [[0, 0, 0], [1, 1, 0], [1, 1, 1]],

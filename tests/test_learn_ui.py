@@ -6,6 +6,7 @@ import html
 import math
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import gradio as gr
@@ -131,7 +132,7 @@ def test_a_question_the_state_cannot_ask_or_an_expired_page_get_a_message() -> N
 def test_a_resize_under_an_open_question_asks_it_again_uncounted() -> None:
     vals = vals_of("statquest-self")
     qz, _ = asked(vals, "scores")
-    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), replace(vals, T=5))[1]
     out = lu.on_quiz_check(V, "0.1", bigger, qz)
     assert "changed since" in out[V.question] and out[V.slot]["asked"] == 0 and not out[V.slot]["answered"]
 
@@ -150,7 +151,7 @@ def test_pin_then_edit_shows_the_traces_subtracted_and_the_summary() -> None:
     sc = pinned[wiring.Slot("pin")]
     assert "nothing moved" in html.unescape(pinned["view"])
     s0, tr0 = trace_of(vals)
-    edited = {**vals, "x": grids.with_cell(vals["x"], 1, 0, float(s0.x_q[1, 0]) + 0.5)}
+    edited = replace(vals, x=grids.with_cell(vals.x, 1, 0, float(s0.x_q[1, 0]) + 0.5))
     view = html.unescape(lu.on_compare(edited, sc))
     _, tr1 = trace_of(edited)
     assert "x[" in view and "+0.50 →" in view  # the cause is named
@@ -170,7 +171,7 @@ def test_pin_then_edit_shows_the_traces_subtracted_and_the_summary() -> None:
 def test_a_shape_change_is_refused_by_name_and_nothing_pinned_does_nothing() -> None:
     vals = vals_of("statquest-self")
     sc = lu.on_pin("view", None, vals)[wiring.Slot("pin")]
-    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), {**vals, "T": 5})[1]
+    bigger = pipeline.restructure_values("resize", None, values.shape_of(vals, "linear"), replace(vals, T=5))[1]
     view = html.unescape(lu.on_compare(bigger, sc))
     assert "cannot compare cell by cell: T changed 3 → 5" in view
     assert isinstance(lu.on_compare(vals, None), type(gr.skip()))

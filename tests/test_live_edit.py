@@ -40,7 +40,7 @@ def cell(table: str, row: int, col: int, value: Any) -> dict[str, Any]:
 
 
 def stored_x(key: str) -> list[list[Any]]:
-    return [r[1:] for r in wiring.STORE.get(key)["vals"]["x"]["data"]]
+    return [r[1:] for r in wiring.STORE.get(key)["vals"].x["data"]]
 
 
 def reference_output(x: torch.Tensor) -> torch.Tensor:

@@ -4,6 +4,7 @@ scenario, the same trace and the same messages as the cells read every time."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,17 +16,15 @@ from ui import pipeline, values
 from ui.render import grids
 
 
-def big(heads: int = 4, d_in: int = 16, d_out: int = 8, layout: str = "linear") -> dict:
+def big(heads: int = 4, d_in: int = 16, d_out: int = 8, layout: str = "linear") -> values.PageValues:
     """Page values at a size whose weight tables are kept (over NUMERIC_CELLS cells each)."""
     g = torch.Generator().manual_seed(3)
     sc = {"x": torch.randn(10, d_in, generator=g).round(decimals=2).tolist(), "heads": heads, "head_mode": "concat",
           "d_out": d_out, "layout": layout, "weights": {"init": "rand", "seed": 5, "w_o": True}}  # fmt: skip
-    v = values.values_from_scenario(ac.parse(sc))
-    v["seed"] = 5
-    return v
+    return values.values_from_scenario(ac.parse(sc), seed=5)
 
 
-def as_lists(v: dict) -> dict:
+def as_lists(v: values.PageValues) -> dict:
     """The scenario of ``v`` with every matrix as JSON lists (the path without kept arrays)."""
     return json.loads(json.dumps(values.scenario_from(v), default=lambda a: a.tolist()))
 
@@ -48,34 +47,34 @@ def test_kept_arrays_give_the_trace_the_lists_give(heads: int, d_in: int, d_out:
 
 def test_a_table_is_read_once_and_an_edit_reads_its_new_numbers() -> None:
     v = big()
-    first = values.numeric(v["W_q"])
-    assert values.numeric(v["W_q"]) is first  # kept: the second read is the same array
-    edited = grids.with_cell(v["W_q"], 2, 3, 9.5)
+    first = values.numeric(v.W_q)
+    assert values.numeric(v.W_q) is first  # kept: the second read is the same array
+    edited = grids.with_cell(v.W_q, 2, 3, 9.5)
     now = values.numeric(edited)
     assert now is not first and now[2, 3] == 9.5 and first[2, 3] != 9.5
-    assert values.numeric(v["W_q"]) is first  # the old table still reads as it was
-    same_rows = {**v["W_q"], "data": v["W_q"]["data"]}  # another dict around the same rows: the same numbers
+    assert values.numeric(v.W_q) is first  # the old table still reads as it was
+    same_rows = {**v.W_q, "data": v.W_q["data"]}  # another dict around the same rows: the same numbers
     assert values.numeric(same_rows) is first
     with pytest.raises(ValueError):
         first[0, 0] = 1.0  # shared by every parse of the table: read-only
     # a row replaced, added or taken away in place (never done by the page, but it must not read stale numbers)
-    data = v["W_q"]["data"]
+    data = v.W_q["data"]
     data[2] = [data[2][0], *[1.25] * (len(data[2]) - 1)]
-    assert (values.numeric(v["W_q"])[2] == 1.25).all()
+    assert (values.numeric(v.W_q)[2] == 1.25).all()
     data.append([data[0][0], *[7.5] * (len(data[0]) - 1)])
-    assert values.numeric(v["W_q"]).shape[0] == len(data) and (values.numeric(v["W_q"])[-1] == 7.5).all()
+    assert values.numeric(v.W_q).shape[0] == len(data) and (values.numeric(v.W_q)[-1] == 7.5).all()
     del data[-2:]
-    assert values.numeric(v["W_q"]).shape[0] == len(data)
+    assert values.numeric(v.W_q).shape[0] == len(data)
 
 
 def test_small_tables_and_typos_stay_raw_cells() -> None:
     small = {"data": [["a", 1.0, 2.0], ["b", 3.0, 4.0]]}
     assert values.numeric(small) == [[1.0, 2.0], [3.0, 4.0]]
     v = big()
-    typo = grids.with_cell(v["W_k"], 9, 1, 0.5)  # head 2 (8 rows a head), its row 2
+    typo = grids.with_cell(v.W_k, 9, 1, 0.5)  # head 2 (8 rows a head), its row 2
     typo["data"][9][2] = "0.5x"  # (a new row list: with_cell copied it)
     assert isinstance(values.numeric(typo), list)
-    got = pipeline.compute_views(None, {**v, "W_k": typo})
+    got = pipeline.compute_views(None, replace(v, W_k=typo))
     assert got.get("refused") and "W_k head 2 row 2, column 2" in got["message"]
 
 

@@ -143,7 +143,7 @@ def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_store
         f for f in pg.demo.fns.values() if f.name == "on_control" and str(f.inputs[0].label).startswith("temperature")
     )
     out = control.fn("abc", request)
-    assert "temperature" in str(out) and wiring.STORE.get(key)["vals"]["temperature"] == before["vals"]["temperature"]
+    assert "temperature" in str(out) and wiring.STORE.get(key)["vals"].temperature == before["vals"].temperature
     control.fn(2.5, request)
-    assert wiring.STORE.get(key)["vals"]["temperature"] == 2.5
+    assert wiring.STORE.get(key)["vals"].temperature == 2.5
     wiring.STORE.drop(key)

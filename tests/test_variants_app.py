@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +118,11 @@ def test_todays_presets_load_round_trip_and_link_by_id(preset: str) -> None:
     assert not views.get("refused") and "today's attention" in html.unescape(views["badge"])
     assert ac.compute(values.scenario_from(nv)) == ac.compute(ac.get_preset(preset).scenario)
     assert share.share_link(preset, nv, "http://host/") == f"http://host/?preset={preset}"
-    edited = {**nv, "window": 2}
+    edited = replace(nv, window=2)
     link = share.share_link(preset, edited, "http://host/")
     assert "?scenario=" in link
     _, _, nv2, views2 = share.link_values({"scenario": link.split("=", 1)[1]})
-    assert nv2["window"] == 2 and views2["html_masked"] == pipeline.compute_views(preset, edited)["html_masked"]
+    assert nv2.window == 2 and views2["html_masked"] == pipeline.compute_views(preset, edited)["html_masked"]
     assert "left the preset" in views2["badge"] and "window" in views2["badge"]
 
 
@@ -133,7 +134,7 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
     assert "kv head 1, shared" in views["overview"]
     q_after = vw.torch_print(tr.rope.q_rot[0])
     assert html.escape(f"q_after = {q_after}") in views["html_qkv"]
-    two = pipeline.compute_views("llama-style", {**nv, "view_head": 2})  # head 2 reads the same kv head
+    two = pipeline.compute_views("llama-style", replace(nv, view_head=2))  # head 2 reads the same kv head
     assert "kv head 1, shared" in two["overview"] and "K of kv head 1" in two["html_qkv"]
     assert "(head 2 of 2)" in two["overview"]
 
@@ -151,7 +152,7 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
 )
 def test_a_bad_value_in_a_modern_control_is_named_and_the_views_stay(field: str, value: Any, named: str) -> None:
     _, nv, _ = pipeline.load_values("llama-style")
-    problem = pipeline.compute_views("llama-style", {**nv, field: value})
+    problem = pipeline.compute_views("llama-style", replace(nv, **{field: value}))
 
     said = control_problem(field, value) or html.unescape(problem["message"])
     assert named in said
@@ -161,12 +162,12 @@ def test_a_bad_value_in_a_modern_control_is_named_and_the_views_stay(field: str,
 
 def test_kv_heads_is_structural_and_named_when_it_does_not_divide() -> None:
     shape, nv, _ = pipeline.load_values("llama-style")
-    _, two, views = pipeline.restructure_values("resize", "llama-style", shape, {**nv, "kv_heads": 2})
-    assert two is not None and len(two["W_k"]["data"]) == 4 and "shared" not in views["overview"]  # one per head
+    _, two, views = pipeline.restructure_values("resize", "llama-style", shape, replace(nv, kv_heads=2))
+    assert two is not None and len(two.W_k["data"]) == 4 and "shared" not in views["overview"]  # one per head
     assert "changed: W_k, W_v, kv heads" in views["badge"]  # the preset was left, named in words
-    _, none, refused = pipeline.restructure_values("resize", "llama-style", shape, {**nv, "kv_heads": 3})
+    _, none, refused = pipeline.restructure_values("resize", "llama-style", shape, replace(nv, kv_heads=3))
     assert none is None and "kv_heads: kv_heads=3 does not divide heads=2" in html.unescape(refused["message"])
-    concat = {**pipeline.load_values("statquest-mha2")[1], "kv_heads": 1}
+    concat = replace(pipeline.load_values("statquest-mha2")[1], kv_heads=1)
     cshape = values.shape_of(pipeline.load_values("statquest-mha2")[1], "linear")
     _, none, refused = pipeline.restructure_values("resize", None, cshape, concat)
     said = html.unescape(refused["message"])
@@ -176,7 +177,7 @@ def test_kv_heads_is_structural_and_named_when_it_does_not_divide() -> None:
 def test_every_modern_view_appears_only_when_on() -> None:
     _, nv, plain = pipeline.load_values("statquest-masked")
     assert "md-step" not in "".join(plain[f"html_{s}"] for s in vw.STEPS) and "md-card" not in plain["overview"]
-    on = {**nv, "alibi": True, "window": 2, "block_rows": 1, "block_cols": 2, "decode": True}
+    on = replace(nv, alibi=True, window=2, block_rows=1, block_cols=2, decode=True)
     views = pipeline.compute_views("statquest-masked", on)
     assert "ALiBi bias" in views["html_scaled"] and "sliding window: 2" in views["html_masked"]
     assert "online softmax" in views["html_weights"] and "KV-cache decoding" in views["html_output"]

@@ -87,9 +87,9 @@ def test_5_cross_attention_causal_padding_keeps_the_real_padding_flags() -> None
     s = ac.parse(sc)
     assert s.padding == (False, False, False, False)
     assert scenario_json(s)["mask"]["padding"] == [False] * 4
-    assert values.values_from_scenario(s)["padding"] == ""
+    assert values.values_from_scenario(s).padding == ""
     padded = ac.parse({**sc, "mask": {"kind": "causal+padding", "padding": [False, True, False, False]}})
-    assert values.values_from_scenario(padded)["padding"] == "2"
+    assert values.values_from_scenario(padded).padding == "2"
     assert ac.parse({"x": [[1.0]]}).padding is None
 
 

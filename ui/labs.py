@@ -13,7 +13,7 @@ from ui.assets import CHARTS_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
-from ui.values import padding_flags, scenario_from, shown_head
+from ui.values import PageValues, padding_flags, scenario_from, shown_head
 from ui.wiring import COMMON, on
 
 
@@ -37,13 +37,13 @@ def lab_flags(text: Any, n: int, field: str) -> list[bool]:
         raise ac.ScenarioError(f"mask lab {field}", f"{problem}, in the box “{label}”") from None
 
 
-def mask_lab_parts(v: dict[str, Any], causal: bool, padding: Any, rows: Any) -> tuple[str | None, str]:
+def mask_lab_parts(v: PageValues, causal: bool, padding: Any, rows: Any) -> tuple[str | None, str]:
     """The mask lab for the shown head of the on-screen state: (the masks labelled, then the three fills; "") or,
     for a bad box, (None, a message naming it), so the last good tables can stay on screen."""
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        h = shown_head(v["view_head"], s.heads)
+        h = shown_head(v.view_head, s.heads)
         n_q, n_k = len(s.tokens), len(s.tokens_k)
         pad = lab_flags(padding, n_k, "padding")
         hidden = [i for i, f in enumerate(lab_flags(rows, n_q, "rows")) if f]
@@ -84,7 +84,7 @@ def build_mask_lab(vals_state: Any) -> Any:
     return tab
 
 
-def mask_lab(vals: dict[str, Any] | None, causal: bool, pad: Any, rows: Any) -> tuple[Any, str]:
+def mask_lab(vals: PageValues | None, causal: bool, pad: Any, rows: Any) -> tuple[Any, str]:
     """(tables, message) for the lab's boxes on the workbench's state; an expired page keeps its tables."""
     if vals is None:
         return gr.skip(), expired_message()

@@ -40,7 +40,7 @@ from ui.assets import drawn
 from ui.pipeline import current_scenario, expired_message, explain_pick
 from ui.render import heat
 from ui.render import tables as vw
-from ui.values import scenario_from, shown_head
+from ui.values import PageValues, scenario_from, shown_head
 from ui.wiring import COMMON, Slot, bind, on
 
 CHOICES = [
@@ -65,10 +65,10 @@ RETRIES = 8  # "any question": draws that may be skipped when a drawn kind does 
 # ---- the live state --------------------------------------------------------------------------
 
 
-def live_state(vals: dict[str, Any]) -> tuple[ac.Scenario, ac.Trace, int]:
+def live_state(vals: PageValues) -> tuple[ac.Scenario, ac.Trace, int]:
     """The workbench's on-screen values -> (scenario, trace, 0-based head shown). Raises ScenarioError."""
     s = ac.parse(scenario_from(vals))
-    return s, ac.evaluate(s), shown_head(vals["view_head"], s.heads)
+    return s, ac.evaluate(s), shown_head(vals.view_head, s.heads)
 
 
 # ---- quiz: predict, then check ----------------------------------------------------------------
@@ -204,7 +204,7 @@ class QuizView:
 EXPIRED = "session: the server holds no state for this page; reload the page to go on with the quiz"
 
 
-def on_quiz_new(v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) -> dict[Any, Any]:
+def on_quiz_new(v: QuizView, choice: Any, vals: PageValues | None, qz: Any) -> dict[Any, Any]:
     """The New question button: draw the next question of this session's sequence on the live state."""
     if vals is None:
         return {v.feedback: quiz_message(EXPIRED)}
@@ -217,7 +217,7 @@ def on_quiz_new(v: QuizView, choice: Any, vals: dict[str, Any] | None, qz: Any) 
     return {v.slot: qz, v.question: question_html(q, qz), v.feedback: "", **v.fresh(qz)}
 
 
-def on_quiz_check(v: QuizView, text: Any, vals: dict[str, Any] | None, qz: Any, asked: Any = None) -> dict[Any, Any]:
+def on_quiz_check(v: QuizView, text: Any, vals: PageValues | None, qz: Any, asked: Any = None) -> dict[Any, Any]:
     """The Check button: grade the typed answer on the live state. Unreadable answers are named and not counted.
 
     ``asked`` is the number of the question the page showed when the answer was sent: an answer sent for an
@@ -349,14 +349,14 @@ def compare_html(pinned: dict[str, Any], s: ac.Scenario, tr: ac.Trace, h: int) -
             f"<div class='cmp-tables'>{''.join(tables)}{fig}</div>")  # fmt: skip
 
 
-def on_pin(view: Any, preset_id: str | None, vals: dict[str, Any] | None) -> dict[Any, Any]:
+def on_pin(view: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
     """The Pin this state button: keep the on-screen state as explicit scenario values."""
     if vals is None:
         return {view: expired_message()}
     try:
         s, sc = current_scenario(preset_id, vals)
         sc.pop("preset", None)
-        h = shown_head(vals["view_head"], s.heads)
+        h = shown_head(vals.view_head, s.heads)
         shown = compare_html(sc, s, ac.evaluate(s), h)
     except ac.ScenarioError as e:
         return {view: vw.message_html([], error=f"pin: {e}")}
@@ -367,7 +367,7 @@ def on_unpin(view: Any) -> dict[Any, Any]:
     return {Slot("pin"): None, view: NOTHING_PINNED}
 
 
-def on_compare(vals: dict[str, Any] | None, pinned: Any) -> Any:
+def on_compare(vals: PageValues | None, pinned: Any) -> Any:
     """After any workbench update: the change from the pinned state (nothing to do when nothing is pinned)."""
     if vals is None:
         return expired_message()

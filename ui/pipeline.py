@@ -4,6 +4,7 @@ structural change, a scenario from a file or a link). A refused state changes on
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,15 @@ from ui.render import code_lines, heat, match_badge, step_cells
 from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.render import variants as md
-from ui.values import current_keep, reshape_values, scenario_from, shape_of, shown_head, values_from_scenario
+from ui.values import (
+    PageValues,
+    current_keep,
+    reshape_values,
+    scenario_from,
+    shape_of,
+    shown_head,
+    values_from_scenario,
+)
 
 log = logging.getLogger("playground")
 
@@ -144,7 +153,7 @@ def parse_pick(data: Any) -> dict[str, Any] | None:
 VIEW_KEYS = ("badge", "message", "overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
 
 
-def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool = False) -> dict[str, Any]:
+def compute_views(preset_id: str | None, v: PageValues, first_screen: bool = False) -> dict[str, Any]:
     """All views for the on-screen values, or the message plus gr.skip() for everything else.
 
     ``first_screen``: only the badge, the message, the overview and the explanation (a scrub's request, see
@@ -152,7 +161,7 @@ def compute_views(preset_id: str | None, v: dict[str, Any], first_screen: bool =
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        out = render(preset_id, s, tr, v["view_head"], v.get("pick"), first_screen)
+        out = render(preset_id, s, tr, v.view_head, v.pick, first_screen)
         result = ac.result_json(s, tr) if preset_id else {}
         out["badge"] = match_badge.badge(preset_id, s, result)
         out["message"] = vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
@@ -202,46 +211,45 @@ def expired_got() -> dict[str, Any]:
     return dict(zip(VIEW_KEYS, expired_views(), strict=True))
 
 
-def current_scenario(preset_id: str | None, v: dict[str, Any]) -> tuple[ac.Scenario, dict[str, Any]]:
+def current_scenario(preset_id: str | None, v: PageValues) -> tuple[ac.Scenario, dict[str, Any]]:
     """The on-screen state as a parsed scenario and its explicit JSON, the head shown included (raises
     ScenarioError naming the field)."""
     s = ac.parse(scenario_from(v))
-    return s, scenario_json(s, preset_id, shown_head(v["view_head"], s.heads) + 1)
+    return s, scenario_json(s, preset_id, shown_head(v.view_head, s.heads) + 1)
 
 
 def restructure_values(
-    action: str, preset_id: str | None, shape: dict[str, Any], v: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
+    action: str, preset_id: str | None, shape: dict[str, Any], v: PageValues
+) -> tuple[dict[str, Any], PageValues | None, dict[str, Any]]:
     """A structural edit (sizes, heads, mode, layout, cross, W_o, mask kind, or an init button).
 
     Returns (new shape, new editable values or None when refused, views).
     """
     try:
         recipe = {"init_linear": "linear", "init_rand": "rand"}.get(action)
-        if v["mask_kind"] == "custom" and shape.get("mask_kind", "custom") != "custom":
-            v = {**v, "keep": current_keep(v, shape["mask_kind"])}
+        if v.mask_kind == "custom" and shape.get("mask_kind", "custom") != "custom":
+            v = dataclasses.replace(v, keep=current_keep(v, shape["mask_kind"]))
         nv = reshape_values(v, shape, recipe)
     except ac.ScenarioError as e:  # (named in the message line, as every refusal)
         return shape, None, refused(str(e))
     return shape_of(nv, recipe or shape.get("recipe", "linear")), nv, compute_views(preset_id, nv)
 
 
-def load_values(preset_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def load_values(preset_id: str) -> tuple[dict[str, Any], PageValues, dict[str, Any]]:
     """Everything on screen for one preset: its exact tensors in its own layout and names."""
     p = ac.get_preset(preset_id)
-    nv = values_from_scenario(ac.parse(p.scenario))
     init = p.scenario.get("weights", {})
-    nv["seed"] = init.get("seed", 42)
+    nv = values_from_scenario(ac.parse(p.scenario), seed=init.get("seed", 42))
     recipe = init.get("init", "linear") if init.get("init") in ("linear", "rand") else "linear"
     return shape_of(nv, recipe), nv, compute_views(preset_id, nv)
 
 
-def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+def scenario_values(sc: dict[str, Any]) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
     """A scenario dict (file or link) -> (preset id it names, shape, editable values, views)."""
     s = ac.parse(sc)
     preset_id = sc.get("preset") if sc.get("preset") in ac.preset_ids() else None
-    nv = values_from_scenario(s, parse_int(sc.get("head_shown", 1), "head_shown", 1, s.heads))  # the head it showed
     w = sc.get("weights") if isinstance(sc.get("weights"), dict) else {}
-    nv["seed"] = w.get("seed", 42)
+    head = parse_int(sc.get("head_shown", 1), "head_shown", 1, s.heads)  # the head it showed
+    nv = values_from_scenario(s, head, w.get("seed", 42))
     recipe = w.get("init") if w.get("init") in ("linear", "rand") else "linear"  # what a resize draws new cells from
     return preset_id, shape_of(nv, recipe), nv, compute_views(preset_id, nv)

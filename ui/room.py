@@ -45,6 +45,7 @@ from ui.assets import ROOM_JS
 from ui.pipeline import current_scenario
 from ui.render import match_badge
 from ui.share import encode_link, link_values
+from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
 
 PING_S = 15  # a comment line on every idle stream this often: proxies keep it open, a dead one is noticed
@@ -73,7 +74,7 @@ def qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=1, border=2, dark="#111", light="#fff", omitsize=True)
 
 
-def room_query(preset_id: str | None, vals: dict[str, Any]) -> dict[str, Any]:
+def room_query(preset_id: str | None, vals: PageValues) -> dict[str, Any]:
     """The state as a share link's query: ``{"preset": id}`` (``head_shown`` past head 1) while the preset is
     untouched, else ``{"scenario": encoded}``."""
     s, sc = current_scenario(preset_id, vals)
@@ -107,7 +108,7 @@ AFTER_WRITE.append(publish)
 # ---- the page's events ---------------------------------------------------------------------------------------
 
 
-def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: dict[str, Any] | None,
+def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: PageValues | None,
             evt: gr.EventData, request: gr.Request) -> dict[Any, Any]:  # fmt: skip
     """The room element's event: ``{"kind": "open"}`` (the teacher), ``{"kind": "follow", "code"}`` (a student:
     the room's state, whole), ``{"kind": "resume", "code", "secret"}`` (the teacher's page reloaded)."""
@@ -149,7 +150,7 @@ def resume(page: Page, data: dict[str, Any], request: gr.Request) -> dict[Any, A
     return page.answer(*room_values(json.dumps(room.state.get("query") or {}, sort_keys=True)))
 
 
-def open_room(preset_id: str | None, vals: dict[str, Any], request: gr.Request) -> str:
+def open_room(preset_id: str | None, vals: PageValues, request: gr.Request) -> str:
     """A new room from this page's state; the element's value for the teacher's page (code, secret, card)."""
     client = request.client.host if request and request.client else "?"
     room = ROOMS.open(client, {"query": room_query(preset_id, vals), "tab": "Workbench", "stage": None})

@@ -22,7 +22,7 @@ from serving.export_folders import ExportFolders
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
 from ui.render import match_badge
 from ui.render import tables as vw
-from ui.values import DEFAULT_PRESET
+from ui.values import DEFAULT_PRESET, PageValues
 from ui.wiring import COMMON, Page, bind, on
 
 MAX_LINK = 16_000  # characters of an encoded scenario in a link (uvicorn refuses request lines past ~16 KB)
@@ -98,7 +98,7 @@ def view_query(page_url: str | None) -> str:
     return f"&{urlencode(kept)}" if kept else ""
 
 
-def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
     """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``; a bad
     link falls back to the default preset, with a message."""
     error = None
@@ -124,7 +124,7 @@ def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], dict
 EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
 
 
-def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -> str:
+def share_link(preset_id: str | None, v: PageValues, page_url: str | None) -> str:
     """A link that opens exactly this state, on the head shown: ``?preset=<id>`` (``&head_shown=<n>`` past head 1)
     while the preset is untouched, else the scenario (which names the head shown itself)."""
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
@@ -139,7 +139,7 @@ def share_link(preset_id: str | None, v: dict[str, Any], page_url: str | None) -
     return f"{base}?scenario={code}"
 
 
-def export_files(preset_id: str | None, v: dict[str, Any]) -> list[str]:
+def export_files(preset_id: str | None, v: PageValues) -> list[str]:
     """scenario.json, attention.py and attention.ipynb for the on-screen state, in a fresh folder."""
     s, sc = current_scenario(preset_id, v)
     title = title_of(preset_id, s)
@@ -210,7 +210,7 @@ def short_link(link: str) -> str:
     return f"{base}?s={SHORT.add(state)}"
 
 
-def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Request) -> list[Any]:
+def on_link(preset_id: str | None, vals: PageValues | None, request: gr.Request) -> list[Any]:
     if vals is None:
         return [gr.skip(), gr.skip(), expired_message()]
     page = request.headers.get("referer") if request else None
@@ -223,7 +223,7 @@ def on_link(preset_id: str | None, vals: dict[str, Any] | None, request: gr.Requ
     return [link + view, short_link(link) + view, gr.skip()]
 
 
-def on_export(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+def on_export(preset_id: str | None, vals: PageValues | None) -> list[Any]:
     if vals is None:
         return [gr.skip(), expired_message()]
     try:
@@ -314,7 +314,7 @@ def tables_frame(sc: dict[str, Any], result: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["table", "head", "row", "col", "i", "j", "value"]).astype({"head": "Int64"})
 
 
-def tables_csv(preset_id: str | None, v: dict[str, Any]) -> list[str]:
+def tables_csv(preset_id: str | None, v: PageValues) -> list[str]:
     """tables.csv (:func:`tables_frame`) for the on-screen state, in a fresh export folder."""
     _, sc = current_scenario(preset_id, v)
     path = EXPORTS.new() / "tables.csv"
@@ -322,7 +322,7 @@ def tables_csv(preset_id: str | None, v: dict[str, Any]) -> list[str]:
     return [str(path)]
 
 
-def on_tables(preset_id: str | None, vals: dict[str, Any] | None) -> list[Any]:
+def on_tables(preset_id: str | None, vals: PageValues | None) -> list[Any]:
     if vals is None:
         return [gr.skip(), expired_message()]
     try:

@@ -1,12 +1,15 @@
 """The page's editable values and the scenario they stand for, both ways.
 
-``FIELDS`` are the values a workbench holds (the grids as raw cells, typos included, and every control);
-``scenario_from`` turns them into a scenario for ``attention_core``, ``values_from_scenario`` goes the other way,
-and ``reshape_values`` applies a structural change, keeping every raw cell that still fits.
+``PageValues`` holds what a workbench page shows, a frozen dataclass with a field for each grid (raw cells, typos
+included) and each control (``FIELDS``, in the order the handlers receive them); handlers read fields and make new
+values with ``dataclasses.replace``. ``scenario_from`` turns them into a scenario for ``attention_core``,
+``values_from_scenario`` goes the other way, and ``reshape_values`` applies a structural change, keeping every raw
+cell that still fits.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import threading
@@ -33,38 +36,66 @@ VARIANT_FIELDS = ("positions", "rope_base", "alibi", "kv_heads", "window", "bloc
 OFF_AT_ZERO = ("window", "block_rows", "block_cols")
 
 
+Table = dict[str, Any] | list[list[Any]]  # a grid: {"data": [[label, cell, …], …], "headers": […]}, or its rows
+Num = Any  # a number box's value as it came (int, float, None, or text from a file or link): parsed by name later
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PageValues:
+    """The values one workbench page holds: the grids as raw cells (typos included) and every control, in the
+    order the handlers receive them (``FIELDS``), then what no control edits (``biases``, ``pick``).
+
+    Never changed in place: an edit makes new values with :func:`dataclasses.replace`, which refuses a field that
+    is not here (as constructing does), so a misspelt name fails loudly rather than being stored beside the others.
+    """
+
+    tokens: str
+    tokens_k: str
+    cross: bool
+    x: Table
+    x_k: Table
+    x_v: Table
+    T: Num
+    S: Num
+    d_in: Num
+    d_out: Num
+    heads: Num
+    head_mode: str
+    layout: str
+    W_q: Table
+    W_k: Table
+    W_v: Table
+    use_wo: bool
+    W_o: Table
+    mask_kind: str
+    fill: str
+    padding: str
+    keep: Table
+    scale_mode: str
+    temperature: Num
+    dtype: str
+    normalize: str
+    seed: Num
+    view_head: Num
+    positions: str
+    rope_base: Num
+    alibi: bool
+    kv_heads: Num
+    window: Num
+    block_rows: Num
+    block_cols: Num
+    decode: bool
+    biases: dict[str, list[Any]] | None = None  # loaded from a scenario file or the Real model tab, never edited
+    pick: dict[str, Any] | None = None  # the cell explained: {name, row, col}
+
+    def as_dict(self) -> dict[str, Any]:
+        """Field name -> value (the same objects, not copies)."""
+        return {f: getattr(self, f) for f in NAMES}
+
+
+NAMES = tuple(f.name for f in dataclasses.fields(PageValues))
 # the editable values, in the order the handlers receive them
-FIELDS = (
-    "tokens",
-    "tokens_k",
-    "cross",
-    "x",
-    "x_k",
-    "x_v",
-    "T",
-    "S",
-    "d_in",
-    "d_out",
-    "heads",
-    "head_mode",
-    "layout",
-    "W_q",
-    "W_k",
-    "W_v",
-    "use_wo",
-    "W_o",
-    "mask_kind",
-    "fill",
-    "padding",
-    "keep",
-    "scale_mode",
-    "temperature",
-    "dtype",
-    "normalize",
-    "seed",
-    "view_head",
-    *VARIANT_FIELDS,
-)
+FIELDS = NAMES[: NAMES.index("decode") + 1]
 
 
 TABLE_FIELDS = ("x", "x_k", "x_v", "W_q", "W_k", "W_v", "W_o", "keep")
@@ -91,37 +122,37 @@ def in_layout(mats: list[list[list[Any]]], layout: str) -> list[list[list[Any]]]
     return mats if layout == "linear" else grids.flip(mats)
 
 
-def scenario_from(v: dict[str, Any]) -> dict[str, Any]:
+def scenario_from(v: PageValues) -> dict[str, Any]:
     """Everything on screen -> a scenario for attention_core (cells passed raw: the core names bad ones)."""
-    heads, mode = parse_int(v["heads"], "heads", 1, MAX_HEADS), v["head_mode"]
+    heads, mode = parse_int(v.heads, "heads", 1, MAX_HEADS), v.head_mode
     n_mats = heads if mode == "concat" else 1
     sc: dict[str, Any] = {
         "heads": heads,
         "head_mode": mode,
-        "layout": v["layout"],
-        "dtype": v["dtype"],
-        "normalize": v["normalize"],
-        "weights": {name: grids.split_heads(numeric(v[name]), n_mats) for name in ("W_q", "W_k", "W_v")},
+        "layout": v.layout,
+        "dtype": v.dtype,
+        "normalize": v.normalize,
+        "weights": {name: grids.split_heads(numeric(getattr(v, name)), n_mats) for name in ("W_q", "W_k", "W_v")},
     }
-    sc["weights"]["W_o"] = numeric(v["W_o"]) if v["use_wo"] else None
-    for name, b in (v.get("biases") or {}).items():  # from a scenario file or the Real model tab; not edited here
-        if name != "b_o" or v["use_wo"]:
+    sc["weights"]["W_o"] = numeric(v.W_o) if v.use_wo else None
+    for name, b in (v.biases or {}).items():  # from a scenario file or the Real model tab; not edited here
+        if name != "b_o" or v.use_wo:
             sc["weights"][name] = b
-    tokens = split_tokens(v["tokens"])
-    if v["cross"]:
-        sc.update(x_q=grids.cells(v["x"]), x_k=grids.cells(v["x_k"]), x_v=grids.cells(v["x_v"]), tokens=tokens,
-                  tokens_k=split_tokens(v["tokens_k"]))  # fmt: skip
+    tokens = split_tokens(v.tokens)
+    if v.cross:
+        sc.update(x_q=grids.cells(v.x), x_k=grids.cells(v.x_k), x_v=grids.cells(v.x_v), tokens=tokens,
+                  tokens_k=split_tokens(v.tokens_k))  # fmt: skip
     else:
-        sc.update(x=grids.cells(v["x"]), tokens=tokens)
-    n_k = len(grids.grid(v["x_k"] if v["cross"] else v["x"]))
-    kind = v["mask_kind"]
-    mask: dict[str, Any] = {"kind": kind, "fill": v["fill"]}
+        sc.update(x=grids.cells(v.x), tokens=tokens)
+    n_k = len(grids.grid(v.x_k if v.cross else v.x))
+    kind = v.mask_kind
+    mask: dict[str, Any] = {"kind": kind, "fill": v.fill}
     if "padding" in kind:
-        mask["padding"] = padding_flags(v["padding"], n_k)
+        mask["padding"] = padding_flags(v.padding, n_k)
     if kind == "custom":
-        mask["keep"] = grids.cells(v["keep"])
+        mask["keep"] = grids.cells(v.keep)
     sc["mask"] = mask
-    sc["scale"] = {"√d_k": True, "off": False}.get(v["scale_mode"], v["temperature"])
+    sc["scale"] = {"√d_k": True, "off": False}.get(v.scale_mode, v.temperature)
     return sc | variant_keys(v, heads)
 
 
@@ -166,23 +197,23 @@ def numeric(table: Any) -> Any:
     return got
 
 
-def variant_keys(v: dict[str, Any], heads: int) -> dict[str, Any]:
+def variant_keys(v: PageValues, heads: int) -> dict[str, Any]:
     """The variant controls (positions, ALiBi, kv heads, window, tiles, decoding) as scenario keys, only those that
     are on (raw: the core names a bad one)."""
     out: dict[str, Any] = {}
-    positions = v.get("positions") or "none"
+    positions = v.positions or "none"
     if positions != "none":
         out["positions"] = positions
-    if positions == "rope" and v.get("rope_base") not in (None, "", ROPE_BASE):
-        out["rope_base"] = v["rope_base"]
-    if v.get("kv_heads") not in (None, "", heads):
-        out["kv_heads"] = v["kv_heads"]
+    if positions == "rope" and v.rope_base not in (None, "", ROPE_BASE):
+        out["rope_base"] = v.rope_base
+    if v.kv_heads not in (None, "", heads):
+        out["kv_heads"] = v.kv_heads
     for key in OFF_AT_ZERO:
-        if v.get(key) not in (None, "", 0):
-            out[key] = v[key]
+        if getattr(v, key) not in (None, "", 0):
+            out[key] = getattr(v, key)
     for key in ("alibi", "decode"):
-        if v.get(key):
-            out[key] = v[key]
+        if getattr(v, key):
+            out[key] = getattr(v, key)
     return out
 
 
@@ -205,8 +236,9 @@ def shown_head(view_head: Any, heads: int) -> int:
     return min(parse_int(view_head or 1, "head shown", 1, MAX_HEADS), heads) - 1
 
 
-def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
-    """Editable values that show a parsed scenario (weights always explicit, exact in its dtype)."""
+def values_from_scenario(s: ac.Scenario, view_head: int = 1, seed: Num = 42) -> PageValues:
+    """Editable values that show a parsed scenario (weights always explicit, exact in its dtype); ``seed``: what the
+    init buttons and a resize draw new cells from."""
     w, dt = s.weights, s.dtype
     d_in = s.x_q.shape[-1]
     n_mats = w.W_q.shape[0]
@@ -217,37 +249,38 @@ def values_from_scenario(s: ac.Scenario, view_head: int = 1) -> dict[str, Any]:
     wo = w.W_o if w.W_o is not None else torch.eye(d_in, n_mats * d_out).to(w.W_q.dtype)
     if w.W_o is None and w.layout == "matmul":
         wo = wo.T
-    return {
-        "tokens": ", ".join(s.tokens),
-        "tokens_k": ", ".join(s.tokens_k),
-        "cross": not s.self_attention,
-        "x": grids.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
-        "x_k": grids.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
-        "x_v": grids.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
-        "T": len(s.tokens),
-        "S": len(s.tokens_k),
-        "d_in": d_in,
-        "d_out": d_out,
-        "heads": s.heads,
-        "head_mode": s.head_mode,
-        "layout": w.layout,
-        "W_q": grids.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
-        "W_k": grids.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
-        "W_v": grids.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
-        "use_wo": w.W_o is not None,
-        "W_o": grids.stacked_table([wo.tolist()], "o", w.layout, dt),
-        "mask_kind": s.mask_kind,
-        "fill": s.fill,
-        "padding": pad,
-        "keep": grids.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
-        "scale_mode": "√d_k" if s.scale is True else "off" if s.scale is False else "temperature",
-        "temperature": s.scale if not isinstance(s.scale, bool) else 1.0,
-        "dtype": s.dtype,
-        "normalize": s.normalize,
-        "view_head": min(view_head, s.heads),
-        "biases": {n: getattr(w, n).tolist() for n in ac.BIASES if getattr(w, n) is not None} or None,
+    return PageValues(
+        tokens=", ".join(s.tokens),
+        tokens_k=", ".join(s.tokens_k),
+        cross=not s.self_attention,
+        x=grids.raw_table(s.x_q.tolist(), s.tokens, x_cols, dt),
+        x_k=grids.raw_table(s.x_k.tolist(), s.tokens_k, x_cols, dt),
+        x_v=grids.raw_table(s.x_v.tolist(), s.tokens_k, x_cols, dt),
+        T=len(s.tokens),
+        S=len(s.tokens_k),
+        d_in=d_in,
+        d_out=d_out,
+        heads=s.heads,
+        head_mode=s.head_mode,
+        layout=w.layout,
+        W_q=grids.stacked_table(w.W_q.tolist(), "q", w.layout, dt),
+        W_k=grids.stacked_table(w.W_k.tolist(), "k", w.layout, dt),
+        W_v=grids.stacked_table(w.W_v.tolist(), "v", w.layout, dt),
+        use_wo=w.W_o is not None,
+        W_o=grids.stacked_table([wo.tolist()], "o", w.layout, dt),
+        mask_kind=s.mask_kind,
+        fill=s.fill,
+        padding=pad,
+        keep=grids.raw_table(keep.int().tolist(), s.tokens, s.tokens_k, "float64"),
+        scale_mode="√d_k" if s.scale is True else "off" if s.scale is False else "temperature",
+        temperature=s.scale if not isinstance(s.scale, bool) else 1.0,
+        dtype=s.dtype,
+        normalize=s.normalize,
+        view_head=min(view_head, s.heads),
+        biases={n: getattr(w, n).tolist() for n in ac.BIASES if getattr(w, n) is not None} or None,
         **variant_values(s),
-    }
+        seed=seed,
+    )
 
 
 def resized(raw: list[list[Any]], rows: int, cols: int, fresh: list[list[float]]) -> list[list[Any]]:
@@ -255,21 +288,21 @@ def resized(raw: list[list[Any]], rows: int, cols: int, fresh: list[list[float]]
     return [[raw[i][j] if i < len(raw) and j < len(raw[i]) else fresh[i][j] for j in range(cols)] for i in range(rows)]
 
 
-def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None) -> dict[str, Any]:
+def reshape_values(v: PageValues, shape: dict[str, Any], recipe: str | None) -> PageValues:
     """Apply new sizes/heads/mode/layout (or a fresh ``recipe`` draw) to the on-screen values.
 
     ``shape`` describes the tables as they are now on screen; raw cells are kept where they fit.
     """
     # sizes are checked before any tensor is built
-    seed = parse_int(v["seed"] or 0, "seed", 0, MAX_SEED)
-    T, d_in = parse_int(v["T"], "T", 1, MAX_T), parse_int(v["d_in"], "d_model", 1, MAX_D)
-    S = parse_int(v["S"], "S", 1, MAX_T) if v["cross"] else T
-    heads = parse_int(v["heads"], "heads", 1, MAX_HEADS)
-    mode = parse_choice(v["head_mode"], "head_mode", MODES)
-    layout = parse_choice(v["layout"], "layout", LAYOUTS)
+    seed = parse_int(v.seed or 0, "seed", 0, MAX_SEED)
+    T, d_in = parse_int(v.T, "T", 1, MAX_T), parse_int(v.d_in, "d_model", 1, MAX_D)
+    S = parse_int(v.S, "S", 1, MAX_T) if v.cross else T
+    heads = parse_int(v.heads, "heads", 1, MAX_HEADS)
+    mode = parse_choice(v.head_mode, "head_mode", MODES)
+    layout = parse_choice(v.layout, "layout", LAYOUTS)
     if mode == "split" and d_in % heads:
         raise ac.ScenarioError("heads", f"heads={heads} does not divide d_model={d_in} in split mode")
-    d_out = parse_int(v["d_out"], "d_out", 1, MAX_D) if mode == "concat" else d_in
+    d_out = parse_int(v.d_out, "d_out", 1, MAX_D) if mode == "concat" else d_in
     n_mats = heads if mode == "concat" else 1
     kv = kv_heads_for(v, heads, mode, int(shape["heads"]), int(shape.get("kv_heads") or shape["heads"]))
     g = torch.Generator().manual_seed(seed)
@@ -277,10 +310,10 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
     fresh_kv = (torch.randn(S, d_in, generator=g) * 2).round(decimals=2).tolist()
     recipe_now = recipe or shape.get("recipe", "linear")
     new_w = ac.init_weights(recipe_now, seed, d_in, d_out, heads, mode, "linear", True, kv_heads=kv)
-    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in grids.grid(v["keep"])]
-    tokens = split_tokens(v["tokens"])
+    keep_raw = [[1 if c in (1, "1", 1.0, "1.0") else 0 for c in r] for r in grids.grid(v.keep)]
+    tokens = split_tokens(v.tokens)
     tokens = (tokens + [f"t{i + 1}" for i in range(len(tokens), T)])[:T]
-    tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
+    tokens_k = split_tokens(v.tokens_k) if v.cross else tokens
     tokens_k = (tokens_k + [f"s{i + 1}" for i in range(len(tokens_k), S)])[:S]
     old_n = shape["heads"] if shape["head_mode"] == "concat" else 1
     mats: dict[str, list[list[list[Any]]]] = {}
@@ -291,40 +324,40 @@ def reshape_values(v: dict[str, Any], shape: dict[str, Any], recipe: str | None)
         old = (
             []
             if recipe
-            else in_layout([grids.rows_of(m) for m in grids.table_to_heads(v[name], old_n)], shape["layout"])
+            else in_layout([grids.rows_of(m) for m in grids.table_to_heads(getattr(v, name), old_n)], shape["layout"])
         )
         rows = d_out if name == "W_q" or kv is None else len(fresh[0])  # split with kv heads: G·D/H rows
         mats[name] = [resized(old[h] if same and h < len(old) else [], rows, d_in, fresh[h]) for h in range(len(fresh))]
-    wo_old = [] if recipe else in_layout([grids.grid(v["W_o"])], shape["layout"])[0]
+    wo_old = [] if recipe else in_layout([grids.grid(v.W_o)], shape["layout"])[0]
     wo = resized(wo_old if shape["head_mode"] == mode else [], d_in, n_mats * d_out, new_w.W_o.tolist())
-    x = resized(grids.grid(v["x"]), T, d_in, fresh_x)
-    out = {**v, "tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
+    x = resized(grids.grid(v.x), T, d_in, fresh_x)
+    out: dict[str, Any] = {"tokens": ", ".join(tokens), "tokens_k": ", ".join(tokens_k), "S": S, "d_out": d_out}
     out["biases"] = None  # a new structure: the loaded biases no longer fit it
     x_cols = [f"d{j + 1}" for j in range(d_in)]
-    out["x"] = grids.raw_table(x, tokens, x_cols, v["dtype"])
-    was_cross = shape.get("cross", v["cross"])
+    out["x"] = grids.raw_table(x, tokens, x_cols, v.dtype)
+    was_cross = shape.get("cross", v.cross)
     for name in ("x_k", "x_v"):  # turning cross on starts both sources from x
-        src = grids.grid(v[name]) if v["cross"] and was_cross else x
-        out[name] = grids.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v["dtype"])
+        src = grids.grid(getattr(v, name)) if v.cross and was_cross else x
+        out[name] = grids.raw_table(resized(src, S, d_in, fresh_kv), tokens_k, x_cols, v.dtype)
 
     for name, role in (("W_q", "q"), ("W_k", "k"), ("W_v", "v")):
-        out[name] = grids.stacked_table(in_layout(mats[name], layout), role, layout, v["dtype"])
-    out["W_o"] = grids.stacked_table(in_layout([wo], layout), "o", layout, v["dtype"])
+        out[name] = grids.stacked_table(in_layout(mats[name], layout), role, layout, v.dtype)
+    out["W_o"] = grids.stacked_table(in_layout([wo], layout), "o", layout, v.dtype)
     default_keep = torch.ones(T, S, dtype=torch.int64).tril().tolist()
     out["keep"] = grids.raw_table(resized(keep_raw, T, S, default_keep), tokens, tokens_k, "float64")
-    out["view_head"] = min(parse_int(v["view_head"] or 1, "head shown", 1, MAX_HEADS), heads)
+    out["view_head"] = min(parse_int(v.view_head or 1, "head shown", 1, MAX_HEADS), heads)
     out["kv_heads"] = kv or heads
-    chosen_now = "padding" in v["mask_kind"] and "padding" not in shape.get("mask_kind", "")
-    if chosen_now and not str(v["padding"] or "").strip():  # padding chosen with no key named: the last key, so
+    chosen_now = "padding" in v.mask_kind and "padding" not in shape.get("mask_kind", "")
+    if chosen_now and not str(v.padding or "").strip():  # padding chosen with no key named: the last key, so
         out["padding"] = str(S)  # that it visibly does something
-    return out
+    return dataclasses.replace(v, **out)
 
 
-def kv_heads_for(v: dict[str, Any], heads: int, mode: str, old_heads: int, old_kv: int) -> int | None:
+def kv_heads_for(v: PageValues, heads: int, mode: str, old_heads: int, old_kv: int) -> int | None:
     """The kv heads the new tables get (None: every head its own K and V). While every head had its own (``old_kv``
     = ``old_heads``) they keep having their own as the heads change; a new number of heads that grouped kv heads no
     longer divide goes back to one K and V per head. Grouped K and V are shown in split mode only (Llama's)."""
-    raw = v.get("kv_heads")
+    raw = v.kv_heads
     kv = heads if raw in (None, "") else parse_int(raw, "kv_heads", 1, MAX_HEADS)
     if heads != old_heads and (kv == old_kv == old_heads or heads % kv):
         return None
@@ -341,11 +374,11 @@ def kv_heads_for(v: dict[str, Any], heads: int, mode: str, old_heads: int, old_k
     return kv
 
 
-def labelled(v: dict[str, Any]) -> dict[str, Any]:
+def labelled(v: PageValues) -> PageValues:
     """The values with their input tables' row labels (and the custom mask's columns) taken from the token boxes,
     where the counts agree: the X grid said t1, t2, t3 while Q, K and V said I, am, here (issue 37)."""
-    tokens = split_tokens(v["tokens"])
-    tokens_k = split_tokens(v["tokens_k"]) if v["cross"] else tokens
+    tokens = split_tokens(v.tokens)
+    tokens_k = split_tokens(v.tokens_k) if v.cross else tokens
 
     def relabel(table: Any, rows: list[str], cols: list[str] | None = None) -> Any:
         if not isinstance(table, dict) or len(table.get("data", ())) != len(rows):
@@ -356,39 +389,40 @@ def labelled(v: dict[str, Any]) -> dict[str, Any]:
         data = [[r, *row[1:]] for r, row in zip(rows, table["data"], strict=True)]
         return {**table, "data": data, "headers": headers}
 
-    return {**v, "x": relabel(v["x"], tokens), "x_k": relabel(v["x_k"], tokens_k), "x_v": relabel(v["x_v"], tokens_k),
-            "keep": relabel(v["keep"], tokens, tokens_k)}  # fmt: skip
+    return dataclasses.replace(v, x=relabel(v.x, tokens), x_k=relabel(v.x_k, tokens_k), x_v=relabel(v.x_v, tokens_k),
+                               keep=relabel(v.keep, tokens, tokens_k))  # fmt: skip
 
 
-def shape_of(v: dict[str, Any], recipe: str) -> dict[str, Any]:
+def shape_of(v: PageValues, recipe: str) -> dict[str, Any]:
     """What the weight tables on screen look like, so the next structural change can read them."""
-    return {"heads": int(v["heads"]), "head_mode": v["head_mode"], "layout": v["layout"], "recipe": recipe,
-            "mask_kind": v["mask_kind"], "cross": bool(v["cross"]),
-            "kv_heads": int(v.get("kv_heads") or v["heads"])}  # fmt: skip
+    return {"heads": int(v.heads), "head_mode": v.head_mode, "layout": v.layout, "recipe": recipe,
+            "mask_kind": v.mask_kind, "cross": bool(v.cross),
+            "kv_heads": int(v.kv_heads or v.heads)}  # fmt: skip
 
 
-def current_keep(v: dict[str, Any], kind: str) -> list[list[Any]]:
+def current_keep(v: PageValues, kind: str) -> list[list[Any]]:
     """The grid of the mask that was on before switching to 'custom', so the user edits from there."""
     try:
-        s = ac.parse(scenario_from({**v, "mask_kind": kind}))
+        s = ac.parse(scenario_from(dataclasses.replace(v, mask_kind=kind)))
     except ac.ScenarioError:
-        return grids.cells(v["keep"])
+        return grids.cells(v.keep)
     keep = s.keep if s.keep is not None else torch.ones(len(s.tokens), len(s.tokens_k), dtype=torch.bool)
     return [["", *r] for r in keep.int().tolist()]
 
 
-def visibility(nv: dict[str, Any]) -> dict[str, bool]:
+def visibility(nv: PageValues) -> dict[str, bool]:
     """Whether each control that applies only sometimes shows for the values ``nv`` (cross, W_o, the mask grid,
     the padded keys, RoPE's base, the temperature): the one rule for every answer that shows or hides them."""
     return {
-        "x_k": nv["cross"], "x_v": nv["cross"], "tokens_k": nv["cross"], "S": nv["cross"], "W_o": nv["use_wo"],
-        "keep": nv["mask_kind"] == "custom", "padding": "padding" in nv["mask_kind"],
-        "d_out": nv["head_mode"] == "concat", "rope_base": nv.get("positions") == "rope",
-        "temperature": nv["scale_mode"] == "temperature",
+        "x_k": nv.cross, "x_v": nv.cross, "tokens_k": nv.cross, "S": nv.cross, "W_o": nv.use_wo,
+        "keep": nv.mask_kind == "custom", "padding": "padding" in nv.mask_kind,
+        "d_out": nv.head_mode == "concat", "rope_base": nv.positions == "rope",
+        "temperature": nv.scale_mode == "temperature",
     }  # fmt: skip
 
 
-def shown(nv: dict[str, Any]) -> list[Any]:
+def shown(nv: PageValues) -> list[Any]:
     """Editable values as updates, hiding the controls that do not apply (:func:`visibility`)."""
     visible = visibility(nv)
-    return [gr.update(value=nv[f], visible=visible[f]) if f in visible else nv[f] for f in FIELDS]
+    values = [getattr(nv, f) for f in FIELDS]
+    return [gr.update(value=x, visible=visible[f]) if f in visible else x for f, x in zip(FIELDS, values, strict=True)]

@@ -22,7 +22,7 @@ from serving.sessions import SessionStore
 from ui.assets import AFTER_LIVE_EDITS
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
-from ui.values import FIELDS, shown
+from ui.values import FIELDS, PageValues, shown
 
 COMMON = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
 
@@ -143,7 +143,7 @@ class Page:
     def view_updates(self, got: dict[str, Any]) -> dict[Any, Any]:
         return {self.views[k]: got[k] for k in VIEW_KEYS if k in got}
 
-    def edited(self, nv: dict[str, Any] | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
+    def edited(self, nv: PageValues | None, got: dict[str, Any], grid: str | None) -> dict[Any, Any]:
         """:func:`edit_result` as component updates (the values stored only when the edit was taken)."""
         out = self.view_updates(got)
         if nv is not None:
@@ -152,19 +152,19 @@ class Page:
             out[self.inputs] = grid
         return out
 
-    def value_updates(self, nv: dict[str, Any]) -> dict[Any, Any]:
+    def value_updates(self, nv: PageValues) -> dict[Any, Any]:
         """The controls and the input grids showing ``nv`` (controls that do not apply hidden)."""
         out = {self.controls[f]: u for f, u in zip(FIELDS, shown(nv), strict=True) if f in self.controls}
         out[self.inputs] = page_grids(nv)
         return out
 
-    def kept_controls(self, old: dict[str, Any], nv: dict[str, Any]) -> dict[Any, Any]:
+    def kept_controls(self, old: PageValues, nv: PageValues) -> dict[Any, Any]:
         """The controls a structural change left as they were (``old`` → ``nv``): only their visibility is sent.
         The page already shows their value, and an answer that arrives late must not put back a value the
         learner has typed since (a "head shown" typed right after "heads" was lost that way under load)."""
         out: dict[Any, Any] = {}
         for f, u in zip(FIELDS, shown(nv), strict=True):
-            if f in self.controls and f in old and old[f] == nv[f]:
+            if f in self.controls and getattr(old, f) == getattr(nv, f):
                 out[self.controls[f]] = gr.update(visible=u["visible"]) if isinstance(u, dict) else gr.skip()
         return out
 
@@ -179,7 +179,7 @@ class Page:
             *self.views.values(),
         ]
 
-    def answer(self, preset_id: str | None, shape: Any, nv: dict[str, Any], got: dict[str, Any]) -> dict[Any, Any]:
+    def answer(self, preset_id: str | None, shape: Any, nv: PageValues, got: dict[str, Any]) -> dict[Any, Any]:
         """A whole new state: preset, states, controls, grids and views (a state that is no preset clears the
         picker, so the picker and the badge's "Free play" agree)."""
         return {

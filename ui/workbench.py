@@ -3,6 +3,7 @@ below, and their handlers (controls, structural changes, presets, explain clicks
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gradio as gr
@@ -16,7 +17,7 @@ from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, SCALE_MODES, VARIANT_FIELDS, labelled, visibility
+from ui.values import DEFAULT_PRESET, NAMES, SCALE_MODES, VARIANT_FIELDS, PageValues, labelled, visibility
 from ui.wiring import COMMON, Page, bind, expired, on
 
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
@@ -53,20 +54,20 @@ def triggers(component: Any, field: str) -> list[Any]:
     return [component.submit, component.blur] if field in TYPED else [component.input]
 
 
-def unchanged(field: str | None, value: Any, vals: dict[str, Any]) -> bool:
+def unchanged(field: str | None, value: Any, vals: PageValues) -> bool:
     """Whether a control's event only repeats the stored value (a blur, an answer setting the box): then the
     handler answers nothing."""
-    return field in REPEATS and field in vals and vals[field] == value
+    return field in REPEATS and field in NAMES and getattr(vals, field) == value
 
 
-def refusal(page: Page, vals: dict[str, Any], got: dict[str, Any], field: str | None = None) -> dict[Any, Any]:
+def refusal(page: Page, vals: PageValues, got: dict[str, Any], field: str | None = None) -> dict[Any, Any]:
     """A refused control value: the views say why, the values stay as they were, and the control goes back to the
     value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked)."""
-    back = {page.controls[field]: vals.get(field)} if field in page.controls else {}
+    back = {page.controls[field]: getattr(vals, field)} if field in page.controls else {}
     return {**page.view_updates(got), **back}
 
 
-def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+def on_cell(page: Page, preset_id: str | None, vals: PageValues | None, evt: gr.EventData) -> dict[Any, Any]:
     """One grid cell committed: ``{table, row, col, value}``. A refused value changes nothing and is named.
 
     (The page sends its edits by :func:`live_edit`; this queued event is its fallback and the handlers' tests.)
@@ -74,24 +75,22 @@ def on_cell(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
     return page.edited(*edit_result("cell", preset_id, vals, getattr(evt, "_data", None)))
 
 
-def on_paste(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+def on_paste(page: Page, preset_id: str | None, vals: PageValues | None, evt: gr.EventData) -> dict[Any, Any]:
     """A block pasted into a grid (spreadsheet cells, a nested list, or torch's print), checked whole."""
     return page.edited(*edit_result("paste", preset_id, vals, getattr(evt, "_data", None)))
 
 
-def on_control(
-    page: Page, field: str, value: Any, preset_id: str | None, vals: dict[str, Any] | None
-) -> dict[Any, Any]:
+def on_control(page: Page, field: str, value: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
     """A live control (fill, scale, dtype, tokens, head shown…): recompute every view."""
     if vals is None:
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    old, vals = vals, {**vals, field: value}
+    old, vals = vals, dataclasses.replace(vals, **{field: value})
     problem = control_problem(field, value)
-    past = None if problem or field != "view_head" else past_the_heads(value, vals["heads"])
+    past = None if problem or field != "view_head" else past_the_heads(value, vals.heads)
     if past:  # a head that is not there: the last head is shown, and the control and a message say so
-        vals["view_head"] = int(vals["heads"])
+        vals = dataclasses.replace(vals, view_head=int(vals.heads))
     got = refused(problem) if problem else compute_views(preset_id, vals)
     if got.get("refused"):  # the server keeps what it had; the control goes back to it, the message says why
         return refusal(page, old, got, field)
@@ -100,10 +99,10 @@ def on_control(
     out = {page.vals_state: vals, **page.view_updates(got)}
     if past:
         out[page.views["message"]] = vw.message_html([past]) + got["message"]
-        out[page.controls["view_head"]] = vals["view_head"]
+        out[page.controls["view_head"]] = vals.view_head
     if field in SHOWS:  # the box this control shows or hides
         out[page.controls[SHOWS[field]]] = gr.update(visible=visibility(vals)[SHOWS[field]])
-    if field in REDRAW and old.get(field) != value:
+    if field in REDRAW and getattr(old, field) != value:
         try:
             out[page.inputs] = page_grids(vals)
         except ac.ScenarioError:
@@ -150,7 +149,7 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
         return expired(page)
     if unchanged(field, value, vals):
         return {}
-    old, vals = vals, ({**vals, field: value} if field else vals)
+    old, vals = vals, (dataclasses.replace(vals, **{field: value}) if field else vals)
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control goes back to it
         return refusal(page, old, got, field)
@@ -178,7 +177,7 @@ def on_reselect_preset(page: Page, preset_id: str | None, loaded: str | None) ->
     return on_load_preset(page, preset_id) if preset_id is not None and preset_id == loaded else {}
 
 
-def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt: gr.EventData) -> dict[Any, Any]:
+def on_pick(page: Page, preset_id: str | None, vals: PageValues | None, evt: gr.EventData) -> dict[Any, Any]:
     if vals is None:
         return expired(page)
     data = getattr(evt, "_data", None)
@@ -188,26 +187,29 @@ def on_pick(page: Page, preset_id: str | None, vals: dict[str, Any] | None, evt:
         # say so, and forget the pick (the page reopens the card, which showed an earlier, unrelated explanation)
         said = (f"{name[:30]}: this table has no step-by-step explanation; click a number of q, k, v, the scores, "
                 "the weights or the output")  # fmt: skip
-        return {page.vals_state: {**vals, "pick": None}, page.views["explain"]: vw.explain_html("", (), error=said)}
-    if chosen is None or chosen == vals.get("pick"):  # a click between cells, or a double event
+        return {
+            page.vals_state: dataclasses.replace(vals, pick=None),
+            page.views["explain"]: vw.explain_html("", (), error=said),
+        }
+    if chosen is None or chosen == vals.pick:  # a click between cells, or a double event
         return {}
-    vals = {**vals, "pick": chosen}
+    vals = dataclasses.replace(vals, pick=chosen)
     got = compute_views(preset_id, vals)
     return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
 
 
-def on_seed(page: Page, value: Any, vals: dict[str, Any] | None) -> dict[Any, Any]:
+def on_seed(page: Page, value: Any, vals: PageValues | None) -> dict[Any, Any]:
     """The seed box's Enter or blur: stored once it is a seed (the init buttons draw from it); a bad one is named and
     the box goes back to the seed in force. (It answered a plain dict, which stored nothing: issue 37.)"""
     if vals is None:
         return {page.views["message"]: expired(page)[page.views["message"]]}
-    if value == vals.get("seed"):
+    if value == vals.seed:
         return {}
     try:
         seed = parse_int(value, "seed", 0, MAX_SEED)
     except ac.ScenarioError as e:
-        return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.get("seed")}
-    return {page.vals_state: {**vals, "seed": seed}}
+        return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.seed}
+    return {page.vals_state: dataclasses.replace(vals, seed=seed)}
 
 
 def build_topbar() -> tuple[Any, Any, Any]:
@@ -239,7 +241,7 @@ TEXT_SIZE = (
 )
 
 
-def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def build_toolbar(first: PageValues) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The controls used most in one compact row, the rest in drawers: (controls, init buttons, share)."""
     c: dict[str, Any] = {}
     # (no number box has a minimum or maximum: gradio's own range check names no field, "Value 9 is greater than
@@ -247,72 +249,72 @@ def build_toolbar(first: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     drop = {"container": True, "min_width": 96}
     with gr.Row(elem_id="toolbar"):
         c["mask_kind"] = gr.Dropdown(
-            list(ac.MASK_KINDS), value=first["mask_kind"], label="mask", elem_id="tb-mask", **drop
+            list(ac.MASK_KINDS), value=first.mask_kind, label="mask", elem_id="tb-mask", **drop
         )
         # right by the mask, shown while the mask pads (choosing padding fills in the last key: values.py)
         c["padding"] = gr.Textbox(
-            first["padding"], label="padded key positions (e.g. 3 or 2, 3)", visible=visibility(first)["padding"],
+            first.padding, label="padded key positions (e.g. 3 or 2, 3)", visible=visibility(first)["padding"],
             elem_id="tb-padding", placeholder="key numbers, e.g. 3", **drop,
         )  # fmt: skip
         c["fill"] = gr.Dropdown(
             [("-inf", "-inf"), ("-1e9", "-1e9"), ("additive mask M", "additive")],
-            value=first["fill"],
+            value=first.fill,
             label="fill",
             elem_id="tb-fill",
             **drop,
         )
-        c["heads"] = gr.Number(first["heads"], precision=0, label="heads", elem_id="tb-heads", **drop)
+        c["heads"] = gr.Number(first.heads, precision=0, label="heads", elem_id="tb-heads", **drop)
         c["view_head"] = gr.Number(1, precision=0, label="head shown", elem_id="tb-view-head", **drop)
         c["scale_mode"] = gr.Dropdown(
-            list(SCALE_MODES), value=first["scale_mode"], label="scale", elem_id="tb-scale", **drop
+            list(SCALE_MODES), value=first.scale_mode, label="scale", elem_id="tb-scale", **drop
         )
         # right by the scale, shown while it divides by a temperature: dragging it sideways (static/scrub.js) leaves
         # the pipeline it changes in sight (in the drawer, the drawer covered it)
         c["temperature"] = gr.Number(
-            first["temperature"], label="temperature (divide by)", visible=visibility(first)["temperature"],
+            first.temperature, label="temperature (divide by)", visible=visibility(first)["temperature"],
             elem_id="tb-temperature", **drop,
         )  # fmt: skip
         c["normalize"] = gr.Dropdown(
-            ["softmax", "sum"], value=first["normalize"], label="normalise", elem_id="tb-normalize", **drop
+            ["softmax", "sum"], value=first.normalize, label="normalise", elem_id="tb-normalize", **drop
         )
-        c["dtype"] = gr.Dropdown(["float32", "float64"], value=first["dtype"], label="dtype", **drop)
+        c["dtype"] = gr.Dropdown(["float32", "float64"], value=first.dtype, label="dtype", **drop)
         with gr.Accordion("More settings", open=False, elem_id="more"):
             buttons = build_drawer(c, first)
         share = build_share()
     return c, buttons, share
 
 
-def build_drawer(c: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     """The settings used less often, in the toolbar's drawer: it opens over the page (app.css), so the pipeline
     stays where it is, and Escape closes it (static/drawer.js)."""
     gr.HTML("", elem_id="more-keys", js_on_load=DRAWER_JS, min_width=0, apply_default_css=False)
     with gr.Row():
-        c["T"] = gr.Number(first["T"], precision=0, label="T (query tokens)")
-        c["d_in"] = gr.Number(first["d_in"], precision=0, label="d_model")
-        c["S"] = gr.Number(first["S"], precision=0, label="S (key tokens)", visible=visibility(first)["S"])
-        c["d_out"] = gr.Number(first["d_out"], precision=0, label="d_out per head")
-        c["head_mode"] = gr.Radio(["concat", "split"], value=first["head_mode"], label="head mode")
+        c["T"] = gr.Number(first.T, precision=0, label="T (query tokens)")
+        c["d_in"] = gr.Number(first.d_in, precision=0, label="d_model")
+        c["S"] = gr.Number(first.S, precision=0, label="S (key tokens)", visible=visibility(first)["S"])
+        c["d_out"] = gr.Number(first.d_out, precision=0, label="d_out per head")
+        c["head_mode"] = gr.Radio(["concat", "split"], value=first.head_mode, label="head mode")
         c["layout"] = gr.Radio(
             [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
-            value=first["layout"],
+            value=first.layout,
             label="weight layout",
         )
     with gr.Row():
-        c["cross"] = gr.Checkbox(first["cross"], label="cross-attention (separate K/V source)")
-        c["use_wo"] = gr.Checkbox(first["use_wo"], label="output projection W_o")
+        c["cross"] = gr.Checkbox(first.cross, label="cross-attention (separate K/V source)")
+        c["use_wo"] = gr.Checkbox(first.use_wo, label="output projection W_o")
         c["seed"] = gr.Number(42, precision=0, label="seed")
         init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
-        c["tokens"] = gr.Textbox(first["tokens"], label="token labels (comma-separated)")
+        c["tokens"] = gr.Textbox(first.tokens, label="token labels (comma-separated)")
         c["tokens_k"] = gr.Textbox(
-            first["tokens_k"], label="key/value token labels", visible=visibility(first)["tokens_k"]
+            first.tokens_k, label="key/value token labels", visible=visibility(first)["tokens_k"]
         )
     build_variants(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}
 
 
-def build_variants(c: dict[str, Any], first: dict[str, Any]) -> None:
+def build_variants(c: dict[str, Any], first: PageValues) -> None:
     """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
     travels in links and exports like every other (attention_core/contract/variants.py)."""
     num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not
@@ -323,18 +325,18 @@ def build_variants(c: dict[str, Any], first: dict[str, Any]) -> None:
     with gr.Row(elem_id="modern"):
         c["positions"] = gr.Dropdown(
             [("none", "none"), ("sinusoidal (added to x)", "sinusoidal"), ("RoPE (turns q, k)", "rope")],
-            value=first["positions"], label="positions", elem_id="md-positions", min_width=150,
+            value=first.positions, label="positions", elem_id="md-positions", min_width=150,
         )  # fmt: skip
         c["rope_base"] = gr.Number(
-            first["rope_base"], label="RoPE base", elem_id="md-rope-base", visible=visibility(first)["rope_base"],
+            first.rope_base, label="RoPE base", elem_id="md-rope-base", visible=visibility(first)["rope_base"],
             min_width=96,
         )  # fmt: skip
-        c["alibi"] = gr.Checkbox(first["alibi"], label="ALiBi bias", elem_id="md-alibi", min_width=96)
-        c["kv_heads"] = gr.Number(first["kv_heads"], label="kv heads (K, V shared)", elem_id="md-kv-heads", **num)
-        c["window"] = gr.Number(first["window"], label="window (0 = off)", elem_id="md-window", **num)
-        c["block_rows"] = gr.Number(first["block_rows"], label="tile B_r", elem_id="md-block-rows", **num)
-        c["block_cols"] = gr.Number(first["block_cols"], label="tile B_c", elem_id="md-block-cols", **num)
-        c["decode"] = gr.Checkbox(first["decode"], label="KV-cache decoding", elem_id="md-decode", min_width=96)
+        c["alibi"] = gr.Checkbox(first.alibi, label="ALiBi bias", elem_id="md-alibi", min_width=96)
+        c["kv_heads"] = gr.Number(first.kv_heads, label="kv heads (K, V shared)", elem_id="md-kv-heads", **num)
+        c["window"] = gr.Number(first.window, label="window (0 = off)", elem_id="md-window", **num)
+        c["block_rows"] = gr.Number(first.block_rows, label="tile B_r", elem_id="md-block-rows", **num)
+        c["block_cols"] = gr.Number(first.block_cols, label="tile B_c", elem_id="md-block-cols", **num)
+        c["decode"] = gr.Checkbox(first.decode, label="KV-cache decoding", elem_id="md-decode", min_width=96)
 
 
 def build_pipeline(first_inputs: str) -> tuple[Any, Any, Any, Any]:

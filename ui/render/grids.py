@@ -14,13 +14,16 @@ from __future__ import annotations
 import html
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attention_core import MAX_ABS, ScenarioError, parse_number
 from ui.render import tables as vw
 from ui.render.tables import shortest
+
+if TYPE_CHECKING:  # (ui.values reads its grids through this module)
+    from ui.values import PageValues
 
 MAX_PASTE = 200_000  # characters of pasted text (a 64×512 W_o printed by torch is ~230 KB… cut to the table)
 TITLES = {
@@ -258,41 +261,41 @@ def is_identity(m: list[list[Any]]) -> bool:
     )
 
 
-def weight_note(v: dict[str, Any], h: int, n_mats: int) -> str:
+def weight_note(v: PageValues, h: int, n_mats: int) -> str:
     """What the shown weight grids are: one head's slice, or the single split-mode matrix."""
-    x = "x_q" if v["cross"] else "x"  # what W_q multiplies
-    layout = f"out×in, q = {x} @ W.T" if v["layout"] == "linear" else f"in×out, q = {x} @ W"
-    if v["head_mode"] == "split":
-        return f"<span class='sub'>d_model×d_model, split into {v['heads']} heads after projecting; {layout}</span>"
+    x = "x_q" if v.cross else "x"  # what W_q multiplies
+    layout = f"out×in, q = {x} @ W.T" if v.layout == "linear" else f"in×out, q = {x} @ W"
+    if v.head_mode == "split":
+        return f"<span class='sub'>d_model×d_model, split into {v.heads} heads after projecting; {layout}</span>"
     who = f"head {h + 1} of {n_mats}; " if n_mats > 1 else ""
     return f"<span class='sub'>{who}{layout}</span>"
 
 
-def inputs_html(v: dict[str, Any], h: int) -> str:
+def inputs_html(v: PageValues, h: int) -> str:
     """Every editable grid of the workbench for head ``h`` (0-based): X (or x_q, x_k, x_v), the shown head's
     W_q, W_k, W_v, then W_o and the custom mask when they are on."""
-    dt = v["dtype"]
-    n_mats = int(v["heads"]) if v["head_mode"] == "concat" else 1
-    xs = [("x", "x_q: queries" if v["cross"] else None)]
-    if v["cross"]:
+    dt = v.dtype
+    n_mats = int(v.heads) if v.head_mode == "concat" else 1
+    xs = [("x", "x_q: queries" if v.cross else None)]
+    if v.cross:
         xs += [("x_k", None), ("x_v", None)]
-    parts = ["<div class='stage'>", *(grid_html(t, v[t], dt, title=title) for t, title in xs), "</div>"]
-    w_rows = len(head_rows(len(table_rows(v["W_q"])), n_mats, h))
-    x_rows = len(table_rows(v["x"]))
+    parts = ["<div class='stage'>", *(grid_html(t, getattr(v, t), dt, title=title) for t, title in xs), "</div>"]
+    w_rows = len(head_rows(len(table_rows(v.W_q)), n_mats, h))
+    x_rows = len(table_rows(v.x))
     column = " column" if 3 * w_rows + 6 <= x_rows + 2 else ""  # short W's beside a tall X: stack them
     parts.append(f"<div class='arrow' aria-hidden='true'>→<span>·W</span></div><div class='stage ws{column}'>")
     for name in ("W_q", "W_k", "W_v"):
-        rows = head_rows(len(table_rows(v[name])), n_mats, h)
+        rows = head_rows(len(table_rows(getattr(v, name))), n_mats, h)
         note = weight_note(v, h, n_mats) if name == "W_q" else ""
-        source = f"x_{name[-1]}" if v["cross"] else "x"  # what this W multiplies
-        parts.append(grid_html(name, v[name], dt, rows=rows, note=note, n_mats=n_mats, source=source))
+        source = f"x_{name[-1]}" if v.cross else "x"  # what this W multiplies
+        parts.append(grid_html(name, getattr(v, name), dt, rows=rows, note=note, n_mats=n_mats, source=source))
     parts.append("</div>")
     extra = []
-    if v["use_wo"]:
-        extra.append(grid_html("W_o", v["W_o"], dt, note="<span class='sub'>mixes the heads back</span>"))
-    if v["mask_kind"] == "custom":
+    if v.use_wo:
+        extra.append(grid_html("W_o", v.W_o, dt, note="<span class='sub'>mixes the heads back</span>"))
+    if v.mask_kind == "custom":
         how = "<span class='sub'>✕ = hidden · click or Space flips</span>"
-        extra.append(grid_html("keep", v["keep"], dt, note=how))
+        extra.append(grid_html("keep", v.keep, dt, note=how))
     if extra:
         parts.append(f"<div class='stage'>{''.join(extra)}</div>")
     return f"<div class='inputs'>{''.join(parts)}</div>"
