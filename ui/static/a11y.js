@@ -13,12 +13,15 @@ export function mount() {
     document.querySelectorAll('table.nt').forEach((t) => {
       if (!t.querySelector('td[tabindex="0"]')) t.querySelector('td[data-r]')?.setAttribute('tabindex', '0');
     });
-    // a dropdown's open option list scrolls, so Chromium made it a Tab stop of its own: Tab from the preset box
-    // landed there, the list closed, and the focus fell to <body> (issue 37). The arrow keys choose in it.
-    document.querySelectorAll('ul[role=listbox]:not([tabindex])').forEach((u) => u.setAttribute('tabindex', '-1'));
   };
+  // a dropdown's open option list scrolls, so Chromium made it a Tab stop of its own: Tab from the preset box
+  // landed there, the list closed, and the focus fell to <body> (issue 37). The arrow keys choose in it. (Done in
+  // the observer's own callback, before the next key's event, not a frame later: a Tab pressed at once found it.)
+  const unstop = () => document.querySelectorAll('ul[role=listbox]:not([tabindex])')
+    .forEach((u) => u.setAttribute('tabindex', '-1'));
   let queued = false;
   new MutationObserver(() => {
+    unstop();
     if (queued) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; roam(); });
