@@ -19,6 +19,15 @@ def still(pg: Page, before: float, what: str) -> None:
     assert abs(after - before) <= 1, f"{what}: the pipeline moved from y={before:.0f} to y={after:.0f}"
 
 
+def type_cell(pg: Page, text: str) -> None:
+    """X's first cell clicked, its editor's text replaced key by key at 80 ms, then Enter."""
+    pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']").click()
+    editor = pg.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially(text, delay=80)
+    editor.press("Enter")
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
 def test_a_message_share_and_padding_leave_the_pipeline_where_it_was(browser: Browser, app_url: str,
                                                                     size: tuple[int, int]) -> None:  # fmt: skip
@@ -26,31 +35,18 @@ def test_a_message_share_and_padding_leave_the_pipeline_where_it_was(browser: Br
     try:
         pg.wait_for_timeout(500)  # (the numbers fitted to the screen)
         top = pg.evaluate(TOP)
-        pg.locator(
-            "#badge summary"
-        ).click()  # (the preset as loaded) the badge's details: which printed tensors match, how closely
+        pg.locator("#badge summary").click()  # the preset as loaded: which printed tensors match, how closely
         pg.locator("#badge .badge-more table").wait_for()
         assert pg.evaluate(ON_TOP, "#badge .badge-more table"), "the badge's details opened under something"
         still(pg, top, "the badge's details opened")
         pg.locator("#badge summary").click()
-        pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']").click()
-        editor = pg.locator("#inputs table.grid td input")
-        editor.press("Control+a")
-        editor.press_sequentially("abc", delay=80)
-        editor.press("Enter")
+        type_cell(pg, "abc")
         pg.locator("#message .msg-error").wait_for()
-        assert (
-            "x row 1, column 1" in pg.locator("#message").inner_text()
-            and "'abc'" in pg.locator("#message").inner_text()
-        )
+        said = pg.locator("#message").inner_text()
+        assert "x row 1, column 1" in said and "'abc'" in said, said
         assert pg.evaluate(ON_TOP, "#message .msg-error"), "the message is hidden under something"
         still(pg, top, "a refused cell's message")
-        editor = pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']")
-        editor.click()
-        typing = pg.locator("#inputs table.grid td input")
-        typing.press("Control+a")
-        typing.press_sequentially("1.5", delay=80)
-        typing.press("Enter")
+        type_cell(pg, "1.5")
         pg.locator("#message .msg-error").wait_for(state="detached")
         still(pg, top, "the message gone")
         pg.locator("#share").get_by_text("Share · export").click()
