@@ -16,7 +16,10 @@ Events); other learners edit their own pages (benchmarks/classroom.py's learners
   the idle p95 (one learner alone) of the same run, and beside the same learners' p95 without a room;
 * **answers**: ``--followers`` students answer one question at once; the time from the last answer's reply to the
   teacher's stream showing them all (its count);
-* **memory**: the server's RSS before and after ``--idle`` more idle followers connect (RSS ÷ followers).
+* **memory**: the server's RSS before and after ``--idle`` more idle followers connect (RSS ÷ followers), from
+  several loopback addresses (a room takes at most 500 streams from one address);
+* **on screen**: ``--browsers`` real Chromium students (``?room=CODE``) beside the many followers, each teacher edit
+  timed from its POST to the frame that paints its value in their input grid.
 
 It is a benchmark, not a test: it asserts nothing about time. The clients share the machine with the server.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
@@ -49,7 +53,7 @@ from classroom import (  # noqa: E402
     post_edit,
     rss_mb,
 )
-from harness import redis_server, serve  # noqa: E402
+from harness import CHROMIUM_ARGS, LOADED, chromium_path, redis_server, serve  # noqa: E402
 from load import server_pid  # noqa: E402
 
 
@@ -74,7 +78,8 @@ async def open_room(client: httpx.AsyncClient, fn: int, key: str) -> dict[str, A
                     text = v.get("value") if isinstance(v, dict) else v
                     if isinstance(text, str) and '"role": "teacher"' in text:
                         return json.loads(text)
-                raise RuntimeError(f"no room in the answer: {line[:300]}")
+                said = [v for v in msg["output"]["data"] if isinstance(v, str)]  # the element's value: its error
+                raise RuntimeError(f"no room in the answer: {said}")
     raise RuntimeError("the open event never completed")
 
 
@@ -89,6 +94,8 @@ class Follower:
     async def run(self, client: httpx.AsyncClient, code: str, token: str | None, headers: dict[str, str]) -> None:
         params = {"token": token} if token else {}
         async with client.stream("GET", f"room/{code}/events", params=params, headers=headers) as s:
+            if s.status_code != 200:  # a refused stream fails the run loudly: nothing would ever set ready
+                raise RuntimeError(f"follower refused: {s.status_code} {(await s.aread()).decode()[:200]}")
             async for line in s.aiter_lines():
                 if line.startswith("data:"):
                     got = json.loads(line[5:])
@@ -113,29 +120,45 @@ async def followers(client: httpx.AsyncClient, code: str, n: int, join: bool) ->
             tokens.append(token)
             tasks.append(asyncio.create_task(f.run(client, code, token, {})))
             batch.append(f)
-        await asyncio.gather(*(f.ready.wait() for f in batch))
+        all_ready = asyncio.ensure_future(asyncio.gather(*(f.ready.wait() for f in batch)))
+        while not all_ready.done():  # until every one has its first event, or one stream ends (a refusal raises)
+            await asyncio.wait([all_ready, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                if task.done() and not all_ready.done():
+                    all_ready.cancel()
+                    task.result()  # the refusal's RuntimeError
+                    raise RuntimeError("a follower's stream ended before its first event")
     return out, [tasks, tokens]
 
 
 async def fan_out(follow_url: str, client: httpx.AsyncClient, pids: list[int], t: dict[str, Any], comp: int, n: int,
-                  edits: int, gap: float) -> dict[str, Any]:  # fmt: skip
+                  edits: int, gap: float, browsers: int = 0) -> dict[str, Any]:  # fmt: skip
     """``edits`` teacher edits with ``n`` followers (on the server at ``follow_url``: the teacher's, or another
     replica): latency to each follower, and the servers' CPU per edit (summed over ``pids``). The followers run in
     a process of their own (:func:`follow_only`), which reports when each version reached each of them
-    (perf_counter is the system's monotonic clock, the same in both processes)."""
+    (perf_counter is the system's monotonic clock, the same in both processes). With ``browsers``, that many real
+    Chromium followers join too (:func:`chromium_followers`), timed from the edit's POST to the frame painting its
+    value ("paint_p50"/"paint_p95"); their pages' own requests then count in the CPU."""
+    chromium = await follower_process(follow_url, t["code"], browsers, "--chromium") if browsers else None
     proc = await follower_process(follow_url, t["code"], n)
     await asyncio.sleep(0.5)
     sent: list[float] = []
+    wall: list[tuple[float, dict[str, Any]]] = []
     c0 = sum(cpu_s(pid) for pid in pids)
     for e in range(edits):
         sent.append(time.perf_counter())
-        await post_edit(client, comp, t["key"], edit_of(7, e + n))
+        wall.append((time.time(), edit_of(7, e + n + browsers)))
+        await post_edit(client, comp, t["key"], wall[-1][1])
         await asyncio.sleep(gap)
     cpu = (sum(cpu_s(pid) for pid in pids) - c0) / edits
     seen = await stop(proc)
     first = min(int(v) for v in seen[0])  # the version each follower got on connecting
     lat = [(f[str(first + 1 + e)] - t0) * 1e3 for f in seen for e, t0 in enumerate(sent)]
-    return {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3}
+    out = {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3, "browsers": browsers}
+    if chromium is not None:
+        painted = painted_ms(await stop(chromium), wall)
+        out |= {"paint_p50": pct(painted, 0.5), "paint_p95": pct(painted, 0.95), "paint_max": max(painted)}
+    return out
 
 
 async def answers(client: httpx.AsyncClient, t: dict[str, Any], n: int,
@@ -192,11 +215,11 @@ async def beside(url: str, client: httpx.AsyncClient, t: dict[str, Any], comp: i
     return pct([m for w in learners for m in w.ms], 0.95)
 
 
-async def follower_process(url: str, code: str, n: int) -> asyncio.subprocess.Process:
-    """``n`` followers in a process of their own (:func:`follow_only`): their reading does not slow this
-    process's clients; returns once all have their first event."""
+async def follower_process(url: str, code: str, n: int, how: str = "--follow") -> asyncio.subprocess.Process:
+    """``n`` followers in a process of their own (:func:`follow_only`; ``how="--chromium"``: real Chromium pages,
+    :func:`chromium_followers`): their reading does not slow this process's clients; returns once all follow."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--follow", url, code, str(n),
+        sys.executable, __file__, how, url, code, str(n),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)  # fmt: skip
     assert proc.stdout is not None
     assert (await proc.stdout.readline()).strip() == b"ready"
@@ -212,6 +235,54 @@ async def stop(proc: asyncio.subprocess.Process) -> list[dict[str, float]]:
     return seen
 
 
+FOLLOWING = "#room .room-status[data-kind=following]"
+# In each Chromium follower: at every change of the input grid x, in the frame that paints it, the wall-clock time
+# (ms since the epoch: performance.timeOrigin + now, the clock time.time() reads in the teacher's process) and the
+# grid's numbers.
+WATCH_X = """() => {
+  const seen = [];
+  const grid = () => [...document.querySelectorAll('#inputs table[data-name=x] tr')].map(
+    (tr) => [...tr.querySelectorAll('td[data-r]')].map((td) => parseFloat(td.innerText))).filter((r) => r.length);
+  new MutationObserver(() => requestAnimationFrame(() => seen.push([performance.timeOrigin + performance.now(),
+    grid()]))).observe(document.querySelector('#inputs'), {subtree: true, childList: true, characterData: true});
+  return seen;
+}"""
+
+
+def chromium_followers(url: str, code: str, n: int) -> None:
+    """``--chromium``: ``n`` real Chromium pages join room ``code`` by its link (``?room=CODE``), as students'
+    laptops do; "ready" once all follow; when stdin closes, what each painted and when (``WATCH_X``), as JSON."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        pages = []
+        for _ in range(n):
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{url}?room={code}")
+            page.wait_for_selector(FOLLOWING, timeout=60_000)
+            page.wait_for_function(LOADED, timeout=60_000)
+            page.evaluate(f"() => {{ window.__seen = ({WATCH_X})(); }}")  # the benchmark's own probe
+            pages.append(page)
+        print("ready", flush=True)
+        sys.stdin.read()
+        seen = [page.evaluate("() => window.__seen") for page in pages]
+        browser.close()
+    print(json.dumps(seen), flush=True)
+
+
+def painted_ms(seen: list[list[Any]], sent: list[tuple[float, dict[str, Any]]]) -> list[float]:
+    """Per Chromium follower and teacher edit: ms from the edit's POST (epoch seconds) to the first frame painting
+    the edit's value in its cell."""
+    out = []
+    for frames in seen:
+        for t0, edit in sent:
+            r, c, v = edit["row"], edit["col"], float(edit["value"])
+            hit = [(t / 1e3 - t0) * 1e3 for t, x in frames if t / 1e3 >= t0 and abs(x[r][c] - v) < 1e-6]
+            if not hit:
+                raise RuntimeError(f"a Chromium follower never painted {edit} (its frames: {frames[-3:]})")
+            out.append(hit[0])
+    return out
+
+
 async def follow_only(url: str, code: str, n: int) -> None:
     """``--follow``: ``n`` joined followers of room ``code`` until stdin closes, "ready" printed once all have
     their first event, then (at the end) when each version reached each follower, as JSON."""
@@ -225,43 +296,69 @@ async def follow_only(url: str, code: str, n: int) -> None:
         print(json.dumps([f.seen for f in fs]), flush=True)
 
 
-async def idle_memory(client: httpx.AsyncClient, pid: int, code: str, n: int) -> dict[str, float]:
-    """The server's RSS before and after ``n`` idle followers connect (projectors: streams without a token)."""
+async def idle_memory(url: str, pid: int, code: str, n: int) -> dict[str, float]:
+    """The server's RSS before and after ``n`` idle followers connect (projectors: streams without a token).
+    They come from several loopback addresses (127.0.0.2, .3, …), at most 400 from each, as a hall's pages come
+    from several networks: one address may hold only ``MAX_STREAMS_PER_CLIENT`` (500) streams of a room."""
+    per = 400
+    pool = httpx.Limits(max_connections=per + 10)  # (a transport of one's own takes its own limits)
+    clients = [httpx.AsyncClient(base_url=url, timeout=120,
+                                 transport=httpx.AsyncHTTPTransport(local_address=f"127.0.0.{2 + k}", limits=pool))
+               for k in range(-(-n // per))]  # fmt: skip
     await asyncio.sleep(1)
     before = rss_mb(pid)
-    _, (tasks, _) = await followers(client, code, n, join=False)
-    await asyncio.sleep(2)
-    after = rss_mb(pid)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for k, client in enumerate(clients):
+            _, (more, _) = await followers(client, code, min(per, n - k * per), join=False)
+            tasks += more
+        await asyncio.sleep(2)
+        after = rss_mb(pid)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for client in clients:
+            await client.aclose()
     return {"idle": n, "before_mb": before, "after_mb": after, "kb_each": (after - before) * 1024 / n}
 
 
+OPEN: list[tuple[httpx.AsyncClient, dict[str, Any]]] = []  # this run's open room (one address opens at most 5)
+
+
 async def teacher_page(client: httpx.AsyncClient) -> tuple[dict[str, Any], int]:
+    """A teacher's page with a new room; the phase before's room is closed first, as a teacher would."""
+    while OPEN:
+        was, room = OPEN.pop()
+        r = await was.post(f"room/{room['code']}/close", json={}, headers={"X-Room-Secret": room["secret"]})
+        r.raise_for_status()
     html = (await client.get("")).text
     comp, load_fn = page_ids(html)
     key = uuid.uuid4().hex[:12]
     await open_page(client, load_fn, key)
     room = await open_room(client, room_fn(html), key)
+    OPEN.append((client, room))
     return {**room, "key": key}, comp
 
 
 async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
-    limits = httpx.Limits(max_connections=a.idle + a.followers + a.learners + 50)
+    limits = httpx.Limits(max_connections=a.followers + a.learners + 50)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         idle = await idle_p95(url)
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):
             t, comp = await teacher_page(client)
             out["fan"].append(await fan_out(url, client, [pid], t, comp, n, a.edits, 0.3))
+        if a.browsers:
+            t, comp = await teacher_page(client)
+            out["painted"] = await fan_out(url, client, [pid], t, comp, a.followers, a.edits, 0.3, a.browsers)
         t, comp = await teacher_page(client)
         out["alone_p95"] = await beside(url, client, t, comp, 0, a.learners, a.seconds)
         out["beside_p95"] = await beside(url, client, t, comp, a.followers, a.learners, a.seconds)
         t, _ = await teacher_page(client)
         out["answers_ms"] = await answers(client, t, a.followers)
         t, _ = await teacher_page(client)
-        out["memory"] = await idle_memory(client, pid, t["code"], a.idle)
+        out["memory"] = await idle_memory(url, pid, t["code"], a.idle)
     return out
 
 
@@ -275,9 +372,22 @@ async def run_replicas(urls: list[str], pids: list[int], a: argparse.Namespace) 
         for n in (1, a.followers):
             t, comp = await teacher_page(teach)
             out["fan"].append(await fan_out(urls[1], teach, pids, t, comp, n, a.edits, 0.3))
+        if a.browsers:
+            t, comp = await teacher_page(teach)
+            out["painted"] = await fan_out(urls[1], teach, pids, t, comp, a.followers, a.edits, 0.3, a.browsers)
         t, _ = await teacher_page(teach)
         out["answers_ms"] = await answers(teach, t, a.followers, other)
     return out
+
+
+def painted_row(r: dict[str, Any]) -> list[str]:
+    """The Chromium followers' row, when the run had them."""
+    if "painted" not in r:
+        return []
+    b = r["painted"]
+    return [f"| teacher edit → painted on {b['browsers']} real Chromium followers' screens, beside {b['followers']} "
+            f"followers | p50 {b['paint_p50']:.1f} ms, p95 {b['paint_p95']:.1f} ms, max {b['paint_max']:.1f} ms "
+            f"(the streams: p95 {b['p95']:.1f} ms) |"]  # fmt: skip
 
 
 def replicas_table(r: dict[str, Any]) -> str:
@@ -289,6 +399,7 @@ def replicas_table(r: dict[str, Any]) -> str:
         f"p95 {many['p95']:.1f} ms |",
         f"| both servers' CPU per teacher edit, 1 → {many['followers']} followers | {one['cpu_ms']:.1f} → "
         f"{many['cpu_ms']:.1f} ms ({many['cpu_ms'] / max(one['cpu_ms'], 1e-9):.2f}×) |",
+        *painted_row(r),
         f"| {many['followers']} answers sent at once → the teacher's count shows them all | "
         f"{r['answers_ms']['all_ms']:.0f} ms from the first sent, {r['answers_ms']['after_last_ms']:.0f} ms "
         "after the last reply |",
@@ -305,6 +416,7 @@ def table(r: dict[str, Any], a: argparse.Namespace) -> str:
         f"p95 {many['p95']:.1f} ms |",
         f"| server CPU per teacher edit, 1 → {many['followers']} followers | {one['cpu_ms']:.1f} → "
         f"{many['cpu_ms']:.1f} ms ({many['cpu_ms'] / max(one['cpu_ms'], 1e-9):.2f}×) |",
+        *painted_row(r),
         f"| {a.learners} other learners' edit p95 beside the room / idle p95 | {r['beside_p95']:.1f} / "
         f"{r['idle_p95']:.1f} ms ({r['beside_p95'] / r['idle_p95']:.2f}×) |",
         f"| the same {a.learners} learners without a room (same run) | p95 {r['alone_p95']:.1f} ms "
@@ -322,12 +434,17 @@ def main() -> None:
         url, code, n = sys.argv[2:5]
         asyncio.run(follow_only(url, code, int(n)))
         return
+    if sys.argv[1:2] == ["--chromium"]:
+        url, code, n = sys.argv[2:5]
+        chromium_followers(url, code, int(n))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--followers", type=int, default=200)
     ap.add_argument("--edits", type=int, default=20, help="teacher edits per fan-out round")
     ap.add_argument("--learners", type=int, default=60, help="other learners editing beside the room")
     ap.add_argument("--seconds", type=float, default=20.0, help="how long they edit")
     ap.add_argument("--idle", type=int, default=1000, help="idle followers for the memory figure")
+    ap.add_argument("--browsers", type=int, default=3, help="real Chromium followers timed to the repaint (0: none)")
     ap.add_argument("--out", default=None, help="the table's file (artifacts/room.md, or room-redis.md)")
     ap.add_argument("--env", default="", help="KEY=VALUE for the server, e.g. AP_ROOMS_REDIS=redis://…")
     ap.add_argument("--replicas", type=int, choices=(1, 2), default=1,

@@ -123,15 +123,16 @@ def run_fuzz(_: Path) -> None:
 
 def run_room(tmp: Path) -> None:
     out = tmp / "room.md"
-    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5"]
+    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5", "--browsers", "1"]
     r = run([sys.executable, "benchmarks/room.py", *small, "--out", str(out)], 600)
     assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
+    assert "painted on 1 real Chromium followers' screens" in out.read_text(), out.read_text()
     assert json.loads(r.stdout.strip().splitlines()[-1]), r.stdout[-2000:]
 
 
 def run_room_replicas(tmp: Path) -> None:
     out = tmp / "room-redis.md"
-    small = ["--followers", "3", "--edits", "2", "--out", str(out)]
+    small = ["--followers", "3", "--edits", "2", "--browsers", "1", "--out", str(out)]
     run([sys.executable, "benchmarks/room.py", "--replicas", "2", *small], 600)
     assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
     assert "Redis, 2 replicas" in out.read_text()
