@@ -281,7 +281,7 @@ def test_the_address_carries_the_tab_the_labs_d_k_and_the_present_stage(browser:
         assert "present=scores" in pg.url and "tab=" not in pg.url
         pg.reload()
         pg.wait_for_function("() => document.body.dataset.presentStage === 'scores'")
-        assert pg.locator("#present-panel .pp-title").inner_text() == "Scores"
+        assert pg.locator("#present-panel .pp-title").inner_text() == "QKᵀ (raw scores)"
         assert pg.evaluate(ON_SCREEN)["bad"] == []
         pg.keyboard.press("Escape")
         assert "present=" not in pg.url

@@ -315,14 +315,14 @@ def test_temperature_scrubs_and_the_views_follow(page: Page) -> None:
     texts = page.evaluate("() => window.__rec.texts")
     assert len(texts) >= 3, texts  # the views followed while the drag lasted
     settled(page)
-    page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('S ÷ 2')")
+    page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('scores ÷ 2')")
     page.wait_for_timeout(500)
     assert_views_match(page, expected({}, scale=2.0))
     page.locator(box).click()  # a click still types
     page.keyboard.press("Control+a")
     page.keyboard.type("4")
     page.keyboard.press("Enter")  # a typed box applies on Enter (or on leaving it)
-    page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('S ÷ 4')")
+    page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('scores ÷ 4')")
 
 
 def test_scaling_lab_d_k_follows_while_dragging(page: Page) -> None:

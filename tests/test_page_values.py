@@ -73,19 +73,30 @@ def test_the_values_copy_pickle_and_weigh_as_the_dict_they_were() -> None:
 # ---- the static check: handlers read fields, never string keys --------------------------------------------------
 
 
+def typed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names ``fn`` holds page values in: its parameters and its local variables annotated PageValues
+    (``vals: PageValues | None = entry.get("vals")``, as ui/live.py takes them from the session store)."""
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    names = {a.arg for a in args if a.annotation is not None and "PageValues" in ast.unparse(a.annotation)}
+    return names | {
+        n.target.id
+        for n in ast.walk(fn)
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and "PageValues" in ast.unparse(n.annotation)
+    }
+
+
 def misreads(source: str) -> list[str]:
-    """Reads of page values in ``source`` that no field answers: a parameter annotated PageValues read by a string
-    key or by an attribute that is no field, and ``replace(…)`` given a keyword that is no field."""
+    """Reads of page values in ``source`` that no field answers: a parameter or local annotated PageValues read by a
+    string key or by an attribute that is no field, and ``replace(…)`` given a keyword that is no field."""
     found: list[str] = []
     for fn in ast.walk(ast.parse(source)):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-        typed = {a.arg for a in args if a.annotation is not None and "PageValues" in ast.unparse(a.annotation)}
+        typed_names = typed(fn)
         for node in ast.walk(fn):
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in typed:
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in typed_names:
                 found.append(f"line {node.lineno}: {ast.unparse(node)}")
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in typed:
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in typed_names:
                 if node.attr not in values.NAMES and node.attr not in METHODS:
                     found.append(f"line {node.lineno}: {ast.unparse(node)}")
             elif isinstance(node, ast.Call) and ast.unparse(node.func) in ("replace", "dataclasses.replace"):
@@ -103,6 +114,22 @@ def test_the_check_finds_a_misspelt_field_a_string_key_and_a_bad_replace() -> No
         "    d = v.tokens, v.as_dict(), dataclasses.replace(v, tokens='a')\n"
     )
     assert misreads(bad) == ["line 2: v.tokns", "line 3: v['tokens']", "line 4: replace(…, tokns=…)"]
+
+
+def test_the_check_finds_a_misspelt_field_of_an_annotated_local() -> None:
+    bad = "def f(entry: dict) -> None:\n    vals: PageValues | None = entry.get('vals')\n    a = vals.tokns, vals.x\n"
+    assert misreads(bad) == ["line 3: vals.tokns"]
+
+
+def test_live_edits_hold_the_page_values_typed_so_the_check_reads_them() -> None:
+    """ui/live.py takes the page's values from the session store and passes them on: every name it holds them in
+    is annotated PageValues, so a misspelt field there is found (seen: a ``vals.tokns`` put into live_answer)."""
+    source = (UI / "live.py").read_text()
+    fns = {fn.name: fn for fn in ast.walk(ast.parse(source)) if isinstance(fn, ast.FunctionDef)}
+    assert {"vals"} <= typed(fns["live_answer"]) and {"vals", "nv"} <= typed(fns["store"])
+    assert {"vals"} <= typed(fns["taken_ahead"])
+    typo = source.replace("        hit = not look", "        _ = vals.tokns\n        hit = not look", 1)
+    assert typo != source and [m.split(": ")[1] for m in misreads(typo)] == ["vals.tokns"]
 
 
 @pytest.mark.parametrize("path", sorted(UI.rglob("*.py")), ids=lambda p: str(p.relative_to(UI)))

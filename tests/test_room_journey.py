@@ -136,7 +136,7 @@ def test_students_follow_an_edit_a_mask_change_and_a_present_stage(lesson: dict)
     assert teacher.evaluate("() => document.body.dataset.presentStage") == "scores"
     for s in students:
         s.wait_for_function("() => document.body.dataset.presentStage === 'scores'")
-        assert s.locator("#present-panel .pp-title").inner_text() == "Scores"
+        assert s.locator("#present-panel .pp-title").inner_text() == "QKᵀ (raw scores)"
 
 
 def test_a_student_tries_it_and_comes_back(lesson: dict) -> None:

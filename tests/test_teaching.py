@@ -58,7 +58,7 @@ def test_present_mode_steps_with_the_keyboard_and_an_edit_updates_the_current_st
     assert shown_cells(page, "q") == []  # later stages are not shown yet
     page.keyboard.press("ArrowRight")
     assert stage(page) == "qkv" and card_state(page, "x") == ["done"] and card_state(page, "q") == ["now"]
-    assert page.inner_text("#present-panel .pp-title") == "Queries, keys, values"
+    assert page.inner_text("#present-panel .pp-title") == "Q, K, V"  # the list of steps' title (contract/steps.py)
     assert "Q = X·W" in page.inner_text("#present-panel .pp-formula")
     page.keyboard.press(" ")
     assert stage(page) == "scores"

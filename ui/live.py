@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import anyio
 import gradio as gr
@@ -31,7 +31,43 @@ from ui import cells
 from ui.edits import edit_result
 from ui.pipeline import expired_got
 from ui.render import tables as vw
+from ui.values import PageValues
 from ui.wiring import STORE, wrote
+
+Views = dict[str, Any]  # the views by view key, as pipeline.compute_views answers: {"overview": html | update, …}
+
+
+class ViewAnswer(TypedDict, total=False):
+    """One view in a live answer, by its elem_id: its HTML (``value``), or for a drawn view its skeleton's key and
+    only its cells (``key``, ``cells``, ui/cells.py), and whether it is shown (``visible``)."""
+
+    value: str
+    key: str
+    cells: list[Any]
+    visible: bool
+
+
+class Answer(TypedDict):
+    """A live edit's answer: ``views`` {elem_id: ViewAnswer} (only those that change), ``grid`` the new grids after a
+    paste (HTML, or None), ``same`` when the page already drew this very answer (a look's), ``busy`` when the edit
+    goes through the queue instead."""
+
+    views: dict[str, ViewAnswer]
+    grid: NotRequired[str | None]
+    same: NotRequired[bool]
+    busy: NotRequired[bool]
+
+
+class Ahead(TypedDict):
+    """A look ahead kept as the session's ``ahead`` (:func:`live_answer`): the edit (:func:`edit_key`) and preset it
+    was computed for, the values it was computed on (``base``, the session's own object) and their result."""
+
+    edit: str | None
+    preset: str | None
+    base: PageValues
+    nv: PageValues | None
+    views: Views
+
 
 # the views a live edit answers with, by the elem_id of the component that shows each (static/live.js finds them)
 VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
@@ -50,7 +86,7 @@ LIVE_SLOTS = anyio.CapacityLimiter(2)
 LIVE_WAITING = 64
 
 
-async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
+async def live_edit(data: Any, request: gr.Request) -> Answer:
     """A grid edit sent straight from the page (``server.live_edit`` in grid.js; gradio's component_server route).
 
     Not a queued event: gradio's frontend then copies every output component's value several times per event
@@ -68,7 +104,7 @@ async def live_edit(data: Any, request: gr.Request) -> dict[str, Any]:
     return await answer(body.get("session_hash") if isinstance(body, dict) else None, data)
 
 
-async def answer(key: Any, data: Any) -> dict[str, Any]:
+async def answer(key: Any, data: Any) -> Answer:
     """:func:`live_edit`'s answer for the page with session hash ``key``: no state is made for an unknown page."""
     if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
         return {"views": live_views(expired_got())}
@@ -92,7 +128,7 @@ def is_look(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == "cell" and data.get("look") is True
 
 
-def live_answer(key: str | None, data: Any) -> dict[str, Any]:
+def live_answer(key: str | None, data: Any) -> Answer:
     """The answer to one live edit, and the session's values stored when the edit is taken.
 
     A look ahead (``"look": true``: grid.js, while a value is typed and before it is committed) is computed for
@@ -105,25 +141,39 @@ def live_answer(key: str | None, data: Any) -> dict[str, Any]:
         return {"views": live_views({"message": vw.message_html([], error="edit: not a cell edit or a paste")})}
     look, edit = is_look(data), edit_key(kind, data)
     with STORE.lock(key):
-        entry = STORE.get(key) or {}
-        preset, vals, ahead = entry.get("preset"), entry.get("vals"), entry.get("ahead")
-        hit = (not look and edit is not None and isinstance(ahead, dict) and ahead["base"] is vals
-               and (ahead["edit"], ahead["preset"]) == (edit, preset))  # fmt: skip
-        if hit:
+        entry: dict[str, Any] = STORE.get(key) or {}
+        preset: str | None = entry.get("preset")
+        vals: PageValues | None = entry.get("vals")
+        ahead: Ahead | None = entry.get("ahead")
+        hit = not look and edit is not None and taken_ahead(ahead, vals, edit, preset)
+        if hit and ahead is not None:
             nv, got, grid = ahead["nv"], ahead["views"], None
         else:
             nv, got, grid = edit_result(kind, preset, vals, data)
-        if look and vals is not None:  # (an entry dropped meanwhile is not made again)
-            slot = {"edit": edit, "preset": preset, "base": vals, "nv": nv, "views": got}
-            STORE.put(key, {"ahead": slot}, used=False)
-        elif nv is not None:
-            STORE.put(key, {"vals": nv, "ahead": None}, used=True)
-            wrote(key)  # (a lesson room's teacher page publishes its new state: ui/room.py)
-        elif ahead is not None:
-            STORE.put(key, {"ahead": None}, used=False)
+        kept = Ahead(edit=edit, preset=preset, base=vals, nv=nv, views=got) if look and vals is not None else ahead
+        store(key, look, vals, nv, kept)
     if hit and data.get("seen") is True:
         return {"views": {}, "same": True}
     return {"views": live_views(got, data.get("skeletons")), "grid": grid}
+
+
+def taken_ahead(ahead: Ahead | None, vals: PageValues | None, edit: str, preset: str | None) -> bool:
+    """Whether the session's look ahead was computed for this edit and preset on these very values (``vals``, the
+    session's own object: values are never mutated, so the same object means the same values)."""
+    return isinstance(ahead, dict) and ahead["base"] is vals and (ahead["edit"], ahead["preset"]) == (edit, preset)
+
+
+def store(key: str | None, look: bool, vals: PageValues | None, nv: PageValues | None, ahead: Ahead | None) -> None:
+    """What a live edit leaves in the session: a look its ``ahead`` (on values the session still holds: an entry
+    dropped meanwhile is not made again), a taken commit its new values ``nv`` (and no look), a refused commit no
+    look. ``ahead``: the look just computed, or for a commit the session's look as it was."""
+    if look and vals is not None:
+        STORE.put(key, {"ahead": ahead}, used=False)
+    elif nv is not None:
+        STORE.put(key, {"vals": nv, "ahead": None}, used=True)
+        wrote(key)  # (a lesson room's teacher page publishes its new state: ui/room.py)
+    elif ahead is not None:
+        STORE.put(key, {"ahead": None}, used=False)
 
 
 def edit_key(kind: str, data: dict[str, Any]) -> str | None:
@@ -134,11 +184,12 @@ def edit_key(kind: str, data: dict[str, Any]) -> str | None:
     return repr((data.get("table"), data.get("row"), data.get("col"), data.get("value")))
 
 
-def live_views(got: dict[str, Any], skeletons: Any = None) -> dict[str, dict[str, Any]]:
+def live_views(got: Views, skeletons: Any = None) -> dict[str, ViewAnswer]:
     """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change. A drawn view
     also carries its skeleton's key, and only its cells (``{"key", "cells"}``, no HTML) when ``skeletons`` (the
     page's ``{elem_id: key}``) says the page shows that skeleton (ui/cells.py)."""
-    out, skip = {}, gr.skip()
+    out: dict[str, ViewAnswer] = {}
+    skip = gr.skip()
     shows = skeletons if isinstance(skeletons, dict) else {}
     for k, v in got.items():
         if k not in VIEW_IDS or v == skip:
@@ -151,7 +202,7 @@ def live_views(got: dict[str, Any], skeletons: Any = None) -> dict[str, dict[str
     return out
 
 
-def shown_keys(views: dict[str, dict[str, Any]]) -> dict[str, str]:
+def shown_keys(views: dict[str, ViewAnswer]) -> dict[str, str]:
     """The skeletons a page shows once it has drawn these answers (``{elem_id: key}``), as it sends them back."""
     return {vid: u["key"] for vid, u in views.items() if isinstance(u.get("key"), str)}
 

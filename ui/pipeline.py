@@ -137,7 +137,7 @@ def explain_pick(s: ac.Scenario, tr: ac.Trace, h: int, pick: dict[str, Any] | No
     who = f"row {i + 1} is token '{rows[i]}'"
     if name in ("scores", "scaled", "masked", "weights", "alibi_bias"):
         who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
-    return vw.explain_html(e.title, (who, *e.lines)), True
+    return vw.explain_html(e.title, (who, *e.lines), step=e.step), True
 
 
 def parse_pick(data: Any) -> dict[str, Any] | None:

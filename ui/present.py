@@ -16,7 +16,9 @@ from typing import NamedTuple
 
 import gradio as gr
 
+import attention_core as ac
 from ui.assets import TEACH_JS
+from ui.render.step_cells import formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 LESSON_KEYS = {"preset", "tab", "d_k", "present", "head_shown", "scenario"}  # what a stage's query may set
@@ -36,65 +38,32 @@ def lesson_plans() -> dict[str, dict]:
     return plans
 
 
-# (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up)
+# the data-card names each stage lights up: the inputs, then the notebook's steps (attention_core's NOTEBOOK_STEPS)
+CARDS: dict[str, tuple[str, ...]] = {
+    "inputs": ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
+    "qkv": ("q", "k", "v", "q_before", "k_before"),  # with RoPE on, q and k before it too
+    "scores": ("scores", "alibi_bias"),  # ALiBi's bias, when on
+    "scaled": ("scaled",),
+    "masked": ("masked", "keep"),
+    "weights": ("weights", "tiles"),  # the tiles' m and l, when on
+    "output": ("output", "cache"),  # the KV cache, when on
+    "combine": ("combine", "W_o"),
+}
+
+
+# (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up): the inputs, then each
+# step with the list's title, formula and sentence
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     (
         "inputs",
         "The inputs",
         "X (T×d<sub>model</sub>) and W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub>",
         "Each row of X is one token's encoding. The three weight matrices are what attention learns.",
-        ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
+        CARDS["inputs"],
     ),
-    (
-        "qkv",
-        "Queries, keys, values",
-        "Q = X·W<sub>q</sub> &nbsp; K = X·W<sub>k</sub> &nbsp; V = X·W<sub>v</sub>",
-        "Every token asks a question (its query row), offers a key to be matched, and carries a value to hand on.",
-        ("q", "k", "v", "q_before", "k_before"),  # with RoPE on, q and k before it too
-    ),
-    (
-        "scores",
-        "Scores",
-        "scores = Q·K<sup>T</sup>",
-        "Row i, column j: how well token i's query matches token j's key, a dot product.",
-        ("scores", "alibi_bias"),  # ALiBi's bias, when on
-    ),
-    (
-        "scaled",
-        "Scaled",
-        "scaled = scores ÷ √d<sub>k</sub>",
-        "Dividing by √d_k keeps the scores from growing with the width, so softmax does not saturate.",
-        ("scaled",),
-    ),
-    (
-        "masked",
-        "Masked",
-        "masked = scaled where allowed, else −∞ (or the fill: −1e9, additive M)",
-        "A mask hides keys a query may not look at, such as the future in a causal mask. With no mask, "
-        "nothing changes.",
-        ("masked", "keep"),
-    ),
-    (
-        "weights",
-        "Attention weights",
-        "weights = softmax(masked), row by row",
-        "Each row becomes positive numbers that sum to 1: how much each token attends to every other.",
-        ("weights", "tiles"),  # the tiles' m and l, when on
-    ),
-    (
-        "output",
-        "Output",
-        "output = weights·V",
-        "Each token's output is the weighted average of the value rows, using its own row of weights.",
-        ("output", "cache"),  # the KV cache, when on
-    ),
-    (
-        "combine",
-        "Heads combined",
-        "MultiHead = concat(head<sub>1</sub>, …, head<sub>h</sub>)·W<sub>o</sub>",
-        "Every head does the same with its own weights; their outputs are joined side by side (and mixed by "
-        "W_o when it is on).",
-        ("combine", "W_o"),
+    *(
+        (st.key, st.title[0].upper() + st.title[1:], formula_html(st.formula), st.sentence, CARDS[st.key])
+        for st in ac.NOTEBOOK_STEPS
     ),
 )
 

@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from ..contract.scenario import BIASES, Scenario
-from ..contract.steps import STEPS
+from ..contract.steps import BY_KEY, STEPS, Step
 from . import variants as xm
 
 PY_HEADER = '''# {title}
@@ -105,8 +105,10 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     data, bias = _data_lines(s)
     scaled, masked, norm = _scaled_line(s), _masked_lines(s), _norm_lines(s)
     out_w = "" if w.W_o is None else (" @ W_o.T" if w.layout == "linear" else " @ W_o") + bias["o"]
-    combine = ["concat = output.transpose(-3, -2).reshape(len(tokens), -1)  # (H, L, d) -> (L, H·d)",
-               f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}"]  # fmt: skip
+    combine = [
+        BY_KEY["combine"].code,
+        f"combined = concat{out_w}  # {'through W_o' if w.W_o is not None else 'no W_o'}",
+    ]
 
     def show(names: str) -> list[str]:
         return [f"for h in range({H}):", *(f"    print('## head', h + 1, '{n}'); print({n}[h])" for n in names.split())]
@@ -116,19 +118,25 @@ def cells(s: Scenario, title: str) -> list[tuple[str, str]]:
     extra = [(md, "\n".join(code)) for md, code in _variant_cells(s) if code]
     code = {  # each step's lines, by the key of its entry in contract/steps.py's STEPS
         "qkv": [*proj, *show("q k v")],
-        "scores": ["scores = q @ k.transpose(-2, -1)  # (H, L, d) x (H, d, S) -> (H, L, S)", *show("scores")],
+        "scores": [BY_KEY["scores"].code, *show("scores")],
         "scaled": [scaled, *xm.alibi_lines(s), *show("scaled")],
         "masked": [*masked, *show("masked")],
         "weights": [*norm, *show("weights")],
-        "output": ["output = weights @ v  # (H, L, S) x (H, S, d) -> (H, L, d)", *show("output")],
+        "output": [BY_KEY["output"].code, *show("output")],
         "combine": [*combine, "print('## combined'); print(combined)"],
     }
     return [
         (f"# {heading}\nExported from Attention Playground; every number is the app's. Layout `{w.layout}`: "
          f"{LAYOUT_WORDS[w.layout]}.", "\n".join(data)),
-        *((f"## {step.heading}: {step.does}", "\n".join(code[step.key])) for step in STEPS),
+        *((step_markdown(step), "\n".join(code[step.key])) for step in STEPS),
         *extra,
     ]  # fmt: skip
+
+
+def step_markdown(step: Step) -> str:
+    """A step's markdown cell: its heading and phrase (the script's comment is this first line), then its formula and
+    sentence, as the list has them."""
+    return f"## {step.heading}: {step.does}\n\n`{step.formula}`: {step.sentence}"
 
 
 def _variant_cells(s: Scenario) -> list[tuple[str, list[str]]]:
@@ -182,9 +190,11 @@ def _proj_lines(s: Scenario, bias: dict[str, str]) -> list[str]:
     H, G = s.heads, xm.kv_count(s)
     kv = "H" if G == H else "G"  # grouped-query: W_k and W_v have G kv heads
     if s.head_mode == "concat":
-        proj = [f"q = x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}  # (1, L, D) x (H, D, d) -> (H, L, d): {H} head(s)",
-                f"k = x_k.unsqueeze(-3) @ W_k{wt}{bias['k']}  # -> (H, S, d)",
-                f"v = x_v.unsqueeze(-3) @ W_v{wt}{bias['v']}  # -> (H, S, d)"]  # fmt: skip
+        lines = BY_KEY["qkv"].code.splitlines()  # the list's lines (nn.Linear, no bias), in this layout with any bias
+        proj = [
+            ln.replace(f"W_{r}.transpose(-2, -1)", f"W_{r}{wt}{bias[r]}") for r, ln in zip("qkv", lines, strict=True)
+        ]
+        proj.insert(0, f"# H = {H}: a W_q, W_k and W_v per head (concatenated heads)")
     else:
         proj = [f"H = {H}", *([f"G = {G}  # kv heads"] if G != H else []),
                 f"q = (x_q.unsqueeze(-3) @ W_q{wt}{bias['q']}).squeeze(-3)  # (L, D)",
@@ -198,7 +208,7 @@ def _proj_lines(s: Scenario, bias: dict[str, str]) -> list[str]:
 
 def _scaled_line(s: Scenario) -> str:
     if s.scale is True:
-        scaled = "scaled = scores / torch.tensor(k.size(-1) ** 0.5, dtype=dtype)  # ÷ √d_k"
+        scaled = BY_KEY["scaled"].code
     elif s.scale is False:
         scaled = "scaled = scores  # scaling off"
     else:  # a temperature (1.0 is a number here, not True)
@@ -211,7 +221,7 @@ def _masked_lines(s: Scenario) -> list[str]:
     if not xm.keeps(s):
         masked = [f"masked = {src}  # no mask"]
     elif s.fill == "-inf":
-        masked = [f"masked = {src}.masked_fill(keep == 0, float('-inf'))  # 000's convention"]
+        masked = [BY_KEY["masked"].code.replace("masked = scaled.", f"masked = {src}.")]
     elif s.fill == "-1e9":
         masked = [f"masked = {src}.masked_fill(~keep, -1e9)  # 002's block mask (True = blocked), filled with -1e9"]
     else:
@@ -222,7 +232,7 @@ def _masked_lines(s: Scenario) -> list[str]:
 
 def _norm_lines(s: Scenario) -> list[str]:
     if s.normalize == "softmax":
-        norm = ["weights = F.softmax(masked, dim=-1)"]
+        norm = [BY_KEY["weights"].code]
     else:
         hide = "masked" if not xm.keeps(s) else "masked.masked_fill(~keep, 0.0)  # hidden keys take no part"
         norm = [f"visible = {hide}",

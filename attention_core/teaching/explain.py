@@ -16,11 +16,11 @@ Returns a frozen :class:`Explanation` of plain-text lines; the UI only renders i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from torch import Tensor
 
-from ..contract.steps import STEPS
+from ..contract.steps import STEPS, Step
 from ..ops.trace import Trace
 
 NAMES = (
@@ -42,6 +42,7 @@ class Explanation:
     title: str
     lines: tuple[str, ...]
     value: float
+    step: Step | None = None  # the notebook step whose table holds the cell (None: a variant's table)
 
 
 def num(v: float) -> str:
@@ -114,11 +115,21 @@ def rotation(tr: Trace, head: int, name: str, i: int, j: int) -> tuple[str, ...]
     )
 
 
+STEP_OF = {table: step for step in STEPS for table in step.tables}  # the notebook step that shows each table
+
+
 def explain(tr: Trace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
     """Explain cell (i, j) of ``name`` for head ``head`` (0-based). ``x``: {"q","k","v"} inputs (L|S, D).
 
-    Raises IndexError for a cell outside the tensor and KeyError for an unknown name.
+    The explanation carries the notebook step of its table (``step``, None for the variants' tables), whose heading
+    and formula the panel shows. Raises IndexError for a cell outside the tensor and KeyError for an unknown name.
     """
+    e = _explain(tr, head, name, i, j, x)
+    return replace(e, step=STEP_OF.get(name))
+
+
+def _explain(tr: Trace, head: int, name: str, i: int, j: int, x: dict[str, Tensor]) -> Explanation:
+    """:func:`explain` without the step's heading."""
     a = tr
     part = tr.head(head)
     tag = f" (head {head + 1})" if tr.heads > 1 and name != "combine" else ""

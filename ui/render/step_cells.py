@@ -5,22 +5,20 @@ scale, normalise and the mask), the cell's frame (code, torch's print, tables) a
 from __future__ import annotations
 
 import html
+import re
 
 import attention_core as ac
 
-# each step's heading (title, formula as HTML, one plain sentence) for the current settings: :func:`step_heading`
-STEP_WORDS = {
-    "qkv": "Each token's encoding is multiplied by three weight matrices, giving its query (what it looks for), key "
-    "(what it offers) and value (what it passes on).",
+STEP = {step.key: step for step in ac.NOTEBOOK_STEPS}  # the list's steps: title, formula, sentence (contract/steps.py)
+
+
+# the heading's words where the settings differ from the list's (√d_k, -inf, softmax): :func:`step_heading`
+OTHER_WORDS = {
     "qkv-cross": "Each query token's encoding (x_q) is multiplied by W_q, giving its query (what it looks for); each "
     "source token's x_k and x_v by W_k and W_v, giving its key (what it offers) and value (what it passes on).",
-    "scores": "Entry (i, j) is the dot product of query i with key j: how well token i's question matches token j.",
-    "√d_k": "Dividing by √d_k keeps the scores' spread near 1 as d_k grows, so softmax does not saturate (seed 004's "
-    "variance cell).",
     "off": "Scaling is off: the scores go on unchanged, and as d_k grows so does their spread, until softmax "
     "saturates (seed 004's variance cell). Switch the scale back on to compare.",
     "temperature": "A temperature τ divides every score: above 1 it flattens the weights, below 1 it sharpens them.",
-    "softmax": "Each row becomes positive weights that sum to 1: how much token i attends to each token j.",
     "sum": "Each row is divided by its own sum (003's naive normalisation): the row sums to 1, but a negative score "
     "stays a negative weight, and a row whose sum is near 0 blows up. Choose softmax to compare.",
 }
@@ -34,104 +32,104 @@ MASK_HOW = {
 }
 
 
-WHERE = "S″<sub>ij</sub> = S′<sub>ij</sub> where allowed, {fill} where hidden"
-
-
+# the masked step's formula for each fill (the list's is -inf's) and how the fill hides a pair
 FILL_HOW = {
-    "-inf": (WHERE.format(fill="−∞"), "hidden pairs get −∞ (000's masked_fill)"),
-    "-1e9": (WHERE.format(fill="−10<sup>9</sup>"), "hidden pairs get −1e9 (002)"),
-    "additive": ("S″ = S′ + M, &nbsp;M<sub>ij</sub> ∈ {0, −∞}", "M (004) adds 0 where allowed and −∞ where hidden"),
+    "-inf": (STEP["masked"].formula, "hidden pairs get −∞ (000's masked_fill)"),
+    "-1e9": ("masked = scaled where allowed, −10⁹ where hidden", "hidden pairs get −1e9 (002)"),
+    "additive": ("masked = scaled + M,  M_ij ∈ {0, −∞}", "M (004) adds 0 where allowed and −∞ where hidden"),
 }
 
 
 FILL_EFFECT = {"softmax": "so softmax gives them weight 0", "sum": "and divide-by-sum takes only the visible scores"}
 
 
+def formula_html(formula: str) -> str:
+    """A formula of the list (plain text) as HTML: ``_x`` a subscript, two spaces a wider gap."""
+    text = re.sub(r"_(\w+|\{[^}]*\})", lambda m: f"<sub>{m.group(1).strip('{}')}</sub>", html.escape(formula))
+    return text.replace("  ", " &nbsp;")
+
+
 def step_heading(step: str, s: ac.Scenario, divisor: float | None) -> str:
-    """The notebook step's heading for these settings: title, formula and sentence follow scale, normalise and
-    mask (``divisor``: the trace's, None when scaling is off)."""
+    """The notebook step's heading for these settings: the list's title, formula and sentence, followed by what the
+    settings change (scale, normalise, the mask; ``divisor``: the trace's, None when scaling is off)."""
     title, formula, words = {
         "qkv": lambda: _qkv_heading(s),
-        "scores": lambda: (TITLES["scores"], "S = Q·K<sup>T</sup>, &nbsp;S<sub>ij</sub> = q<sub>i</sub> · "
-                           "k<sub>j</sub>", STEP_WORDS["scores"]),
         "scaled": lambda: _scaled_heading(s, divisor),
         "masked": lambda: _masked_heading(s),
         "weights": lambda: _weights_heading(s),
         "output": lambda: _output_heading(s),
         "combine": lambda: _combine_heading(s),
-    }[step]()  # fmt: skip
+    }.get(step, lambda: (TITLES[step], STEP[step].formula, STEP[step].sentence))()
     return (
-        f"<div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula}</div>"
+        f"<div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula_html(formula)}</div>"
         f"<p class='nb-words'>{html.escape(words)}</p></div>"
     )
 
 
 def _qkv_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.self_attention:
-        formula = "Q = X·W<sub>q</sub>, &nbsp;K = X·W<sub>k</sub>, &nbsp;V = X·W<sub>v</sub>"
-        return TITLES["qkv"], formula, STEP_WORDS["qkv"]
-    formula = ", &nbsp;".join(f"{n} = x<sub>{r}</sub>·W<sub>{r}</sub>" for n, r in (("Q", "q"), ("K", "k"), ("V", "v")))
-    return TITLES["qkv"], formula, STEP_WORDS["qkv-cross"]
+        return TITLES["qkv"], STEP["qkv"].formula, STEP["qkv"].sentence
+    formula = ",  ".join(f"{n} = x_{r}·W_{r}" for n, r in (("Q", "q"), ("K", "k"), ("V", "v")))
+    return TITLES["qkv"], formula, OTHER_WORDS["qkv-cross"]
 
 
 def _scaled_heading(s: ac.Scenario, divisor: float | None) -> tuple[str, str, str]:
     same = (" With ÷ row sum instead of softmax, dividing every score by the same number leaves the weights as "
             "they are.") if s.normalize == "sum" else ""  # fmt: skip
     if divisor is None:
-        return f"{TITLES['scaled']}: off", "S′ = S &nbsp;(no scaling)", STEP_WORDS["off"]
+        return f"{TITLES['scaled']}: off", "scaled = scores  (no scaling)", OTHER_WORDS["off"]
     if s.scale is True:
         d_k = round(divisor**2)
-        formula = f"S′ = S ÷ √d<sub>k</sub> = S ÷ √{d_k} = S ÷ {divisor:.4g}"
-        return f"{TITLES['scaled']}: ÷ √d_k", formula, STEP_WORDS["√d_k"] + same
-    return f"{TITLES['scaled']}: ÷ temperature", f"S′ = S ÷ τ = S ÷ {divisor:g}", STEP_WORDS["temperature"] + same
+        formula = f"{STEP['scaled'].formula} = scores ÷ √{d_k} = scores ÷ {divisor:.4g}"
+        return f"{TITLES['scaled']}: ÷ √d_k", formula, STEP["scaled"].sentence + same
+    return (
+        f"{TITLES['scaled']}: ÷ temperature",
+        f"scaled = scores ÷ τ = scores ÷ {divisor:g}",
+        OTHER_WORDS["temperature"] + same,
+    )
 
 
 def _masked_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.keep is None:
-        words = "No mask: every query may look at every key, so nothing changes here."
-        return "4 · masked: no mask", "S″ = S′ &nbsp;(no mask)", words
+        return f"{TITLES['masked']}: no mask", "masked = scaled  (no mask)", STEP["masked"].sentence
     padded = [t for t, p in zip(s.tokens_k, s.padding or (), strict=False) if p]
     how = MASK_HOW[s.mask_kind].format(pad=", ".join(padded) or "none yet")
     formula, fill = FILL_HOW[s.fill]
-    return f"{TITLES['masked']}: {s.mask_kind}", formula, f"The mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
+    words = f"{STEP['masked'].sentence} Here the mask is {how}; {fill}, {FILL_EFFECT[s.normalize]}."
+    return f"{TITLES['masked']}: {s.mask_kind}", formula, words
 
 
 def _weights_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.normalize == "sum":
-        formula = "A<sub>ij</sub> = S″<sub>ij</sub> ÷ Σ<sub>j</sub> S″<sub>ij</sub> &nbsp;row by row"
-        return f"{NUMBERS['weights']} · weights: ÷ row sum", formula, STEP_WORDS["sum"]
-    formula = ("A = softmax(S″) row by row, &nbsp;A<sub>ij</sub> = e<sup>S″<sub>ij</sub></sup> ÷ "
-               "Σ<sub>j</sub> e<sup>S″<sub>ij</sub></sup>")  # fmt: skip
-    return f"{NUMBERS['weights']} · softmax weights", formula, STEP_WORDS["softmax"]
+        return f"{TITLES['weights']}: ÷ row sum", "weights = masked ÷ Σ_j masked_ij, row by row", OTHER_WORDS["sum"]
+    return f"{TITLES['weights']}: softmax", STEP["weights"].formula, STEP["weights"].sentence
 
 
 def _output_heading(s: ac.Scenario) -> tuple[str, str, str]:
-    formula = "O = A·V, &nbsp;o<sub>i</sub> = Σ<sub>j</sub> A<sub>ij</sub> v<sub>j</sub>"
     if s.normalize == "sum":
         words = ("Each output row is a weighted sum of the value rows, using that row's weights (they sum to 1 but "
                  "may be negative, so it is not an average).")  # fmt: skip
     else:
-        words = "Each output row is the weighted average of the value rows, using that row's attention weights."
-    return TITLES["output"], formula, words
+        words = STEP["output"].sentence
+    return TITLES["output"], STEP["output"].formula, words
 
 
 def _combine_heading(s: ac.Scenario) -> tuple[str, str, str]:
     w_o = s.weights.W_o is not None
     if s.head_mode == "split":
-        formula = "(H, L, D/H) → transpose, reshape → (L, D)" + (" → ·W<sub>O</sub>" if w_o else "")
+        formula = "combined = (H, L, D/H) → transpose, reshape → (L, D)" + (" → ·W_o" if w_o else "")
     else:
-        formula = "MultiHead = Concat(O<sub>1</sub>, …, O<sub>h</sub>)" + (" · W<sub>O</sub>" if w_o else "")
+        formula = STEP["combine"].formula if w_o else "combined = concat(head_1, …, head_h)"
     if s.heads == 1:
-        words = "One head: its output is the result" + (", mixed by W_O." if w_o else ". Set heads to 2 to compare.")
+        here = "Here: one head, so its output is the result" + (", mixed by W_o." if w_o else "; set heads to 2 to "
+                                                                 "compare.")  # fmt: skip
     else:
-        words = f"The {s.heads} heads' outputs sit side by side" + (
-            "; W_O mixes them back to d_model." if w_o else " (W_O is off, in More settings)."
-        )
-    return TITLES["combine"], formula, words
+        here = f"Here: {s.heads} heads" + (", W_o mixing them back to d_model." if w_o else ", and W_o is off (in "
+                                           "More settings).")  # fmt: skip
+    return TITLES["combine"], formula, f"{STEP['combine'].sentence} {here}"
 
 
 TITLES = {step.key: step.heading for step in ac.NOTEBOOK_STEPS}  # "1 · Q, K, V" … "7 · heads combined", as exported
-NUMBERS = {step.key: step.number for step in ac.NOTEBOOK_STEPS}
 
 
 def step_html(code: str, printed: str, note: str, tables: str = "", heading: str = "") -> str:

@@ -14,8 +14,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from attention_core import EXPLAINABLE, NOTEBOOK_STEPS
+from attention_core import EXPLAINABLE, NOTEBOOK_STEPS, Step
 from ui.render import printing
+from ui.render.step_cells import formula_html
 
 STEPS = tuple(step.key for step in NOTEBOOK_STEPS)  # the notebook views, by key (contract/steps.py)
 
@@ -234,8 +235,9 @@ def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
     return ""
 
 
-def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = "") -> str:
-    """The explain panel: one cell's arithmetic, line by line, with the live numbers."""
+def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = "", step: Step | None = None) -> str:
+    """The explain panel: one cell's arithmetic, line by line, with the live numbers, under the notebook step it
+    belongs to (``step``: its heading and formula, as the list of steps has them)."""
     close = "<button class='ex-close' aria-label='close the explanation' title='close'>×</button>"
     if error:
         return f"<div class='explain'>{close}<div class='msg-warn'>{html.escape(error)}</div></div>"
@@ -247,7 +249,13 @@ def explain_html(title: str, lines: tuple[str, ...] | list[str], error: str = ""
     body = "".join(f"<div class='ex-line'>{html.escape(line)}</div>" for line in lines)
     return (
         f"<div class='explain' role='region' aria-live='polite' aria-label='explanation'>{close}"
-        f"<div class='ex-title'>{html.escape(title)}</div>{body}</div>"
+        f"<div class='ex-title'>{html.escape(title)}</div>{_step_line(step)}{body}</div>"
+    )
+
+
+def _step_line(step: Step | None) -> str:
+    return (
+        "" if step is None else f"<div class='ex-step'>{html.escape(step.heading)}: {formula_html(step.formula)}</div>"
     )
 
 

@@ -21,47 +21,6 @@ export function mount(ctx) {
   });
   let placedFor = '';
   function placeSoon() { requestAnimationFrame(place); }
-  const box = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
-  const area = (a, b) => Math.max(0, Math.min(a.r, b.r) - Math.max(a.l, b.l)) * Math.max(0, Math.min(a.b, b.b) - Math.max(a.t, b.t));
-  // the cells the explained number came from, one rectangle per table (only what is on screen)
-  function sources(view) {
-    const per = new Map();
-    view?.querySelectorAll('td.used, td.pick').forEach((td) => {
-      const r = td.getBoundingClientRect();
-      if (!r.width || r.bottom < 0 || r.top > innerHeight) return;
-      const t = td.closest('table');
-      const u = per.get(t) || { l: r.left, t: r.top, r: r.right, b: r.bottom };
-      per.set(t, { l: Math.min(u.l, r.left), t: Math.min(u.t, r.top), r: Math.max(u.r, r.right), b: Math.max(u.b, r.bottom) });
-    });
-    return [...per.values()];
-  }
-  // where the card goes: beside the number (right, left, below, above), kept on screen; a place that covers the
-  // number is taken only when no other exists, then one that covers its table's paging buttons (``keep``), and
-  // among the others the one covering the fewest source cells wins
-  function spot(cell, used, keep, w, h) {
-    const vw = document.documentElement.clientWidth, vh = innerHeight, m = 8, g = 10, least = 140;
-    const clampX = (x) => Math.max(m, Math.min(x, vw - w - m));
-    const clampY = (y, hh) => Math.max(m, Math.min(y, vh - hh - m));
-    const sideY = Math.max(cell.t - 40, keep ? keep.b + g : m);  // beside it: below the paging buttons
-    const sideH = Math.min(h, Math.max(vh - m - sideY, least));
-    const over = keep ? Math.min(cell.t, keep.t) : cell.t;  // above it: above the paging buttons too
-    const overH = Math.min(h, Math.max(over - g - m, least));
-    const underH = Math.min(h, Math.max(vh - cell.b - g - m, least));
-    const tries = [
-      { x: cell.r + g, y: sideY, h: sideH },
-      { x: cell.l - g - w, y: sideY, h: sideH },
-      { x: clampX(cell.l - w / 2), y: cell.b + g, h: underH },
-      { x: clampX(cell.l - w / 2), y: over - g - overH, h: overH },
-    ];
-    let bestTry = null, bestScore = Infinity;
-    tries.forEach((c, i) => {
-      const x = clampX(c.x), y = clampY(c.y, c.h);
-      const r = { l: x, t: y, r: x + w, b: y + c.h };
-      const score = area(r, cell) * 1e6 + (keep ? area(r, keep) * 1e3 : 0) + used.reduce((s, u) => s + area(r, u), 0) + i;
-      if (score < bestScore) { bestScore = score; bestTry = { x, y, h: c.h }; }
-    });
-    return bestTry;
-  }
   function place() {
     const card = document.getElementById('explain');
     const pick = page.picked();
@@ -86,13 +45,59 @@ export function mount(ctx) {
     const o = card.getBoundingClientRect();
     rule(`left: ${Math.round(at.x - o.left)}px; top: ${Math.round(at.y - o.top)}px; max-height: ${Math.round(at.h)}px;`);
   }
-  function rule(css) {
-    let sheet = document.getElementById('explain-place');
-    if (!sheet) {
-      sheet = document.createElement('style');
-      sheet.id = 'explain-place';
-      document.head.appendChild(sheet);
-    }
-    sheet.textContent = `#explain {${css.replace(/;/g, ' !important;')}}`;
+}
+
+const box = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
+
+const area = (a, b) => Math.max(0, Math.min(a.r, b.r) - Math.max(a.l, b.l)) * Math.max(0, Math.min(a.b, b.b) - Math.max(a.t, b.t));
+
+// the cells the explained number came from, one rectangle per table (only what is on screen)
+function sources(view) {
+  const per = new Map();
+  view?.querySelectorAll('td.used, td.pick').forEach((td) => {
+    const r = td.getBoundingClientRect();
+    if (!r.width || r.bottom < 0 || r.top > innerHeight) return;
+    const t = td.closest('table');
+    const u = per.get(t) || { l: r.left, t: r.top, r: r.right, b: r.bottom };
+    per.set(t, { l: Math.min(u.l, r.left), t: Math.min(u.t, r.top), r: Math.max(u.r, r.right), b: Math.max(u.b, r.bottom) });
+  });
+  return [...per.values()];
+}
+
+// where the card goes: beside the number (right, left, below, above), kept on screen; a place that covers the
+// number is taken only when no other exists, then one that covers its table's paging buttons (``keep``), and
+// among the others the one covering the fewest source cells wins
+function spot(cell, used, keep, w, h) {
+  const vw = document.documentElement.clientWidth, vh = innerHeight, m = 8, g = 10, least = 140;
+  const clampX = (x) => Math.max(m, Math.min(x, vw - w - m));
+  const clampY = (y, hh) => Math.max(m, Math.min(y, vh - hh - m));
+  const sideY = Math.max(cell.t - 40, keep ? keep.b + g : m);  // beside it: below the paging buttons
+  const sideH = Math.min(h, Math.max(vh - m - sideY, least));
+  const over = keep ? Math.min(cell.t, keep.t) : cell.t;  // above it: above the paging buttons too
+  const overH = Math.min(h, Math.max(over - g - m, least));
+  const underH = Math.min(h, Math.max(vh - cell.b - g - m, least));
+  const tries = [
+    { x: cell.r + g, y: sideY, h: sideH },
+    { x: cell.l - g - w, y: sideY, h: sideH },
+    { x: clampX(cell.l - w / 2), y: cell.b + g, h: underH },
+    { x: clampX(cell.l - w / 2), y: over - g - overH, h: overH },
+  ];
+  let bestTry = null, bestScore = Infinity;
+  tries.forEach((c, i) => {
+    const x = clampX(c.x), y = clampY(c.y, c.h);
+    const r = { l: x, t: y, r: x + w, b: y + c.h };
+    const score = area(r, cell) * 1e6 + (keep ? area(r, keep) * 1e3 : 0) + used.reduce((s, u) => s + area(r, u), 0) + i;
+    if (score < bestScore) { bestScore = score; bestTry = { x, y, h: c.h }; }
+  });
+  return bestTry;
+}
+
+function rule(css) {
+  let sheet = document.getElementById('explain-place');
+  if (!sheet) {
+    sheet = document.createElement('style');
+    sheet.id = 'explain-place';
+    document.head.appendChild(sheet);
   }
+  sheet.textContent = `#explain {${css.replace(/;/g, ' !important;')}}`;
 }

@@ -9,72 +9,77 @@ import * as page from './page.js';
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
+const KEY = 'pg-text-size';
+const STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75, 2];
+const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text of it at least 32 px at 1080 p
+const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
+const root = document.documentElement;
+// the page's fit: the teacher's text size, what the last full fit was for (the tables' shapes, the bench's width,
+// the text size) and the numbers' size it found
+const S = { ts: 1, fitted: '', size: 0 };
+const bench = () => document.getElementById('bench');
+const set = (b, px) => { S.size = px; b.style.setProperty('--nfs', `${px.toFixed(2)}px`); };
+const shapes = (b) => Array.from(b.querySelectorAll('table[data-name]'),
+  (t) => t.dataset.name + (t.dataset.shape || `${t.rows.length}x${t.rows[0]?.cells.length || 0}`)).join();
+
+// the bench fits when it ends on the first screen and no card has to scroll its numbers
+function fits(b) {
+  if (b.getBoundingClientRect().bottom + scrollY > innerHeight - 4) return false;
+  for (const w of b.querySelectorAll('.card .nt-wrap, .card .grid-wrap')) {
+    if (w.scrollWidth > w.clientWidth + 1 || w.scrollHeight > w.clientHeight + 1) return false;
+  }
+  return true;
+}
+
+// the largest size in [lo, hi] that fits (the bench grows with its numbers), to a quarter pixel
+function best(b, lo, hi) {
+  set(b, hi);
+  if (fits(b)) return;
+  set(b, lo);
+  if (!fits(b)) return;
+  while (hi - lo > 0.25) {
+    const mid = (lo + hi) / 2;
+    set(b, mid);
+    if (fits(b)) lo = mid; else hi = mid;
+  }
+  set(b, lo);
+}
+
+// The fit is found at text size 1, then scaled by the teacher's text size: A− smaller; A+ larger as far as the
+// bench still ends on the first screen (issue 37: one press pushed the output to y = 974 at 1280×720).
+function fit(force) {
+  const b = bench();
+  if (!b || !b.offsetWidth || document.body.classList.contains('presenting')) return;
+  const key = `${shapes(b)}|${b.offsetWidth}|${S.ts}`;
+  if (!force && key === S.fitted) {
+    // an edit made a number longer: shrink, never grow (nothing jumps while editing)
+    if (S.ts === 1 && S.size > LO && !fits(b)) best(b, LO, S.size);
+    return;
+  }
+  S.fitted = key;
+  // Gradio's buttons and boxes ease every property (0.15 to 0.2 s): measured while they ease, the page would
+  // still have the old text size's layout. Nothing eases while the fit measures, nor when the final size is set.
+  root.classList.add('pg-fitting');
+  if (S.ts !== 1) root.style.setProperty('--ts', '1');
+  const top = b.getBoundingClientRect().top + scrollY;
+  const free = !(innerWidth <= 760 || top > innerHeight * 0.6);  // else a phone, or too short: no first-screen fit
+  if (free) best(b, LO, HI); else set(b, PHONE);
+  if (S.ts > 1 && free) {  // A+: larger by the text size while the bench still ends on the first screen, never
+    const base = S.size;   // smaller than at 100% (the controls grew too: where the screen ends, the size stops)
+    root.style.setProperty('--ts', String(S.ts));
+    best(b, base, base * S.ts);
+  } else if (S.ts !== 1) {  // A−, or no first-screen fit: the numbers follow the text size
+    root.style.setProperty('--ts', String(S.ts));
+    set(b, S.size * S.ts);
+  }
+  void b.offsetHeight;  // the final size's style is computed before easing comes back, so nothing eases to it
+  root.classList.remove('pg-fitting');
+}
+
 export function mount({ element }) {
   if (started) return;
   started = true;
-  const KEY = 'pg-text-size';
-  const STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75, 2];
-  const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text of it at least 32 px at 1080 p
-  const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
-  const root = document.documentElement;
-  let ts = STEPS.includes(+localStorage.getItem(KEY)) ? +localStorage.getItem(KEY) : 1;
-  let fitted = '';  // what the last full fit was for: the tables' shapes, the bench's width, the text size
-  let size = 0;
-  const bench = () => document.getElementById('bench');
-  const set = (b, px) => { size = px; b.style.setProperty('--nfs', `${px.toFixed(2)}px`); };
-  const shapes = (b) => Array.from(b.querySelectorAll('table[data-name]'),
-    (t) => t.dataset.name + (t.dataset.shape || `${t.rows.length}x${t.rows[0]?.cells.length || 0}`)).join();
-
-  // the bench fits when it ends on the first screen and no card has to scroll its numbers
-  function fits(b) {
-    if (b.getBoundingClientRect().bottom + scrollY > innerHeight - 4) return false;
-    for (const w of b.querySelectorAll('.card .nt-wrap, .card .grid-wrap')) {
-      if (w.scrollWidth > w.clientWidth + 1 || w.scrollHeight > w.clientHeight + 1) return false;
-    }
-    return true;
-  }
-  // the largest size in [lo, hi] that fits (the bench grows with its numbers), to a quarter pixel
-  function best(b, lo, hi) {
-    set(b, hi);
-    if (fits(b)) return;
-    set(b, lo);
-    if (!fits(b)) return;
-    while (hi - lo > 0.25) {
-      const mid = (lo + hi) / 2;
-      set(b, mid);
-      if (fits(b)) lo = mid; else hi = mid;
-    }
-    set(b, lo);
-  }
-  // The fit is found at text size 1, then scaled by the teacher's text size: A− smaller; A+ larger as far as the
-  // bench still ends on the first screen (issue 37: one press pushed the output to y = 974 at 1280×720).
-  function fit(force) {
-    const b = bench();
-    if (!b || !b.offsetWidth || document.body.classList.contains('presenting')) return;
-    const key = `${shapes(b)}|${b.offsetWidth}|${ts}`;
-    if (!force && key === fitted) {
-      if (ts === 1 && size > LO && !fits(b)) best(b, LO, size);  // an edit made a number longer: shrink, never
-      return;                                                     // grow (nothing jumps while editing)
-    }
-    fitted = key;
-    // Gradio's buttons and boxes ease every property (0.15 to 0.2 s): measured while they ease, the page would
-    // still have the old text size's layout. Nothing eases while the fit measures, nor when the final size is set.
-    root.classList.add('pg-fitting');
-    if (ts !== 1) root.style.setProperty('--ts', '1');
-    const top = b.getBoundingClientRect().top + scrollY;
-    const free = !(innerWidth <= 760 || top > innerHeight * 0.6);  // else a phone, or too short: no first-screen fit
-    if (free) best(b, LO, HI); else set(b, PHONE);
-    if (ts > 1 && free) {  // A+: larger by the text size while the bench still ends on the first screen, never
-      const base = size;   // smaller than at 100% (the controls grew too: where the screen ends, the size stops)
-      root.style.setProperty('--ts', String(ts));
-      best(b, base, base * ts);
-    } else if (ts !== 1) {  // A−, or no first-screen fit: the numbers follow the text size
-      root.style.setProperty('--ts', String(ts));
-      set(b, size * ts);
-    }
-    void b.offsetHeight;  // the final size's style is computed before easing comes back, so nothing eases to it
-    root.classList.remove('pg-fitting');
-  }
+  S.ts = STEPS.includes(+localStorage.getItem(KEY)) ? +localStorage.getItem(KEY) : 1;
   let queued = false;
   const refit = (force) => {
     if (queued) return;
@@ -92,21 +97,21 @@ export function mount({ element }) {
 
   const buttons = () => element.querySelectorAll('button[data-ts]');
   function show() {
-    root.style.setProperty('--ts', String(ts));
+    root.style.setProperty('--ts', String(S.ts));
     buttons().forEach((btn) => {
-      const next = STEPS.indexOf(ts) + +btn.dataset.ts;
+      const next = STEPS.indexOf(S.ts) + +btn.dataset.ts;
       btn.disabled = next < 0 || next >= STEPS.length;
     });
-    element.querySelector('.ts')?.setAttribute('title', `text size ${Math.round(ts * 100)}%`);
-    document.dispatchEvent(new CustomEvent('pg-ts', { detail: ts }));  // present mode fits again
+    element.querySelector('.ts')?.setAttribute('title', `text size ${Math.round(S.ts * 100)}%`);
+    document.dispatchEvent(new CustomEvent('pg-ts', { detail: S.ts }));  // present mode fits again
   }
   function choose(next) {
-    ts = next;
-    localStorage.setItem(KEY, String(ts));
+    S.ts = next;
+    localStorage.setItem(KEY, String(S.ts));
     show();
     refit(true);
   }
-  const by = (d) => STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(ts) + d))];
+  const by = (d) => STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(S.ts) + d))];
   element.addEventListener('click', (e) => {
     const btn = e.target.closest('button[data-ts]');
     if (btn) { choose(by(+btn.dataset.ts)); return; }

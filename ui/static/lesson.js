@@ -7,34 +7,39 @@
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
+const OWN = 'pg-lesson-own';
+const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
+const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
+const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 export function mount() {
   const root = document.querySelector('.teach');
   if (!root || started) return;
   started = true;
   const SHIPPED = JSON.parse(root.dataset.lessons || '{}');
-  const OWN = 'pg-lesson-own';
-  const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
-  const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
   const planOf = (name) => (name === 'own' ? own() : SHIPPED[name]);
   const asked = new URLSearchParams(location.search);
   const name = asked.get('lesson');
   const plan = name ? planOf(name) : null;
   const step = Math.max(1, parseInt(asked.get('step'), 10) || 1);
-  const urlFor = (n) => `${location.pathname}?${new URLSearchParams({ ...plan.stages[n - 1].query, lesson: name,
-    step: n })}`;
+  menu(root, SHIPPED);
+  if (plan) lessonOn({ plan, name, step, asked });
+}
 
-  // a plan read from a file: {title, stages: [{title, query}]}, each query only the keys above; else the problem
-  function check(p) {
-    if (!p || typeof p !== 'object' || !Array.isArray(p.stages) || !p.stages.length) return 'no list of stages';
-    for (const [i, st] of p.stages.entries()) {
-      if (!st || typeof st.title !== 'string') return `stage ${i + 1}: no title`;
-      if (!st.query || typeof st.query !== 'object') return `stage ${i + 1}: no query`;
-      const bad = Object.keys(st.query).filter((k) => !KEYS.includes(k));
-      if (bad.length) return `stage ${i + 1}: ${bad.join(', ')} is not one of ${KEYS.join(', ')}`;
-    }
-    return '';
+// a plan read from a file: {title, stages: [{title, query}]}, each query only the keys above; else the problem
+function check(p) {
+  if (!p || typeof p !== 'object' || !Array.isArray(p.stages) || !p.stages.length) return 'no list of stages';
+  for (const [i, st] of p.stages.entries()) {
+    if (!st || typeof st.title !== 'string') return `stage ${i + 1}: no title`;
+    if (!st.query || typeof st.query !== 'object') return `stage ${i + 1}: no query`;
+    const bad = Object.keys(st.query).filter((k) => !KEYS.includes(k));
+    if (bad.length) return `stage ${i + 1}: ${bad.join(', ')} is not one of ${KEYS.join(', ')}`;
   }
+  return '';
+}
 
+// the Lesson button's menu: the shipped plans, the lecturer's own (add this view, save, load, clear)
+function menu(root, SHIPPED) {
   const pop = document.createElement('section');
   pop.id = 'lesson-pop';
   pop.hidden = true;
@@ -52,7 +57,6 @@ export function mount() {
       + '<button type="button" class="lp-clear">Clear your plan</button></div>'
       + `<p class="lp-note" role="status">${escape(note)}</p>`;
   }
-  const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   function here() {  // the view on screen as a stage: its address's keys and what it shows
     const q = {};
     const now = new URLSearchParams(location.search);
@@ -104,48 +108,48 @@ export function mount() {
     if ((e.key === 'l' || e.key === 'L') && !e.ctrlKey && !e.metaKey && !e.altKey
       && !e.target.closest?.('input, textarea, select, [contenteditable], table.grid')) toggle();
   });
-  if (!plan) return;
-  lessonOn();
+}
 
-  // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
-  function lessonOn() {
-    const n = Math.min(step, plan.stages.length);
-    const want = new URLSearchParams(urlFor(n).split('?')[1]);
-    if (KEYS.some((k) => (asked.get(k) || '') !== (want.get(k) || ''))) { location.replace(urlFor(n)); return; }
-    const bar = document.createElement('nav');
-    bar.id = 'lesson-bar';
-    bar.setAttribute('aria-label', 'lesson');
-    bar.innerHTML = `<button type="button" class="lb-prev" aria-label="previous lesson stage">←</button>
-      <span class="lb-count">Lesson ${n} / ${plan.stages.length}</span> <span class="lb-title"></span>
-      <button type="button" class="lb-next" aria-label="next lesson stage">→</button>`;
-    bar.querySelector('.lb-title').textContent = plan.stages[n - 1].title;
-    bar.querySelector('.lb-prev').disabled = n === 1;
-    bar.querySelector('.lb-next').disabled = n === plan.stages.length;
-    document.body.appendChild(bar);
-    const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
-    bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
-    const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
-      const panel = document.getElementById('present-panel');
-      const into = panel && !panel.hidden ? panel.querySelector('.pp-text') : document.body;
-      if (bar.parentElement !== into) into.prepend(bar);
-    };
-    document.addEventListener('pg-present', place);
-    place();
-    document.addEventListener('click', (e) => {  // present mode's own arrows step the lesson
-      const b = e.target.closest && e.target.closest('#present-panel .pp-next, #present-panel .pp-prev');
-      if (!b) return;
-      e.stopImmediatePropagation();
-      go(b.matches('.pp-next') ? 1 : -1);
-    }, true);
-    const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
-      + '[role=listbox], a[href], #explain, #tour-pop, #lesson-pop');
-    document.addEventListener('keydown', (e) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || busy(e.target)) return;
-      const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
-      if (d === undefined || (e.key === ' ' && e.target.closest?.('button'))) return;
-      e.preventDefault();
-      e.stopImmediatePropagation();
-      go(e.shiftKey && e.key === ' ' ? -1 : d);
-    }, true);
-  }
+// ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
+function lessonOn({ plan, name, step, asked }) {
+  const urlFor = (n) => `${location.pathname}?${new URLSearchParams({ ...plan.stages[n - 1].query, lesson: name,
+    step: n })}`;
+  const n = Math.min(step, plan.stages.length);
+  const want = new URLSearchParams(urlFor(n).split('?')[1]);
+  if (KEYS.some((k) => (asked.get(k) || '') !== (want.get(k) || ''))) { location.replace(urlFor(n)); return; }
+  const bar = document.createElement('nav');
+  bar.id = 'lesson-bar';
+  bar.setAttribute('aria-label', 'lesson');
+  bar.innerHTML = `<button type="button" class="lb-prev" aria-label="previous lesson stage">←</button>
+    <span class="lb-count">Lesson ${n} / ${plan.stages.length}</span> <span class="lb-title"></span>
+    <button type="button" class="lb-next" aria-label="next lesson stage">→</button>`;
+  bar.querySelector('.lb-title').textContent = plan.stages[n - 1].title;
+  bar.querySelector('.lb-prev').disabled = n === 1;
+  bar.querySelector('.lb-next').disabled = n === plan.stages.length;
+  document.body.appendChild(bar);
+  const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
+  bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
+  const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
+    const panel = document.getElementById('present-panel');
+    const into = panel && !panel.hidden ? panel.querySelector('.pp-text') : document.body;
+    if (bar.parentElement !== into) into.prepend(bar);
+  };
+  document.addEventListener('pg-present', place);
+  place();
+  document.addEventListener('click', (e) => {  // present mode's own arrows step the lesson
+    const b = e.target.closest && e.target.closest('#present-panel .pp-next, #present-panel .pp-prev');
+    if (!b) return;
+    e.stopImmediatePropagation();
+    go(b.matches('.pp-next') ? 1 : -1);
+  }, true);
+  const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
+    + '[role=listbox], a[href], #explain, #tour-pop, #lesson-pop');
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || busy(e.target)) return;
+    const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
+    if (d === undefined || (e.key === ' ' && e.target.closest?.('button'))) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    go(e.shiftKey && e.key === ' ' ? -1 : d);
+  }, true);
 }

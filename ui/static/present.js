@@ -14,18 +14,36 @@ import { stepper } from './stepper.js';
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
+const KEY = 'pg-present-stage';
+const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
+const INPUT = 0.6;  // the inputs' numbers beside the current ones
+const body = document.body;
+// present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
+// stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
+const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null };
+const $ = (sel) => P.panel.querySelector(sel);
+
 export function mount({ element }) {
   const root = element.querySelector('.teach') || document.querySelector('.teach');
   if (!root || started) return;
   started = true;
-  const STAGES = JSON.parse(root.dataset.stages);
-  const KEY = 'pg-present-stage';
-  const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
-  const INPUT = 0.6;  // the inputs' numbers beside the current ones
-  let on = false;
-  let at = 0;
-  let shownKey = '';
-  let fitted = '';
+  P.root = root;
+  P.STAGES = JSON.parse(root.dataset.stages);
+  P.panel = makePanel();
+  P.kv = stepper();  // the KV-cache stage steps token t before it steps on
+  watchPage();
+  wire(root);
+  keys({ step, stop, tools, full, size });
+  page.provide('present', { start, stop, goto, stage: () => (P.on ? stages()[P.at].key : null) });
+  const asked = new URLSearchParams(location.search).get('present');
+  if (asked) {
+    const wait = setInterval(() => {  // once the first overview is drawn
+      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); if (!P.on) start(asked === '1' ? undefined : asked); }  // (a room may have started it)
+    }, 200);
+  }
+}
+
+function makePanel() {
   const panel = document.createElement('section');
   panel.id = 'present-panel';
   panel.tabIndex = -1;
@@ -43,248 +61,242 @@ export function mount({ element }) {
     <button type="button" class="pp-full" aria-label="full screen" title="full screen (F)">Full</button>
     <button type="button" class="pp-exit" aria-label="leave present mode" title="leave (Esc)">✕</button></div>`;
   document.body.appendChild(panel);
-  const $ = (sel) => panel.querySelector(sel);
-  const body = document.body;
+  return panel;
+}
 
-  // the stages this state has: "heads combined" only when there are several heads or W_o; today's (present.py
-  // MORE_STAGES, "only") only while their cards are drawn (RoPE on, kv heads < heads, a window, decoding, heads > 1)
-  const named = (names) => names.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
-  const stages = () => STAGES.filter((st) => (st.only ? named(st.cards).length > 0
-    : st.key !== 'combine' || document.querySelector('#overview [data-card=combine]')));
-  const kv = stepper();  // the KV-cache stage steps token t before it steps on
-  const cardsOf = (st) => named(st.cards);
-  // a stage's words, with a sentence for each variant of today's attention that is on (present.VARIANT_WORDS)
-  const variantOn = (when) => (when === 'window'
-    ? opSpans().some((t) => /window/.test(t))
-    : !!document.querySelector(`#bench [data-card="${when}"]`));
-  const wordsOf = (st) => [st.words, ...(st.extra || []).filter(([when]) => variantOn(when)).map(([, w]) => w)]
-    .join(' ');
-  const opSpans = () => Array.from(document.querySelectorAll('#overview .arrow.op span')).map((s) => s.textContent);
+// the stages this state has: "heads combined" only when there are several heads or W_o; today's (present.py
+// MORE_STAGES, "only") only while their cards are drawn (RoPE on, kv heads < heads, a window, decoding, heads > 1)
+const named = (names) => names.flatMap((n) => Array.from(document.querySelectorAll(`#bench [data-card="${n}"]`)));
+const stages = () => P.STAGES.filter((st) => (st.only ? named(st.cards).length > 0
+  : st.key !== 'combine' || document.querySelector('#overview [data-card=combine]')));
+const cardsOf = (st) => named(st.cards);
+// a stage's words, with a sentence for each variant of today's attention that is on (present.VARIANT_WORDS)
+const variantOn = (when) => (when === 'window'
+  ? opSpans().some((t) => /window/.test(t))
+  : !!document.querySelector(`#bench [data-card="${when}"]`));
+const wordsOf = (st) => [st.words, ...(st.extra || []).filter(([when]) => variantOn(when)).map(([, w]) => w)]
+  .join(' ');
+const opSpans = () => Array.from(document.querySelectorAll('#overview .arrow.op span')).map((s) => s.textContent);
 
-  function live(key) {  // the live numbers of this stage, read from what the overview shows now
-    const [scale, mask, norm] = opSpans();
-    const shape = (n) => document.querySelector(`#overview [data-card="${n}"] .shape`)?.textContent || '';
-    const head = document.querySelector('#overview [data-card=q] .shape + .shape')?.textContent || '';
-    const say = {
-      inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
-      qkv: `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
-      scores: `scores: ${shape('scores')}`,
-      scaled: `here: ${scale || ''}`,
-      masked: `here: ${mask || ''}`,
-      weights: `here: ${norm || ''}`,
-      output: `output: ${shape('output')}`,
-      combine: `combined: ${shape('combine')}`,
-      kv_cache: `token t = ${kv.at() + 1} of ${kv.count()}`,
-      heads: `${named(['head_weights']).length} heads`,
-    };
-    return say[key] || '';
-  }
-
-  // ---- the fit: the stage's cards and their inputs as large as the room above the panel allows ----------------
-  const shownCards = () => Array.from(document.querySelectorAll('#bench .card.p-now, #bench .card.p-in'))
-    .filter((c) => c.getClientRects().length);
-  const toolbar = () => document.getElementById('toolbar');
-  function room() {  // what must be on screen (in page coordinates) and the height it has
-    const parts = shownCards();
-    if (body.classList.contains('pp-tools') && toolbar()) parts.unshift(toolbar());
-    const msg = document.querySelector('#message .msg-error, #message .msg-warn');
-    if (msg) parts.unshift(msg);
-    let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
-    for (const e of parts) {
-      const r = e.getBoundingClientRect();
-      top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
-      left = Math.min(left, r.left); right = Math.max(right, r.right);
-    }
-    return { top: top + scrollY, height: bottom - top, left, right, cards: parts };
-  }
-  const panelTop = () => panel.getBoundingClientRect().top;
-  function fits() {
-    const r = room();
-    if (r.height > panelTop() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
-    return r.cards.every((c) => Array.from(c.querySelectorAll('.nt-wrap, .grid-wrap'))
-      .every((w) => w.scrollWidth <= w.clientWidth + 1 && w.scrollHeight <= w.clientHeight + 1));
-  }
-  const setSize = (px, ratio = INPUT) => {
-    body.style.setProperty('--p-now', `${px.toFixed(2)}px`);
-    body.style.setProperty('--p-in', `${(px * ratio).toFixed(2)}px`);
+function live(key) {  // the live numbers of this stage, read from what the overview shows now
+  const [scale, mask, norm] = opSpans();
+  const shape = (n) => document.querySelector(`#overview [data-card="${n}"] .shape`)?.textContent || '';
+  const head = document.querySelector('#overview [data-card=q] .shape + .shape')?.textContent || '';
+  const say = {
+    inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
+    qkv: `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
+    scores: `scores: ${shape('scores')}`,
+    scaled: `here: ${scale || ''}`,
+    masked: `here: ${mask || ''}`,
+    weights: `here: ${norm || ''}`,
+    output: `output: ${shape('output')}`,
+    combine: `combined: ${shape('combine')}`,
+    kv_cache: `token t = ${P.kv.at() + 1} of ${P.kv.count()}`,
+    heads: `${named(['head_weights']).length} heads`,
   };
-  function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() holds (ok(lo) is taken as true)
-    if (ok(hi)) return hi;
-    while (hi - lo > 0.01 * hi) {
-      const mid = (lo + hi) / 2;
-      if (ok(mid)) lo = mid; else hi = mid;
-    }
-    ok(lo);
-    return lo;
-  }
-  const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
-  function fit() {
-    const shapes = shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join();
-    const key = [at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop()].join('|');
-    if (key !== fitted || !fits()) {
-      fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
-      const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
-      largest((r) => { setSize(px, r); return fits(); }, INPUT, 1);
-    }
-    scrollTo({ top: Math.max(0, room().top - 4), left: 0, behavior: 'instant' });
-  }
+  return say[key] || '';
+}
 
-  function mark(list) {
-    const now = cardsOf(list[at]);
-    const uses = named(list[at].uses || []);
-    document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
-      .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
-    list.forEach((st, i) => { if (i < at) cardsOf(st).forEach((c) => c.classList.add('p-done')); });
-    uses.forEach((c) => c.classList.add('p-in'));
-    now.forEach((c) => { c.classList.remove('p-done'); c.classList.add('p-now'); });
+// ---- the fit: the stage's cards and their inputs as large as the room above the panel allows ----------------
+const shownCards = () => Array.from(document.querySelectorAll('#bench .card.p-now, #bench .card.p-in'))
+  .filter((c) => c.getClientRects().length);
+const toolbar = () => document.getElementById('toolbar');
+function room() {  // what must be on screen (in page coordinates) and the height it has
+  const parts = shownCards();
+  if (body.classList.contains('pp-tools') && toolbar()) parts.unshift(toolbar());
+  const msg = document.querySelector('#message .msg-error, #message .msg-warn');
+  if (msg) parts.unshift(msg);
+  let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
+  for (const e of parts) {
+    const r = e.getBoundingClientRect();
+    top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
+    left = Math.min(left, r.left); right = Math.max(right, r.right);
   }
-
-  function apply() {
-    if (!on) return;
-    const list = stages();
-    at = Math.max(0, Math.min(at, list.length - 1));
-    mark(list);
-    const st = list[at];
-    kv.show();
-    body.dataset.presentStage = st.key;
-    sessionStorage.setItem(KEY, st.key);
-    const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
-    if (shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
-      shownKey = st.key + words;
-      $('.pp-count').textContent = `${at + 1} / ${list.length}`;
-      $('.pp-title').textContent = st.title;
-      $('.pp-formula').innerHTML = st.formula;
-      $('.pp-words').textContent = words;
-    }
-    $('.pp-live').textContent = live(st.key);
-    $('.pp-prev').disabled = at === 0;
-    $('.pp-next').disabled = at === list.length - 1 && (st.key !== 'kv_cache' || kv.at() === kv.count() - 1);
-    fit();
-    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
+  return { top: top + scrollY, height: bottom - top, left, right, cards: parts };
+}
+const panelTop = () => P.panel.getBoundingClientRect().top;
+function fits() {
+  const r = room();
+  if (r.height > panelTop() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
+  return r.cards.every((c) => Array.from(c.querySelectorAll('.nt-wrap, .grid-wrap'))
+    .every((w) => w.scrollWidth <= w.clientWidth + 1 && w.scrollHeight <= w.clientHeight + 1));
+}
+const setSize = (px, ratio = INPUT) => {
+  body.style.setProperty('--p-now', `${px.toFixed(2)}px`);
+  body.style.setProperty('--p-in', `${(px * ratio).toFixed(2)}px`);
+};
+function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() holds (ok(lo) is taken as true)
+  if (ok(hi)) return hi;
+  while (hi - lo > 0.01 * hi) {
+    const mid = (lo + hi) / 2;
+    if (ok(mid)) lo = mid; else hi = mid;
   }
+  ok(lo);
+  return lo;
+}
+const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+function fit() {
+  const shapes = shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join();
+  const key = [P.at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop()].join('|');
+  if (key !== P.fitted || !fits()) {
+    P.fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
+    const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
+    largest((r) => { setSize(px, r); return fits(); }, INPUT, 1);
+  }
+  scrollTo({ top: Math.max(0, room().top - 4), left: 0, behavior: 'instant' });
+}
 
-  let queued = false;
-  const later = () => {  // every re-render of the bench, a resize, a font or text size change: at the next frame
-    if (!on || queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; apply(); });
-  };
-  const observer = new MutationObserver(later);
-  const bench = () => document.getElementById('bench');
+function mark(list) {
+  const now = cardsOf(list[P.at]);
+  const uses = named(list[P.at].uses || []);
+  document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
+    .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
+  list.forEach((st, i) => { if (i < P.at) cardsOf(st).forEach((c) => c.classList.add('p-done')); });
+  uses.forEach((c) => c.classList.add('p-in'));
+  now.forEach((c) => { c.classList.remove('p-done'); c.classList.add('p-now'); });
+}
+
+function apply() {
+  if (!P.on) return;
+  const list = stages();
+  P.at = Math.max(0, Math.min(P.at, list.length - 1));
+  mark(list);
+  const st = list[P.at];
+  P.kv.show();
+  body.dataset.presentStage = st.key;
+  sessionStorage.setItem(KEY, st.key);
+  const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
+  if (P.shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
+    P.shownKey = st.key + words;
+    $('.pp-count').textContent = `${P.at + 1} / ${list.length}`;
+    $('.pp-title').textContent = st.title;
+    $('.pp-formula').innerHTML = st.formula;
+    $('.pp-words').textContent = words;
+  }
+  $('.pp-live').textContent = live(st.key);
+  $('.pp-prev').disabled = P.at === 0;
+  $('.pp-next').disabled = P.at === list.length - 1 && (st.key !== 'kv_cache' || P.kv.at() === P.kv.count() - 1);
+  fit();
+  document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
+}
+
+let queued = false;
+const later = () => {  // every re-render of the bench, a resize, a font or text size change: at the next frame
+  if (!P.on || queued) return;
+  queued = true;
+  requestAnimationFrame(() => { queued = false; apply(); });
+};
+const observer = new MutationObserver(later);
+const bench = () => document.getElementById('bench');
+function watchPage() {
   // a live edit redraws the overview in place (attributes, not nodes): watch.js says so
   document.addEventListener('pg-updated', later);
   document.addEventListener('pg-ts', later);
   addEventListener('resize', later);
-  new ResizeObserver(later).observe(panel);  // the panel's height: its words, a lesson's bar put into it
+  new ResizeObserver(later).observe(P.panel);  // the panel's height: its words, a lesson's bar put into it
+}
 
-  const stageIndex = (want) => {
-    const i = stages().findIndex((st) => st.key === want);
-    return i >= 0 ? i : Math.max(0, (parseInt(want, 10) || 1) - 1);
-  };
-  function start(stage) {
-    document.querySelector('#tabs button[role=tab]')?.click();  // the workbench's tab (the first)
-    on = true;
-    at = stageIndex(stage ?? sessionStorage.getItem(KEY) ?? 'inputs');
-    shownKey = '';
-    fitted = '';
-    panel.hidden = false;
-    body.classList.add('presenting');
-    if (bench()) observer.observe(bench(), { childList: true, subtree: true });
-    apply();
-    $('.pp-next').focus({ preventScroll: true });
-  }
+const stageIndex = (want) => {
+  const i = stages().findIndex((st) => st.key === want);
+  return i >= 0 ? i : Math.max(0, (parseInt(want, 10) || 1) - 1);
+};
+function start(stage) {
+  document.querySelector('#tabs button[role=tab]')?.click();  // the workbench's tab (the first)
+  P.on = true;
+  P.at = stageIndex(stage ?? sessionStorage.getItem(KEY) ?? 'inputs');
+  P.shownKey = '';
+  P.fitted = '';
+  P.panel.hidden = false;
+  body.classList.add('presenting');
+  if (bench()) observer.observe(bench(), { childList: true, subtree: true });
+  apply();
+  $('.pp-next').focus({ preventScroll: true });
+}
 
-  function stop() {
-    on = false;
-    observer.disconnect();
-    panel.hidden = true;
-    body.classList.remove('presenting', 'pp-tools');
-    delete body.dataset.presentStage;
-    document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
-      .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
-    if (document.fullscreenElement) document.exitFullscreen?.();
-    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: null } }));
-    document.getElementById('present-btn')?.focus();
-    page.fit(true);
-  }
+function stop() {
+  P.on = false;
+  observer.disconnect();
+  P.panel.hidden = true;
+  body.classList.remove('presenting', 'pp-tools');
+  delete body.dataset.presentStage;
+  document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
+    .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
+  if (document.fullscreenElement) document.exitFullscreen?.();
+  document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: null } }));
+  document.getElementById('present-btn')?.focus();
+  page.fit(true);
+}
 
-  const step = (d) => {
-    const list = stages();
-    if (list[at]?.key === 'kv_cache' && kv.move(d)) { apply(); return; }  // the next token first
-    at = Math.max(0, Math.min(at + d, list.length - 1));
-    if (list[at]?.key === 'kv_cache') kv.enter(d);
-    shownKey = '';
-    apply();
-  };
+const step = (d) => {
+  const list = stages();
+  if (list[P.at]?.key === 'kv_cache' && P.kv.move(d)) { apply(); return; }  // the next token first
+  P.at = Math.max(0, Math.min(P.at + d, list.length - 1));
+  if (list[P.at]?.key === 'kv_cache') P.kv.enter(d);
+  P.shownKey = '';
+  apply();
+};
+const tools = () => {
+  const shown = body.classList.toggle('pp-tools');
+  $('.pp-tools').setAttribute('aria-pressed', String(shown));
+  later();
+};
+const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
+  .requestFullscreen?.().catch(() => {}));
+const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
+// goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
+const goto = (key) => {
+  const i = stages().findIndex((st) => st.key === key);
+  if (i < 0) return;
+  if (!P.on) start(key); else if (i !== P.at) { P.at = i; P.shownKey = ''; apply(); }
+};
+
+function wire(root) {  // the panel's buttons, the Present button, the KV-cache stepper's own buttons
   document.addEventListener('click', (e) => {  // the stepper's own buttons (then the stage keys work again)
-    const b = on && e.target.closest && e.target.closest('#bench [data-card=kv_step] .st-nav button');
+    const b = P.on && e.target.closest && e.target.closest('#bench [data-card=kv_step] .st-nav button');
     if (!b || b.disabled) return;
-    if (kv.move(b.classList.contains('kv-prev') ? -1 : 1)) apply();
-    panel.focus({ preventScroll: true });
+    if (P.kv.move(b.classList.contains('kv-prev') ? -1 : 1)) apply();
+    P.panel.focus({ preventScroll: true });
   });
-  const tools = () => {
-    const shown = body.classList.toggle('pp-tools');
-    $('.pp-tools').setAttribute('aria-pressed', String(shown));
-    later();
-  };
-  const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
-    .requestFullscreen?.().catch(() => {}));
-  const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
   $('.pp-prev').addEventListener('click', () => step(-1));
   $('.pp-next').addEventListener('click', () => step(1));
   $('.pp-exit').addEventListener('click', stop);
   $('.pp-tools').addEventListener('click', tools);
   $('.pp-full').addEventListener('click', full);
-  panel.querySelectorAll('.pp-ts').forEach((b) => b.addEventListener('click', () => size(+b.dataset.ts)));
-  root.querySelector('#present-btn').addEventListener('click', () => (on ? stop() : start()));
+  P.panel.querySelectorAll('.pp-ts').forEach((b) => b.addEventListener('click', () => size(+b.dataset.ts)));
+  root.querySelector('#present-btn').addEventListener('click', () => (P.on ? stop() : start()));
   document.addEventListener('fullscreenchange', later);
-  keys({ step, stop, tools, full, size });
+}
 
-  // goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
-  const goto = (key) => {
-    const i = stages().findIndex((st) => st.key === key);
-    if (i < 0) return;
-    if (!on) start(key); else if (i !== at) { at = i; shownKey = ''; apply(); }
-  };
-  page.provide('present', { start, stop, goto, stage: () => (on ? stages()[at].key : null) });
-  const asked = new URLSearchParams(location.search).get('present');
-  if (asked) {
-    const wait = setInterval(() => {  // once the first overview is drawn
-      if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); if (!on) start(asked === '1' ? undefined : asked); }  // (a room may have started it)
-    }, 200);
-  }
-
-  // keys belong to whatever is being edited or chosen; elsewhere they step through the stages. An open cell
-  // editor's Escape and Enter are the grid's (it takes them first and prevents their default): Escape puts the
-  // value back and present mode stays; after the Enter the focus comes back to the panel, so the stage keys work.
-  function keys(act) {
-    const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
-      + '[role=listbox], button:not(#present-panel button), a[href], #explain, #tour-pop');
-    const inGrid = (e) => e.composedPath().some((n) => n.matches?.('table.grid'));
-    document.addEventListener('keydown', (e) => {
-      if (!on || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.defaultPrevented) {
-        if (e.key === 'Enter' && inGrid(e) && e.target.tagName === 'INPUT') {
-          requestAnimationFrame(() => panel.focus({ preventScroll: true }));
-        }
-        return;
+// keys belong to whatever is being edited or chosen; elsewhere they step through the stages. An open cell
+// editor's Escape and Enter are the grid's (it takes them first and prevents their default): Escape puts the
+// value back and present mode stays; after the Enter the focus comes back to the panel, so the stage keys work.
+function keys(act) {
+  const busy = (t) => t.closest && t.closest('input, textarea, select, [contenteditable], table.grid, '
+    + '[role=listbox], button:not(#present-panel button), a[href], #explain, #tour-pop');
+  const inGrid = (e) => e.composedPath().some((n) => n.matches?.('table.grid'));
+  document.addEventListener('keydown', (e) => {
+    if (!P.on || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.defaultPrevented) {
+      if (e.key === 'Enter' && inGrid(e) && e.target.tagName === 'INPUT') {
+        requestAnimationFrame(() => P.panel.focus({ preventScroll: true }));
       }
-      if (e.key === 'Escape') {
-        if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
-        if (document.querySelector('#explain:not(.closed) .ex-title')) return;  // explain.js closes its card (and
-        // marks the Escape spent, defaultPrevented above, when its listener runs first)
-        e.preventDefault();
-        act.stop();
-        return;
-      }
-      if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
-      const own = { c: act.tools, C: act.tools, f: act.full, F: act.full, '+': () => act.size(1),
-        '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
-      if (own) { e.preventDefault(); own(); return; }
-      const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
-      if (d === undefined) return;
+      return;
+    }
+    if (e.key === 'Escape') {
+      if (e.target.matches && e.target.matches('table.grid td input')) return;  // the grid puts the value back
+      if (document.querySelector('#explain:not(.closed) .ex-title')) return;  // explain.js closes its card (and
+      // marks the Escape spent, defaultPrevented above, when its listener runs first)
       e.preventDefault();
-      act.step(e.shiftKey && e.key === ' ' ? -1 : d);
-    });
-  }
+      act.stop();
+      return;
+    }
+    if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
+    const own = { c: act.tools, C: act.tools, f: act.full, F: act.full, '+': () => act.size(1),
+      '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
+    if (own) { e.preventDefault(); own(); return; }
+    const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
+    if (d === undefined) return;
+    e.preventDefault();
+    act.step(e.shiftKey && e.key === ' ' ? -1 : d);
+  });
 }

@@ -9,6 +9,29 @@ import * as page from './page.js';
 
 export function mount(ctx) {
   const { element, trigger } = ctx;
+  const snap = flasher(element);
+  const { rescroll, refocus } = keeper(element);
+  let drawn = false;
+  function updated(kept) {
+    if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
+    snap(true);
+    if (!kept) { rescroll(); refocus(); }
+    page.roam();  // each number table keeps one Tab stop (a11y.js)
+    // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
+    // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
+    if (element.querySelector('.overview')) {
+      document.dispatchEvent(new CustomEvent('pg-updated'));
+      page.fit();
+    }
+  }
+  document.addEventListener('ap-scrub-end', () => snap(true));
+  drawnView(ctx, updated);  // the page's value, an event's output, a live edit's answer (live.js)
+  picker(element, trigger);
+}
+
+// the flash of the numbers an edit changed: snap(flash) reads the numbers shown, and with ``flash`` marks those
+// that differ from the last read
+function flasher(element) {
   const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
   const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
   // a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
@@ -57,6 +80,11 @@ export function mount(ctx) {
     setTimeout(() => mine().forEach((td) => { td.classList.remove('chg'); td.classList.add('chg2'); }), 700);
     setTimeout(() => mine().forEach((td) => td.classList.remove('chg2')), 1400);
   }
+  return snap;
+}
+
+// where the view's tables were scrolled and which number had the focus, put back after the view is drawn anew
+function keeper(element) {
   // a view drawn anew (another shape: live.js) loses where its scrolled tables were: kept by table name and put back
   const scrolled = new Map();
   element.addEventListener('scroll', (e) => {
@@ -83,21 +111,11 @@ export function mount(ctx) {
     td.setAttribute('tabindex', '0');
     td.focus({ preventScroll: true });
   }
-  let drawn = false;
-  function updated(kept) {
-    if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
-    snap(true);
-    if (!kept) { rescroll(); refocus(); }
-    page.roam();  // each number table keeps one Tab stop (a11y.js)
-    // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
-    // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
-    if (element.querySelector('.overview')) {
-      document.dispatchEvent(new CustomEvent('pg-updated'));
-      page.fit();
-    }
-  }
-  document.addEventListener('ap-scrub-end', () => snap(true));
-  drawnView(ctx, updated);  // the page's value, an event's output, a live edit's answer (live.js)
+  return { rescroll, refocus };
+}
+
+// a click (or Enter) on a number asks the server to explain it
+function picker(element, trigger) {
   const view = viewId(element);
   function pick(name, row, col) {
     // a new pick reopens a closed explanation (the workbench's, or the Real model tab's); the card is placed beside
