@@ -1,8 +1,29 @@
 // The address bar follows the page (js_on_load of the top bar's teach buttons, after present.js): the tab shown
-// (?tab=scaling), the scaling lab's d_k and present mode's stage (?present=scores) are written into it with
-// history.replaceState as they change, so a reload, a bookmark or a copied address opens the same view; on load
-// they are read back (present.js reads ?present itself). The workbench's own state is in the link the Share
-// drawer makes (?preset= or ?scenario=), which this leaves as it is.
+// (?tab=scaling), the scaling lab's d_k, present mode's stage (?present=scores, with the KV-cache stage's token
+// &t=3) and the workbench's state (?preset=, ?scenario= or ?s=, as a share link has them: after each answer drawn,
+// asked of the server) are written into it with history.replaceState as they change, so a reload, a bookmark or a
+// copied address opens the same view; on load they are read back (the state by the server's load event, ui/share.py
+// on_open; ?present and &t by present.js; the tab and d_k here).
+import * as page from './page.js';
+
+const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown'];  // the state's part (ui/share.py state_query)
+const STILL_MS = 300;  // the page still this long after an answer drawn: its state is asked for
+
+// every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
+// state's part of the address up to date, the newest ask only
+function followState(write) {
+  let timer = null;
+  let asked = 0;
+  document.addEventListener('pg-updated', () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const mine = ++asked;
+      const ans = await page.stateQuery().catch(() => null);
+      if (mine !== asked || !ans?.address) return;
+      write(Object.fromEntries([...STATE_KEYS.map((k) => [k, null]), ...Object.entries(ans.address)]));
+    }, STILL_MS);
+  });
+}
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
@@ -34,7 +55,8 @@ export function mount() {
   document.addEventListener('pointerup', (e) => {
     if (e.target.closest?.('#lab-dk')) setTimeout(() => write({ d_k: dk() }), 0);
   });
-  document.addEventListener('pg-present', (e) => write({ present: e.detail.stage, tab: null }));
+  document.addEventListener('pg-present', (e) => write({ present: e.detail.stage, t: e.detail.t ?? null, tab: null }));
+  followState(write);
 
   // on load: the tab, then the lab's d_k, set as a learner would (the box's value and its Enter)
   const asked = new URLSearchParams(location.search);

@@ -146,7 +146,9 @@ export function mount({ element }) {
     mark(list);
     const st = list[at];
     kv.show();
+    const t = st.key === 'kv_cache' ? kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
     body.dataset.presentStage = st.key;
+    if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
     sessionStorage.setItem(KEY, st.key);
     const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
     if (shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
@@ -160,7 +162,7 @@ export function mount({ element }) {
     $('.pp-prev').disabled = at === 0;
     $('.pp-next').disabled = at === list.length - 1 && (st.key !== 'kv_cache' || kv.at() === kv.count() - 1);
     fit();
-    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
+    document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key, t } }));
   }
 
   let queued = false;
@@ -200,6 +202,7 @@ export function mount({ element }) {
     panel.hidden = true;
     body.classList.remove('presenting', 'pp-tools');
     delete body.dataset.presentStage;
+    delete body.dataset.presentT;
     document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
       .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
     if (document.fullscreenElement) document.exitFullscreen?.();
@@ -240,14 +243,20 @@ export function mount({ element }) {
   document.addEventListener('fullscreenchange', later);
   keys({ step, stop, tools, full, size });
 
-  // goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
-  const goto = (key) => {
+  // goto(key, t): that stage (at the KV-cache stage, token t), starting present mode if needed (a lesson room's
+  // followers: room.js)
+  const goto = (key, t) => {
     const i = stages().findIndex((st) => st.key === key);
     if (i < 0) return;
-    if (!on) start(key); else if (i !== at) { at = i; shownKey = ''; apply(); }
+    const token = key === 'kv_cache' ? parseInt(t, 10) - 1 : NaN;
+    const moved = token >= 0 && token !== kv.at();
+    if (moved) kv.set(token);
+    if (!on) start(key); else if (i !== at || moved) { at = i; shownKey = ''; apply(); }
   };
   page.provide('present', { start, stop, goto, stage: () => (on ? stages()[at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
+  const askedT = parseInt(new URLSearchParams(location.search).get('t'), 10);  // the KV-cache stage's token
+  if (askedT > 0) kv.set(askedT - 1);
   if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn
       if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); if (!on) start(asked === '1' ? undefined : asked); }  // (a room may have started it)

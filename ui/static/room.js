@@ -77,6 +77,7 @@ export function mount({ element, trigger, props, watch }) {
   const tabNow = () => tabButtons().find((b) => b.getAttribute('aria-selected') === 'true')?.textContent.trim()
     || 'Workbench';
   const stageNow = () => document.body.dataset.presentStage || null;
+  const tNow = () => Number(document.body.dataset.presentT) || null;  // the KV-cache stage's token (present.js)
   // the overview's number whose explain card is open (watch.js records the pick), or null
   const explainNow = () => {
     const card = document.getElementById('explain');
@@ -101,10 +102,10 @@ export function mount({ element, trigger, props, watch }) {
     if (!name || tabNow() === name) return;
     tabButtons().find((b) => b.textContent.trim() === name)?.click();
   }
-  function showStage(key) {
+  function showStage(key, t) {
     const pres = page.present();
     if (!pres) return;
-    if (key) pres.goto(key);
+    if (key) pres.goto(key, t);
     else if (pres.stage()) pres.stop();
   }
 
@@ -160,11 +161,12 @@ export function mount({ element, trigger, props, watch }) {
     let lastQ = null;
     let asking = null;
     let quizzes = 0;
-    const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), explain: explainNow() }, hdr)
+    const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), t: tNow(), explain: explainNow() },
+      hdr)
       .catch(() => {});
     let queued = false;
     const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
-    new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['data-present-stage'] });
+    new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t'] });
     const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
     if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
     new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
@@ -309,7 +311,7 @@ export function mount({ element, trigger, props, watch }) {
         trigger('click', { kind: 'follow', code: me.code });
       }
       showTab(st.tab);
-      showStage(st.stage);
+      showStage(st.stage, st.t);
       showExplain(st.explain || null);
     }
     function ask(p) {

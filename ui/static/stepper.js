@@ -35,7 +35,8 @@ export function stepper() {
   return {
     at: () => t,
     count,
-    enter(d) { t = d < 0 ? count() - 1 : 0; },  // coming back from the next stage starts at the last token
+    enter(d) { t = d < 0 ? count() - 1 : 0; },
+    set(n) { t = n; },  // token n (0-based; show() keeps it within the steps there are): an address's, a room's  // coming back from the next stage starts at the last token
     move(d) {  // one token on (d = ±1); false at either end, where the stage keys move on to the next stage
       if (t + d < 0 || t + d >= count()) return false;
       t += d;
