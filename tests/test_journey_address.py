@@ -190,3 +190,38 @@ def test_a_rooms_student_follows_the_caches_token(browser: Browser, app_url: str
         got = student.evaluate(KV)
         assert got == want and got["r"] == t - 1, (want, got)
     torch.testing.assert_close(torch.tensor(got["row"], dtype=torch.float64), causal_row(3), atol=5e-7, rtol=0)
+
+
+def steady(pg: Page, selector: str) -> str:
+    """``selector``'s text once it stays the same for 0.7 s (the lab's events answered)."""
+    before = None
+    for _ in range(30):
+        now = pg.inner_text(selector)
+        if now == before:
+            return now
+        before = now
+        pg.wait_for_timeout(700)
+    raise AssertionError(f"{selector} never settled")
+
+
+def test_a_reload_keeps_the_mask_labs_boxes(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    pg = fresh(browser, app_url, pages)
+    pg.get_by_role("tab", name="Mask lab").click()
+    pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+    plain = steady(pg, "#mask-lab-out")
+    for label, text in (("padded key positions (e.g. 3)", "2"), ("hide every key from query rows (e.g. 1)", "1")):
+        box = pg.get_by_label(label, exact=True)
+        box.click()
+        box.press_sequentially(text, delay=80)
+    pg.get_by_role("checkbox", name="causal mask", exact=True).click()  # unticked
+    pg.wait_for_function("() => ['causal=0', 'pad=2', 'rows=1'].every((p) => location.search.includes(p))")
+    want = steady(pg, "#mask-lab-out")
+    assert want != plain
+    pg.reload()
+    loaded(pg)
+    pg.wait_for_function("(w) => document.querySelector('#mask-lab-out')?.innerText === w", arg=want)
+    assert pg.get_by_role("tab", name="Mask lab").get_attribute("aria-selected") == "true"
+    assert pg.get_by_label("padded key positions (e.g. 3)", exact=True).input_value() == "2"
+    assert pg.get_by_label("hide every key from query rows (e.g. 1)", exact=True).input_value() == "1"
+    assert not pg.get_by_role("checkbox", name="causal mask", exact=True).is_checked()
+    assert steady(pg, "#mask-lab-out") == want

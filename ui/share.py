@@ -90,7 +90,7 @@ class ShortLinks:
 
 
 SHORT = ShortLinks()
-VIEW_KEYS = ("tab", "d_k", "present")  # the view's part of a link (static/address.js keeps them in the address)
+VIEW_KEYS = ("tab", "d_k", "causal", "pad", "rows", "present", "t")  # the view's part of a link (static/address.js)
 
 
 def view_query(page_url: str | None) -> str:
