@@ -4,10 +4,13 @@ carried into a link."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+import torch
 
 import attention_core as ac
-from ui import share
+from ui import live, pipeline, share, values
 
 
 def test_an_id_gives_back_its_state_and_the_store_is_bounded() -> None:
@@ -36,3 +39,41 @@ def test_the_view_part_of_the_page_address_goes_into_the_link() -> None:
     assert share.view_query("http://h/?preset=x&tab=scaling&d_k=512&junk=1") == "&tab=scaling&d_k=512"
     assert share.view_query("http://h/?present=scores") == "&present=scores"
     assert share.view_query(None) == "" and share.view_query("http://h/") == ""
+
+
+def test_the_address_holds_the_state_as_a_link_does_and_a_large_one_as_a_short_id() -> None:
+    """ui/share.py state_query, which static/address.js writes into the address after each answer: nothing for the
+    default preset as it is, the preset's id for another, the scenario once edited (opening the state it came
+    from), and for a state past a link's size a short id that opens it."""
+    _, default, _ = pipeline.load_values(share.DEFAULT_PRESET)
+    assert share.state_query(share.DEFAULT_PRESET, default) == {}
+    _, mha2, _ = pipeline.load_values("statquest-mha2")
+    assert share.state_query("statquest-mha2", mha2) == {"preset": "statquest-mha2"}
+    shown2 = dataclasses.replace(mha2, view_head=2)
+    assert share.state_query("statquest-mha2", shown2) == {"preset": "statquest-mha2", "head_shown": "2"}
+    rows = mha2.x["data"]  # (a grid's rows: the token's label, then its numbers)
+    edited = dataclasses.replace(shown2, x={**mha2.x, "data": [[rows[0][0], 1.75, *rows[0][2:]], *rows[1:]]})
+    query = share.state_query("statquest-mha2", edited)
+    assert list(query) == ["scenario"]
+    _, _, opened, _ = share.link_values(query)
+    assert pipeline.current_scenario(None, opened)[1] == pipeline.current_scenario(None, edited)[1]
+    gen = torch.Generator().manual_seed(0)
+    big = values.values_from_scenario(ac.parse(large(32, 4, gen)), seed=1)  # past a link, not a short link
+    query = share.state_query(None, big)
+    assert query is not None and list(query) == ["s"] and len(query["s"]) == 8
+    _, _, opened, got = share.link_values(query)
+    assert "msg-error" not in str(got["message"])
+    assert len(share.encode_link(pipeline.current_scenario(None, big)[1])) > share.MAX_LINK
+    assert pipeline.current_scenario(None, opened)[1] == pipeline.current_scenario(None, big)[1]
+    largest = values.values_from_scenario(ac.parse(large(64, 8, gen)), seed=1)  # past MAX_LINK_JSON
+    assert share.state_query(None, largest) is None
+    assert live.ASKS["address"]({"preset": "statquest-mha2", "vals": shown2}) == {
+        "address": {"preset": "statquest-mha2", "head_shown": "2"}
+    }
+    assert live.ASKS["address"]({}) == {}  # a page the server holds no state for: the address is left as it is
+
+
+def large(n: int, heads: int, gen: torch.Generator) -> dict[str, object]:
+    """n tokens of n dims, ``heads`` heads of n dims each, with seeded linear weights (written out in a link)."""
+    x = torch.randn(n, n, generator=gen).round(decimals=1).tolist()
+    return {"x": x, "heads": heads, "d_out": n, "weights": {"init": "linear", "seed": 1}}

@@ -72,9 +72,10 @@ def build_mask_lab(vals_state: Any) -> Any:
             "from a query, so you can watch -inf give NaN where -1e9 gives uniform weights."
         )
         with gr.Row():  # the min widths let a phone stack the three instead of squeezing the checkbox's label
-            causal = gr.Checkbox(True, label="causal mask", min_width=150)
-            pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200)
-            rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200)  # a plain causal mask first
+            # (their elem_ids: static/address.js keeps them in the address, ?tab=mask&causal=0&pad=3&rows=1)
+            causal = gr.Checkbox(True, label="causal mask", min_width=150, elem_id="mask-causal")
+            pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200, elem_id="mask-pad")
+            rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200, elem_id="mask-rows")  # plain causal
         msg = gr.HTML(elem_id="mask-lab-msg")
         out = gr.HTML(elem_id="mask-lab-out")
     lab_in = [vals_state, causal, pad, rows]

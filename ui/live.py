@@ -85,6 +85,10 @@ LIVE_SLOTS = anyio.CapacityLimiter(2)
 
 LIVE_WAITING = 64
 
+# what else a page asks through the grid's server function, answered from its STORE entry without a slot (nothing
+# is computed): ``{"kind": name}`` -> ``ASKS[name](entry)``. ui/share.py adds "address" (static/address.js).
+ASKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
 
 async def live_edit(data: Any, request: gr.Request) -> Answer:
     """A grid edit sent straight from the page (``server.live_edit`` in grid.js; gradio's component_server route).
@@ -95,8 +99,8 @@ async def live_edit(data: Any, request: gr.Request) -> Answer:
     back, see ui/edits.py; with ``"look": true`` while it is still being typed, see :func:`live_answer`) or
     ``{"kind": "paste", table, row, col, text}``, each with ``"skeletons": {elem_id: key}`` (the skeletons of the
     drawn views the page shows, ui/cells.py). Answers ``{"views": {elem_id: {"value"?, "key"?, "cells"?,
-    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken.
-    """
+    "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken. An ask of
+    :data:`ASKS` (``{"kind": "address"}``) is answered as its function says."""
     try:
         body = await request.json()  # (already read and kept by the route) the page's session hash
     except Exception:
@@ -108,6 +112,8 @@ async def answer(key: Any, data: Any) -> Answer:
     """:func:`live_edit`'s answer for the page with session hash ``key``: no state is made for an unknown page."""
     if not isinstance(key, str) or STORE.get(key) is None:  # checked before any waiting: nothing to compute
         return {"views": live_views(expired_got())}
+    if isinstance(data, dict) and data.get("kind") in ASKS:
+        return await anyio.to_thread.run_sync(ASKS[data["kind"]], STORE.get(key) or {})
     run = functools.partial(live_answer, key, data)
     if is_look(data):  # a look only takes a slot free now, never waits for one: the page then commits as usual
         try:

@@ -302,8 +302,8 @@ async def answer(request: Request) -> Response:
 
 async def teacher(request: Request) -> Response:
     """The teacher's calls, each with ``X-Room-Secret`` (403 without): ``POST /room/CODE/view`` ``{"tab",
-    "stage"}``, ``/close``, ``/ask`` ``{"kind", "name", "head", "row", "col"}``, ``/end`` ``{"reveal"}``;
-    ``GET /room/CODE/results.csv``."""
+    "stage", "t", "explain"}`` (t: the KV-cache stage's token), ``/close``, ``/ask`` ``{"kind", "name", "head",
+    "row", "col"}``, ``/end`` ``{"reveal"}``; ``GET /room/CODE/results.csv``."""
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
     try:
@@ -319,7 +319,7 @@ async def teacher(request: Request) -> Response:
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
         body = await body_of(request)
         if action == "view":
-            state = {k: body[k] for k in ("tab", "stage", "explain") if k in body}
+            state = {k: body[k] for k in ("tab", "stage", "t", "explain") if k in body}
             return JSONResponse({"v": await store(ROOMS.set_state, room.code, secret, state)})
         if action == "close":
             await store(ROOMS.close, room.code, secret)

@@ -19,6 +19,7 @@ import pandas as pd
 import attention_core as ac
 from attention_core import export_title, to_notebook, to_script
 from serving.export_folders import ExportFolders
+from ui.live import ASKS
 from ui.pipeline import current_scenario, expired_message, load_values, scenario_values
 from ui.render import match_badge
 from ui.render import tables as vw
@@ -37,10 +38,11 @@ def encode_link(scenario: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_link(text: str) -> dict[str, Any]:
-    """The inverse of encode_link; JSON only, size-capped before and after decompression, errors name 'link'."""
-    if len(text) > MAX_LINK:
-        raise ac.ScenarioError("link", f"the encoded scenario has {len(text)} characters; at most {MAX_LINK}")
+def decode_link(text: str, limit: int = MAX_LINK) -> dict[str, Any]:
+    """The inverse of encode_link; JSON only, size-capped before (``limit`` characters: a link's, or a short link's
+    state kept here) and after decompression, errors name 'link'."""
+    if len(text) > limit:
+        raise ac.ScenarioError("link", f"the encoded scenario has {len(text)} characters; at most {limit}")
     try:
         packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         unpacker = zlib.decompressobj()
@@ -88,7 +90,7 @@ class ShortLinks:
 
 
 SHORT = ShortLinks()
-VIEW_KEYS = ("tab", "d_k", "present")  # the view's part of a link (static/address.js keeps them in the address)
+VIEW_KEYS = ("tab", "d_k", "causal", "pad", "rows", "present", "t")  # the view's part of a link (static/address.js)
 
 
 def view_query(page_url: str | None) -> str:
@@ -98,15 +100,18 @@ def view_query(page_url: str | None) -> str:
     return f"&{urlencode(kept)}" if kept else ""
 
 
-def link_values(query: dict[str, str]) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
+def link_values(
+    query: dict[str, str], limit: int = MAX_LINK
+) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
     """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``; a bad
-    link falls back to the default preset, with a message."""
+    link falls back to the default preset, with a message. ``limit``: the encoded scenario's characters at most (a
+    short id's state, kept here, may be past a link's: the address of a large state, :func:`state_query`)."""
     error = None
     try:
         if "s" in query:
-            return link_values(dict(parse_qsl(SHORT.get(query["s"]))))
+            return link_values(dict(parse_qsl(SHORT.get(query["s"]))), limit=MAX_LINK_JSON)
         if "scenario" in query:
-            return scenario_values(decode_link(query["scenario"]))
+            return scenario_values(decode_link(query["scenario"], limit))
         if "preset" in query:
             if query["preset"] not in ac.preset_ids():
                 raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
@@ -137,6 +142,32 @@ def share_link(preset_id: str | None, v: PageValues, page_url: str | None) -> st
         problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
         raise ac.ScenarioError("link", problem)
     return f"{base}?scenario={code}"
+
+
+def state_query(preset_id: str | None, v: PageValues) -> dict[str, str] | None:
+    """The state's part of the page's address, which static/address.js writes there after each answer, so a reload
+    or the address copied opens this state: none for the default preset as it is, ``preset`` (and ``head_shown``)
+    for a preset as it is, else ``scenario`` (as :func:`share_link`); a state past a link's size, a short link's
+    ``s`` (kept by this server, :class:`ShortLinks`); None past what a short link holds either (``MAX_LINK_JSON``
+    bytes of JSON, such as 64 tokens of 64 dims with 8 heads' own weights: only a file holds it)."""
+    try:
+        query = dict(parse_qsl(urlsplit(share_link(preset_id, v, "/")).query))
+    except ac.ScenarioError:  # (the one problem stored values can have here: too large for a link)
+        _, sc = current_scenario(preset_id, v)
+        text = json.dumps(sc, separators=(",", ":"))
+        return {"s": SHORT.add(f"scenario={encode_link(sc)}")} if len(text) <= MAX_LINK_JSON else None
+    return {} if query == {"preset": DEFAULT_PRESET} else query
+
+
+def address_answer(entry: dict[str, Any]) -> dict[str, Any]:
+    """The grid's ``{"kind": "address"}`` ask (ui/live.py ASKS): ``{"address": state_query}`` of the page's stored
+    state (None: no address holds it, the address keeps none), or ``{}`` when the server holds none."""
+    if entry.get("vals") is None:
+        return {}
+    return {"address": state_query(entry.get("preset"), entry["vals"])}
+
+
+ASKS["address"] = address_answer
 
 
 def export_files(preset_id: str | None, v: PageValues) -> list[str]:

@@ -133,7 +133,7 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
             _kv(table(d.weights[h], s.tokens, s.tokens_k, "kv_row", "prob"), "row"),
         )
         + _named("full causal attention, row t", _kv(table(full, s.tokens, s.tokens_k, "kv_full", "prob"), "row"))
-        + f"{says}</div></div>"
+        + f"</div></div>{says}"  # (the sentence under them all, as wide as the card: two lines, not three)
     )
     title = f"KV cache, head {h + 1} (kv head {g + 1})"
     attrs = f" data-steps='{html.escape(json.dumps(held))}' data-tokens='{html.escape(json.dumps(s.tokens))}'"

@@ -1,8 +1,73 @@
 // The address bar follows the page (js_on_load of the top bar's teach buttons, after present.js): the tab shown
-// (?tab=scaling), the scaling lab's d_k and present mode's stage (?present=scores) are written into it with
-// history.replaceState as they change, so a reload, a bookmark or a copied address opens the same view; on load
-// they are read back (present.js reads ?present itself). The workbench's own state is in the link the Share
-// drawer makes (?preset= or ?scenario=), which this leaves as it is.
+// (?tab=scaling), the scaling lab's d_k, the mask lab's boxes, present mode's stage (?present=scores, with the
+// KV-cache stage's token &t=3) and the workbench's state (?preset=, ?scenario= or ?s=, as a share link has them:
+// after each answer drawn, asked of the server) are written into it with history.replaceState as they change, so a
+// reload, a bookmark or a copied address opens the same view; on load they are read back (the state by the server's
+// load event, ui/share.py on_open; ?present and &t by present.js; the tab and the labs' settings here).
+import * as page from './page.js';
+
+const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown'];  // the state's part (ui/share.py state_query)
+const STILL_MS = 300;  // the page still this long after an answer drawn: its state is asked for
+
+// every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
+// state's part of the address up to date, the newest ask only
+function followState(write) {
+  let timer = null;
+  let asked = 0;
+  document.addEventListener('pg-updated', () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const mine = ++asked;
+      const ans = await page.stateQuery().catch(() => null);
+      if (mine !== asked || !ans?.address) return;
+      write(Object.fromEntries([...STATE_KEYS.map((k) => [k, null]), ...Object.entries(ans.address)]));
+    }, STILL_MS);
+  });
+}
+
+// the mask lab's boxes (ui/labs.py): &causal=0 (unticked), &pad=3, &rows=1, kept while its tab is shown
+const MASK_BOX = { pad: '#mask-pad textarea, #mask-pad input', rows: '#mask-rows textarea, #mask-rows input' };
+const causalBox = () => document.querySelector('#mask-causal input[type=checkbox]');
+function maskNow() {
+  const text = (k) => document.querySelector(MASK_BOX[k])?.value.trim() || null;
+  return { causal: causalBox()?.checked === false ? '0' : null, pad: text('pad'), rows: text('rows') };
+}
+const MASK_NONE = { causal: null, pad: null, rows: null };
+function followMask(write) {
+  const ours = (e) => e.target.closest?.('#mask-causal, #mask-pad, #mask-rows');
+  document.addEventListener('input', (e) => { if (ours(e)) write(maskNow()); });
+  document.addEventListener('change', (e) => { if (ours(e)) write(maskNow()); });
+}
+// on load, once the lab has drawn its tables (the tab's own event): the asked values set as a learner would (ticked,
+// typed), one at a time, each once the lab has answered the one before (the lab's events run side by side, so a
+// late answer for an earlier value could otherwise be the last drawn; at most 3 s each)
+const labOut = () => document.querySelector('#mask-lab-out')?.innerHTML || '';
+const answered = (before) => new Promise((ok) => {
+  const since = Date.now();
+  const poll = setInterval(() => {
+    if (labOut() !== before || Date.now() - since > 3000) { clearInterval(poll); setTimeout(ok, 300); }
+  }, 50);
+});
+async function setMask(asked) {
+  const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+  while (!causalBox() || !document.querySelector(MASK_BOX.pad) || !document.querySelector('#mask-lab-out td')) {
+    await sleep(100);
+  }
+  if (asked.get('causal') === '0' && causalBox().checked) {
+    const before = labOut();
+    causalBox().click();
+    await answered(before);
+  }
+  for (const k of ['pad', 'rows']) {
+    const box = document.querySelector(MASK_BOX[k]);
+    if (!asked.get(k) || !box) continue;
+    const before = labOut();
+    box.value = asked.get(k);
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    box.dispatchEvent(new Event('change', { bubbles: true }));
+    await answered(before);
+  }
+}
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
@@ -26,7 +91,8 @@ export function mount() {
     const b = e.target.closest && e.target.closest('#tabs button[role=tab]');
     if (!b) return;
     const key = keyOf(b.textContent.trim());
-    write({ tab: key === 'workbench' ? null : key, d_k: key === 'scaling' ? dk() : null });
+    write({ tab: key === 'workbench' ? null : key, d_k: key === 'scaling' ? dk() : null,
+      ...(key === 'mask' ? maskNow() : MASK_NONE) });
   });
   const dkBox = () => document.querySelector('#lab-dk input[type=number]');
   const dk = () => dkBox()?.value || null;
@@ -34,7 +100,9 @@ export function mount() {
   document.addEventListener('pointerup', (e) => {
     if (e.target.closest?.('#lab-dk')) setTimeout(() => write({ d_k: dk() }), 0);
   });
-  document.addEventListener('pg-present', (e) => write({ present: e.detail.stage, tab: null }));
+  document.addEventListener('pg-present', (e) => write({ present: e.detail.stage, t: e.detail.t ?? null, tab: null }));
+  followState(write);
+  followMask(write);
 
   // on load: the tab, then the lab's d_k, set as a learner would (the box's value and its Enter)
   const asked = new URLSearchParams(location.search);
@@ -45,6 +113,7 @@ export function mount() {
     if (!b || !document.querySelector('#badge .html-container')?.textContent.trim()) return;
     clearInterval(wait);
     b.click();
+    if (tab === 'Mask lab') setMask(asked);
     const want = asked.get('d_k');
     if (tab !== 'Scaling lab' || !want) return;
     let tries = 0;  // (until the lab's sentence says so: a value set before the lab is ready is lost)

@@ -47,6 +47,8 @@ export function mount({ element, trigger, props, server }) {
       return chain.then(page.tellAll);
     },
     stale: () => { epoch++; },  // ... nor one made before its answer is drawn (live.js's drawnView)
+    // the state's part of the address, once every edit on its way is stored (ui/share.py state_query)
+    address: () => chain.then(() => (server?.live_edit ? server.live_edit({ kind: 'address' }) : null)),
   });
   function apply(ans) {
     if (!ans || ans.busy) throw new Error('busy');

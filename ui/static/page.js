@@ -20,7 +20,7 @@ export function tellAll() {
 }
 
 // ---- the workbench grid's live edits (grid.js provides them) ---------------------------------------------------
-let edits = null;  // {idle: () => Promise (every edit on its way answered and drawn), stale: () => void}
+let edits = null;  // {idle: () => Promise (every edit on its way answered and drawn), stale: () => void, address}
 export function provideEdits(e) {
   edits = e;
 }
@@ -28,6 +28,11 @@ export function provideEdits(e) {
 // gradio is told what the views show
 export function liveIdle() {
   return edits ? edits.idle() : Promise.resolve(tellAll());
+}
+// the state's part of the page's address ({preset}, {scenario}, {s} or {} for the default preset as it is), asked of
+// the server once the edits on their way are stored: {address} (address.js), or {} when the server holds no state
+export function stateQuery() {
+  return edits?.address ? edits.address() : Promise.resolve(null);
 }
 // an event's output is being drawn: a look computed before it is of other values (live.js drawnView)
 export function stale() {

@@ -36,6 +36,8 @@ export function mount({ element }) {
   keys({ step, stop, tools, full, size });
   page.provide('present', { start, stop, goto, stage: () => (P.on ? stages()[P.at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
+  const askedT = parseInt(new URLSearchParams(location.search).get('t'), 10);  // the KV-cache stage's token
+  if (askedT > 0) P.kv.set(askedT - 1);
   if (asked) {
     const wait = setInterval(() => {  // once the first overview is drawn
       if (document.querySelector('#overview [data-card=output] td')) { clearInterval(wait); if (!P.on) start(asked === '1' ? undefined : asked); }  // (a room may have started it)
@@ -163,7 +165,9 @@ function apply() {
   mark(list);
   const st = list[P.at];
   P.kv.show();
+  const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
   body.dataset.presentStage = st.key;
+  if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
   if (P.shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
@@ -177,7 +181,7 @@ function apply() {
   $('.pp-prev').disabled = P.at === 0;
   $('.pp-next').disabled = P.at === list.length - 1 && (st.key !== 'kv_cache' || P.kv.at() === P.kv.count() - 1);
   fit();
-  document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key } }));
+  document.dispatchEvent(new CustomEvent('pg-present', { detail: { stage: st.key, t } }));
 }
 
 let queued = false;
@@ -219,6 +223,7 @@ function stop() {
   P.panel.hidden = true;
   body.classList.remove('presenting', 'pp-tools');
   delete body.dataset.presentStage;
+  delete body.dataset.presentT;
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
     .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
   if (document.fullscreenElement) document.exitFullscreen?.();
@@ -243,11 +248,15 @@ const tools = () => {
 const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
   .requestFullscreen?.().catch(() => {}));
 const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
-// goto(key): that stage, starting present mode if needed (a lesson room's followers: room.js)
-const goto = (key) => {
+// goto(key, t): that stage (at the KV-cache stage, token t), starting present mode if needed (a lesson room's
+// followers: room.js)
+const goto = (key, t) => {
   const i = stages().findIndex((st) => st.key === key);
   if (i < 0) return;
-  if (!P.on) start(key); else if (i !== P.at) { P.at = i; P.shownKey = ''; apply(); }
+  const token = key === 'kv_cache' ? parseInt(t, 10) - 1 : NaN;
+  const moved = token >= 0 && token !== P.kv.at();
+  if (moved) P.kv.set(token);
+  if (!P.on) start(key); else if (i !== P.at || moved) { P.at = i; P.shownKey = ''; apply(); }
 };
 
 function wire(root) {  // the panel's buttons, the Present button, the KV-cache stepper's own buttons

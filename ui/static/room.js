@@ -119,6 +119,7 @@ const tabButtons = () => Array.from(document.querySelectorAll('#tabs [role=tab]'
 const tabNow = () => tabButtons().find((b) => b.getAttribute('aria-selected') === 'true')?.textContent.trim()
   || 'Workbench';
 const stageNow = () => document.body.dataset.presentStage || null;
+const tNow = () => Number(document.body.dataset.presentT) || null;  // the KV-cache stage's token (present.js)
 // the overview's number whose explain card is open (watch.js records the pick), or null
 const explainNow = () => {
   const card = document.getElementById('explain');
@@ -142,10 +143,10 @@ function showTab(name) {
   if (!name || tabNow() === name) return;
   tabButtons().find((b) => b.textContent.trim() === name)?.click();
 }
-function showStage(key) {
+function showStage(key, t) {
   const pres = page.present();
   if (!pres) return;
-  if (key) pres.goto(key);
+  if (key) pres.goto(key, t);
   else if (pres.stage()) pres.stop();
 }
 
@@ -169,11 +170,13 @@ function teach(R, room, fresh = true) {
     <button type="button" class="room-csv">Download results (CSV)</button>
     <button type="button" class="room-close">Close the room</button>
     <div class="room-q" aria-live="polite"></div>`;
-  const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), explain: explainNow() }, hdr)
+  const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), t: tNow(), explain: explainNow() },
+    hdr)
     .catch(() => {});
   let queued = false;
   const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
-  new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['data-present-stage'] });
+  new MutationObserver(later).observe(document.body,
+    { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t'] });
   const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
   if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
   new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
@@ -329,7 +332,7 @@ async function apply(R, S, p) {
     R.trigger('click', { kind: 'follow', code: S.me.code });
   }
   showTab(st.tab);
-  showStage(st.stage);
+  showStage(st.stage, st.t);
   showExplain(R, st.explain || null);
 }
 function ask(S, p) {

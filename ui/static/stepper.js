@@ -36,6 +36,7 @@ export function stepper() {
     at: () => t,
     count,
     enter(d) { t = d < 0 ? count() - 1 : 0; },  // coming back from the next stage starts at the last token
+    set(n) { t = n; },  // token n (0-based; show() keeps it within the steps there are): an address's, a room's
     move(d) {  // one token on (d = ±1); false at either end, where the stage keys move on to the next stage
       if (t + d < 0 || t + d >= count()) return false;
       t += d;

@@ -1,0 +1,227 @@
+"""The address bar follows the page as the learner edits (issue 41, item 4), in Chromium: a cell typed key by key
+and a control changed, then F5, and the page shows the edited numbers again; present mode at the KV-cache stage's
+third token, then F5, and the same stage and token come back; the address copied from the bar, opened in another
+browser, shows the same state; in a lesson room, the teacher steps the KV cache's token with the arrow key and the
+student's stepper shows the same token and row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+from browser import LOADED
+from playwright.sync_api import Browser, Page
+
+import attention_core as ac
+
+X00 = "#inputs table[data-name=x] td[data-r='0'][data-c='0']"
+WEIGHTS = "#overview table[data-name=weights]"
+# every number of the workbench (its grids and the overview), by view, table, row and column: the exact value
+SHOWN = """() => { const out = {};
+  document.querySelectorAll('#inputs table td[data-r], #overview table td[data-r]').forEach((td) => {
+    const t = td.closest('table');
+    out[`${t.closest('.block[id]').id}|${t.dataset.name}|${td.dataset.r}|${td.dataset.c}`] = td.title || td.innerText;
+  });
+  return out; }"""
+# the KV-cache stage's card as shown: its token line and the row of weights shown (exact values)
+KV = """() => { const c = document.querySelector('#bench [data-card=kv_step]');
+  const row = Array.from(c.querySelectorAll('table[data-name=kv_row] tr')).find((tr) => !tr.hidden
+    && tr.querySelector('td[data-r]'));
+  return { at: c.querySelector('.kv-at').textContent, stage: document.body.dataset.presentStage || null,
+    r: row ? +row.querySelector('td').dataset.r : null,
+    row: row ? Array.from(row.querySelectorAll('td[data-r]')).map((td) => parseFloat(td.title)) : [] }; }"""
+
+
+@pytest.fixture
+def pages(browser: Browser) -> Iterator[list[Page]]:
+    opened: list[Page] = []
+    yield opened
+    for pg in opened:
+        pg.context.close()
+
+
+def fresh(browser: Browser, url: str, pages: list[Page]) -> Page:
+    """``url`` in a browser context of its own (another learner's browser: nothing of this one's storage)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pages.append(pg)
+    pg.goto(url)
+    loaded(pg)
+    return pg
+
+
+def loaded(pg: Page) -> None:
+    pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
+    pg.wait_for_function(LOADED)
+
+
+def type_cell(pg: Page, text: str) -> None:
+    """X's first cell clicked, its editor's text replaced key by key at 80 ms, then Enter."""
+    pg.locator(X00).click()
+    editor = pg.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially(text, delay=80)
+    editor.press("Enter")
+
+
+def address_changes(pg: Page, act: object) -> str:
+    """Do ``act`` (a callable) and wait until the address bar's query holds another state; returns the query."""
+    before = pg.evaluate("() => location.search")
+    act()  # type: ignore[operator]
+    pg.wait_for_function("(b) => location.search !== b && /[?&](scenario|preset|s)=/.test(location.search)", arg=before)
+    return pg.evaluate("() => location.search")
+
+
+def choose(pg: Page, label: str, option: str) -> None:
+    pg.get_by_label(label, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{option}']").click()
+
+
+def decoding_on(pg: Page) -> None:
+    """KV-cache decoding ticked in "More settings", as a learner ticks it."""
+    pg.locator("#more").get_by_text("More settings").click()
+    pg.get_by_label("KV-cache decoding", exact=True).check()
+    pg.wait_for_selector("#bench [data-card=kv_step]", state="attached")
+    pg.locator("#more").get_by_text("More settings").click()
+
+
+def test_a_reload_keeps_a_typed_cell_a_control_and_the_tab(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    pg = fresh(browser, app_url, pages)
+    preset_weights = pg.inner_text(WEIGHTS)
+    address_changes(pg, lambda: type_cell(pg, "1.75"))
+    address_changes(pg, lambda: choose(pg, "mask", "causal"))
+    pg.wait_for_function("() => document.querySelector('#overview table[data-name=weights]').innerText"
+                         ".includes('0.0000')")  # fmt: skip
+    want = pg.evaluate(SHOWN)
+    assert want["inputs|x|0|0"] == "1.75" and pg.inner_text(WEIGHTS) != preset_weights
+    pg.get_by_role("tab", name="Scaling lab").click()
+    pg.wait_for_function("() => location.search.includes('tab=scaling')")
+    pg.reload()
+    loaded(pg)
+    pg.wait_for_function("() => document.querySelector('#tabs [role=tab][aria-selected=true]')?.textContent.trim()"
+                         " === 'Scaling lab'")  # fmt: skip
+    pg.get_by_role("tab", name="Workbench").click()
+    pg.wait_for_function("() => document.querySelector('#tb-mask input')?.value === 'causal'")
+    got = pg.evaluate(SHOWN)
+    diff = {k: (want.get(k), got.get(k)) for k in set(want) | set(got) if want.get(k) != got.get(k)}
+    assert not diff, f"{len(diff)} numbers differ after F5, e.g. {sorted(diff.items())[:4]}"
+
+
+def step_to_token(pg: Page, t: int) -> None:
+    """Present, then → as a lecturer presses it until the KV-cache stage shows token ``t`` (1-based)."""
+    pg.click("#present-btn")
+    pg.wait_for_selector("#present-panel:not([hidden])")
+    for _ in range(30):
+        if pg.evaluate(KV)["at"].startswith(f"token t = {t} ") and pg.evaluate(KV)["stage"] == "kv_cache":
+            return
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_timeout(100)
+    raise AssertionError(f"never at token {t}: {pg.evaluate(KV)}")
+
+
+def causal_row(t: int) -> torch.Tensor:
+    """Llama-style's head 1, row t of its causal weights, by the formula in torch from compute()'s q and k."""
+    head = ac.compute({**ac.scenario_of("llama-style"), "decode": True})["heads"][0]
+    q, k = torch.tensor(head["q"], dtype=torch.float64), torch.tensor(head["k"], dtype=torch.float64)
+    scores = q[t] @ k[: t + 1].T / q.shape[-1] ** 0.5  # (E,) x (E, t+1) -> (t+1,)
+    return torch.cat([torch.softmax(scores, -1), torch.zeros(q.shape[0] - t - 1, dtype=torch.float64)])
+
+
+def test_a_reload_mid_lesson_keeps_the_stage_and_the_caches_token(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    pg = fresh(browser, f"{app_url}?preset=llama-style", pages)
+    address_changes(pg, lambda: decoding_on(pg))
+    step_to_token(pg, 3)
+    pg.wait_for_function("() => /present=kv_cache/.test(location.search) && /[?&]t=3/.test(location.search)")
+    before = pg.evaluate(KV)
+    pg.reload()
+    loaded(pg)
+    pg.wait_for_function("() => document.body.dataset.presentStage === 'kv_cache'")
+    after = pg.evaluate(KV)
+    assert after["at"] == before["at"] and after["at"].startswith("token t = 3 of "), (before, after)
+    assert after["r"] == 2 and after["row"] == before["row"]
+    torch.testing.assert_close(torch.tensor(after["row"], dtype=torch.float64), causal_row(2), atol=5e-7, rtol=0)
+
+
+def test_the_address_copied_opens_the_same_state_in_another_browser(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    pg = fresh(browser, f"{app_url}?preset=statquest-mha2", pages)
+    pg.locator("#more").get_by_text("More settings").click()
+    box = pg.get_by_label("head shown", exact=True)
+    box.click()
+    box.press("Control+a")
+    address_changes(pg, lambda: (box.press_sequentially("2", delay=80), box.press("Enter")))
+    pg.wait_for_function("() => document.querySelector('#overview').innerText.includes('head 2 of 2')")
+    query = address_changes(pg, lambda: type_cell(pg, "-0.5"))
+    assert "scenario=" in query, query
+    want = pg.evaluate(SHOWN)
+    assert want["inputs|x|0|0"] == "-0.5"
+    other = fresh(browser, pg.url, pages)  # the address as the bar shows it, in another browser
+    other.wait_for_function("() => document.querySelector('#overview').innerText.includes('head 2 of 2')")
+    got = other.evaluate(SHOWN)
+    diff = {k: (want.get(k), got.get(k)) for k in set(want) | set(got) if want.get(k) != got.get(k)}
+    assert not diff, f"{len(diff)} numbers differ in the other browser, e.g. {sorted(diff.items())[:4]}"
+
+
+def test_a_rooms_student_follows_the_caches_token(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    teacher = fresh(browser, f"{app_url}?preset=llama-style", pages)
+    teacher.click("#room .room-teach")
+    code = teacher.locator(".room-card .rc-code").inner_text().strip()
+    teacher.locator(".room-card .rc-hide").click()
+    student = fresh(browser, app_url, pages)
+    student.locator("#room .room-code").click()
+    student.locator("#room .room-code").press_sequentially(code.lower(), delay=80)
+    student.locator("#room .room-join button").click()
+    student.wait_for_selector("#room .room-status[data-kind=following]")
+    decoding_on(teacher)
+    student.wait_for_selector("#bench [data-card=kv_step]", state="attached")
+    step_to_token(teacher, 2)
+    for t in (2, 3, 4):
+        if t > 2:
+            teacher.keyboard.press("ArrowRight")
+        teacher.wait_for_function("(t) => document.querySelector('#bench .kv-at').textContent"
+                                  ".startsWith(`token t = ${t} `)", arg=t)  # fmt: skip
+        want = teacher.evaluate(KV)
+        student.wait_for_function("(w) => document.querySelector('#bench .kv-at')?.textContent === w", arg=want["at"])
+        got = student.evaluate(KV)
+        assert got == want and got["r"] == t - 1, (want, got)
+    torch.testing.assert_close(torch.tensor(got["row"], dtype=torch.float64), causal_row(3), atol=5e-7, rtol=0)
+
+
+def steady(pg: Page, selector: str) -> str:
+    """``selector``'s text once it stays the same for 0.7 s (the lab's events answered)."""
+    before = None
+    for _ in range(30):
+        now = pg.inner_text(selector)
+        if now == before:
+            return now
+        before = now
+        pg.wait_for_timeout(700)
+    raise AssertionError(f"{selector} never settled")
+
+
+def test_a_reload_keeps_the_mask_labs_boxes(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    pg = fresh(browser, app_url, pages)
+    pg.get_by_role("tab", name="Mask lab").click()
+    pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+    plain = steady(pg, "#mask-lab-out")
+    for label, text in (("padded key positions (e.g. 3)", "2"), ("hide every key from query rows (e.g. 1)", "1")):
+        box = pg.get_by_label(label, exact=True)
+        box.click()
+        box.press_sequentially(text, delay=80)
+    pg.get_by_role("checkbox", name="causal mask", exact=True).click()  # unticked
+    pg.wait_for_function("() => ['causal=0', 'pad=2', 'rows=1'].every((p) => location.search.includes(p))")
+    want = steady(pg, "#mask-lab-out")
+    assert want != plain
+    pg.reload()
+    loaded(pg)
+    pg.wait_for_function("(w) => document.querySelector('#mask-lab-out')?.innerText === w", arg=want)
+    assert pg.get_by_role("tab", name="Mask lab").get_attribute("aria-selected") == "true"
+    assert pg.get_by_label("padded key positions (e.g. 3)", exact=True).input_value() == "2"
+    assert pg.get_by_label("hide every key from query rows (e.g. 1)", exact=True).input_value() == "1"
+    assert not pg.get_by_role("checkbox", name="causal mask", exact=True).is_checked()
+    assert steady(pg, "#mask-lab-out") == want
