@@ -38,16 +38,20 @@ export function mount({ element, trigger, props, server }) {
     bring: null,  // the focused cell brought into view at the next frame
     watched: null,  // the message element whose changes noteStale observes
     scrub: null,  // this grid's scrubber (scrub.js)
+    editing: null,  // the open editor: {inp, table, row, col} (see keepEdits)
+    since: new Map(),  // "table|row|col" -> value of each cell edit sent since the last queued event left
+    reopened: 0,  // editors put back after a redraw (see keepEdits)
   };
   g.chain = whenLoaded(g);  // (the load event itself does not wait for it: wiring.py)
   page.provideEdits({
     idle: () => {  // (gradio then holds what the views show: live.js)
       g.epoch++;  // a queued event may change the values: no look made before it is drawn ...
+      g.since.clear();  // (the event waits for these edits: its answer shows them)
       return g.chain.then(page.tellAll);
     },
     stale: () => { g.epoch++; },  // ... nor one made before its answer is drawn (live.js's drawnView)
   });
-  new MutationObserver((changes) => { restore(g); noteStale(g); noteIdentity(changes); })
+  new MutationObserver((changes) => { keepEdits(g); restore(g); noteStale(g); noteIdentity(changes); })
     .observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['tabindex', 'class'] });
   listen(g);
   restore(g);
@@ -64,8 +68,11 @@ function listen(g) {
   element.addEventListener('click', (e) => onClick(g, e));
   element.addEventListener('change', (e) => onChange(g, e));
   element.addEventListener('input', (e) => { if (e.target.matches(EDITOR)) look(g, e.target); });
-  element.addEventListener('focusout', (e) => {
-    if (e.target.matches(EDITOR)) finish(g, e.target, true);
+  element.addEventListener('focusout', (e) => {  // (a redraw removing the editor is not a commit: keepEdits)
+    const inp = e.target;
+    if (!inp.matches(EDITOR)) return;
+    const n = g.reopened;
+    queueMicrotask(() => { if (inp.isConnected && g.reopened === n) finish(g, inp, true); });
   });
   element.addEventListener('keydown', (e) => onKeydown(g, e));
   element.addEventListener('paste', (e) => onPaste(g, e));
@@ -112,6 +119,7 @@ const painted = () => new Promise((ok) => {
 const showing = () => Object.fromEntries(page.drawnKeys);
 function send(g, kind, payload, event, answered, looked = null) {
   if (typeof payload !== 'function') g.scrub.dropWaiting();  // a scrub's later values go after this edit, not before it
+  if (kind === 'cell' && typeof payload?.value === 'string' && !g.early) g.since.set(cellKey(payload), payload.value);
   const turn = turnOf(g, { kind, payload, event, answered, looked, before: g.early, mine: ++g.epoch });
   const now = !g.unanswered && !g.early;  // (the chain is idle: going now keeps the order of edits)
   g.unanswered++;
@@ -300,37 +308,83 @@ function startEdit(g, td, text) {
   const inp = document.createElement('input');
   inp.value = text === undefined ? td.textContent : text;
   inp.dataset.was = td.textContent;
-  const tbl = td.closest('table');  // named by its row and column tokens, as the headers read: "X … t2, d1"
-  const head = tbl.rows[0].cells[td.cellIndex]?.textContent || `column ${+td.dataset.c + 1}`;
-  inp.setAttribute('aria-label', `${tbl.getAttribute('aria-label')} ${td.parentElement.cells[0].textContent}, ${head}`);
+  name(inp, td);
   inp.inputMode = 'decimal';
   inp.spellcheck = false;
   td.textContent = '';
   td.appendChild(inp);
+  g.editing = { inp, ...at(td) };
   inp.focus();
   if (text === undefined) inp.select();
   else look(g, inp);  // (the key that opened the editor typed its first character: no input event says so)
+}
+
+function name(inp, td) {  // an editor is named by its row and column tokens, as the headers read: "X … t2, d1"
+  const tbl = td.closest('table');
+  const head = tbl.rows[0].cells[td.cellIndex]?.textContent || `column ${+td.dataset.c + 1}`;
+  inp.setAttribute('aria-label', `${tbl.getAttribute('aria-label')} ${td.parentElement.cells[0].textContent}, ${head}`);
 }
 
 function finish(g, inp, keep) {
   const td = inp.closest('td');
   if (!td || inp.dataset.done) return td;
   inp.dataset.done = '1';
+  if (g.editing?.inp === inp) g.editing = null;
   const was = inp.dataset.was;
   const good = td.dataset.good ?? was;  // what the server holds for this cell
   const value = keep ? inp.value : good;  // Escape puts back the last good value, even over a refused one
   inp.remove();
   td.textContent = value;
-  if (!keep && td.dataset.good !== undefined) { unmark(td); unsay(cellName(td)); }
+  if (!keep && td.dataset.good !== undefined) { unmark(td); unsay(cellName(td)); g.since.delete(cellKey(at(td))); }
   else if (value !== was) {
     if (isNumber(value)) unmark(td); else mark(td, good);
     const edit = { ...at(td), value };
-    send(g, 'cell', edit, 'edit', (refused) => {
-      if (td.isConnected && td.textContent === value) { if (refused) mark(td, good); else unmark(td); }
-    }, isNumber(value) ? lookFor(g, edit) : null);
+    send(g, 'cell', edit, 'edit', answeredFor(g, td, value, good), isNumber(value) ? lookFor(g, edit) : null);
   }
   noteStale(g);
   return td;
+}
+
+function answeredFor(g, td, value, good) {  // a cell edit's answer: the cell marked if the server refused its value
+  return (refused) => {
+    if (refused) g.since.delete(cellKey(at(td)));  // (the server holds the good value: a redraw shows it)
+    if (td.isConnected && td.textContent === value) { if (refused) mark(td, good); else unmark(td); }
+  };
+}
+
+// ---- a redraw of the grids (an event's answer) keeps the editor and the edits made since the event left ----------
+// A queued event that redraws the grids (token labels, a size) was computed on the values it left with: an edit made
+// after it left is stored by the server, but the redraw shows the cell's old value, and the event's views are those
+// of the old values. Each such cell is written again and its edit sent again (the server takes it as it is, and
+// answers every view for what it now holds). An editor open while the grids are redrawn is put back into its cell,
+// with what was typed in it and the caret where it was, and keeps the focus it had.
+const cellKey = (p) => `${p.table}|${p.row}|${p.col}`;
+function keepEdits(g) {
+  const ed = g.editing;
+  if (ed && !ed.inp.isConnected && !ed.inp.dataset.done) reopen(g, ed);
+  for (const [key, value] of g.since) {
+    const [table, row, col] = key.split('|');
+    const td = cellAt(g, table, row, col);
+    if (!td || td.querySelector('input') || td.textContent === value) continue;
+    const old = td.textContent;  // (the value the event was computed with)
+    td.textContent = value;
+    send(g, 'cell', { table, row: +row, col: +col, value }, 'edit', answeredFor(g, td, value, old));
+  }
+}
+function reopen(g, ed) {
+  const td = cellAt(g, ed.table, ed.row, ed.col);
+  if (!td || td.querySelector('input')) { g.editing = null; return; }
+  const { inp } = ed;
+  const [from, to] = [inp.selectionStart, inp.selectionEnd];
+  const focused = !document.activeElement || document.activeElement === document.body;
+  inp.dataset.was = td.textContent;  // what the server holds now
+  name(inp, td);
+  td.textContent = '';
+  td.appendChild(inp);
+  g.reopened++;
+  if (!focused) return;
+  inp.focus({ preventScroll: true });
+  inp.setSelectionRange(from, to);
 }
 
 function onClick(g, e) {
