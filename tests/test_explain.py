@@ -196,3 +196,46 @@ def test_divide_by_sum_terms_recompute_the_printed_weight_and_match_the_trace(fi
                 a, b = (float(n) for n in re.findall(NUM, e.lines[-1])[:2])
                 assert math.isclose(a / b, shown(e.lines[-1])[0], abs_tol=1e-4)
             assert_shows(e.lines[-1], float(tr.head(0)["weights"][i, j]))
+
+
+# ---- the variant steps' own cells: q and k before RoPE, a KV-cache decode step, the cache's size ----------------
+
+
+def decoding(preset: str = "llama-style", **more: object) -> tuple[ac.Scenario, ac.Trace]:
+    sc = {**ac.get_preset(preset).scenario, "decode": True, **more}
+    sc["mask"] = {**sc.get("mask", {}), "kind": "causal"}
+    s = ac.parse(sc)
+    return s, ac.evaluate(s)
+
+
+def test_a_decode_step_says_what_it_reads_and_equals_the_full_causal_row() -> None:
+    s, tr = decoding()
+    head = ac.compute(ac.scenario_json(s))["heads"][1]  # head 2, its q and k after RoPE
+    q, k = torch.tensor(head["q"], dtype=torch.float64), torch.tensor(head["k"], dtype=torch.float64)
+    t = q.shape[0]
+    causal = torch.ones(t, t, dtype=torch.bool).tril()
+    want = torch.softmax((q @ k.T / math.sqrt(q.shape[-1])).masked_fill(~causal, float("-inf")), dim=-1)  # (T, T)
+    for step in range(t):
+        for j in range(t):
+            e = explain(tr, 1, "kv_row", step, j, {})
+            assert_close(e.value, float(want[step, j]), atol=1e-6, rtol=0)
+            assert e.title == f"KV-cache decode step {step + 1}, key {j + 1} (head 2)"
+            assert f"grows to {step + 1} rows" in e.lines[0] and "reads only the cached K and V" in e.lines[1]
+            assert ("(cached)" in e.lines[2]) == (j <= step), e.lines
+            assert_shows(e.lines[2].replace("weight", "="), float(want[step, j]))
+            assert e.lines[3].endswith("the same row, equal"), e.lines[3]
+    size = explain(tr, 0, "cache", 2, 0, {})
+    assert size.value == 3 and "tokens 1, 2, 3" in size.lines[0]
+    with pytest.raises(IndexError):
+        explain(tr, 0, "kv_row", t, 0, {})
+
+
+def test_q_and_k_before_rope_are_the_projections() -> None:
+    s, tr = decoding()
+    wq = projection(tr, 0, "q")  # (D, E): the column j of W this head uses
+    e = explain(tr, 0, "q_before", 1, 1, {})
+    assert_close(e.value, float(tr.x_q[1] @ wq[:, 1]), atol=1e-5, rtol=0)
+    assert e.title.startswith("q before RoPE[2, 2]") and "RoPE then turns" in e.lines[-1]
+    assert pipeline.parse_pick({"name": "kv_row", "row": 1, "col": 0}) == {"name": "kv_row", "row": 1, "col": 0}
+    html, ok = pipeline.explain_pick(s, tr, 0, {"name": "cache", "row": 1, "col": 0})
+    assert ok and "KV cache size after step 2" in html, html

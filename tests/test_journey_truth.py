@@ -445,20 +445,21 @@ def test_the_phone_slider_sheet_leaves_the_weights_and_the_output_in_sight(
 def test_a_number_with_no_explanation_says_so_instead_of_reopening_an_earlier_one(
     browser: Browser, served: tuple[str, Path]
 ) -> None:
-    """Llama-style: a weight explained, then a 'q before RoPE' number clicked: the card says that table has no
-    step-by-step explanation (seen failing: the weight's explanation came back, unrelated to the number clicked)."""
+    """Llama-style: a weight explained, then a RoPE angle of the notebook view clicked: the card says that table has
+    no step-by-step explanation (seen failing: the weight's explanation came back, unrelated to the number clicked;
+    'q before RoPE', the number it clicked first, has its own explanation since: test_journey_decode)."""
     pg = open_page(browser, f"{served[0]}?preset=llama-style", events=True)
     try:
         pg.locator("#overview table[data-name=weights] td[data-r='1'][data-c='0']").click()
         pg.wait_for_function("() => !!document.querySelector('#explain .ex-title')")
         settled(pg)
         weight_title = pg.inner_text("#explain .ex-title")
-        cell = pg.locator("table[data-name=q_before] td[data-r='0'][data-c='0']").first
+        cell = pg.locator(".nb-view table[data-name=angles] td[data-r='0'][data-c='0']").first
         cell.scroll_into_view_if_needed()
         cell.click()
         pg.wait_for_function("() => document.querySelector('#explain').innerText.includes('no step-by-step')")
         settled(pg)
-        assert pg.locator("#explain .msg-warn").is_visible() and "q_before" in pg.inner_text("#explain")
+        assert pg.locator("#explain .msg-warn").is_visible() and "angles" in pg.inner_text("#explain")
         assert weight_title not in pg.inner_text("#explain"), weight_title
     finally:
         pg.close()

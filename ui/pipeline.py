@@ -133,9 +133,9 @@ def explain_pick(s: ac.Scenario, tr: ac.Trace, h: int, pick: dict[str, Any] | No
         where = f"{pick.get('name')}[{pick.get('row', 0) + 1}, {pick.get('col', 0) + 1}]"
         return vw.explain_html("", (), error=f"{where} is no longer in the tensor; click another number."), False
     i, j, name = pick["row"], pick["col"], pick["name"]
-    rows = s.tokens_k if name in ("k", "v") else s.tokens
+    rows = s.tokens_k if name in ("k", "v", "k_before") else s.tokens
     who = f"row {i + 1} is token '{rows[i]}'"
-    if name in ("scores", "scaled", "masked", "weights", "alibi_bias"):
+    if name in ("scores", "scaled", "masked", "weights", "alibi_bias", "kv_row"):
         who = f"query {i + 1} is '{s.tokens[i]}', key {j + 1} is '{s.tokens_k[j]}'"
     return vw.explain_html(e.title, (who, *e.lines), step=e.step), True
 

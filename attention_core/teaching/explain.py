@@ -8,6 +8,9 @@
     combine      which head's output column it is (concat), or Σ concat[i, m] × W_o[m, j]
     alibi_bias   −m_h × |i − j| (ALiBi on)
     tiles        query row i's running max m (column 1) or sum l (column 2), tile by tile (tiles on)
+    q_before, k_before   the projection before RoPE turns it (RoPE on)
+    kv_row       KV-cache decoding, step i: token i's query reads the cached rows, key j's weight (decoding on)
+    cache        the KV cache's size after step i (decoding on)
 With RoPE on, a q or k cell adds its pair's turn; with kv heads, a k or v names the kv head it shares.
 
 Returns a frozen :class:`Explanation` of plain-text lines; the UI only renders it.
@@ -27,6 +30,10 @@ NAMES = (
     *(t for step in STEPS for t in step.tables),
     "alibi_bias",
     "tiles",
+    "q_before",
+    "k_before",
+    "kv_row",
+    "cache",
 )  # the notebook's tables, then the variants'
 FILL_WORDS = {
     "-inf": "masked_fill(mask == 0, -inf) (000): the score becomes -inf",
@@ -179,6 +186,12 @@ def _explain(tr: Trace, head: int, name: str, i: int, j: int, x: dict[str, Tenso
         return _alibi_term(tr, head, i, j, tag)
     if name == "tiles" and tr.tiled is not None:
         return _tile_state(tr, head, i, j, tag)
+    if name in ("q_before", "k_before") and tr.rope is not None:
+        return _before_rope(tr, head, name[0], i, j, tag)
+    if name == "kv_row" and tr.decoding is not None:
+        return _decode_step(tr, head, i, j, tag)
+    if name == "cache" and tr.decoding is not None:
+        return _cache_size(tr, i, j)
     raise KeyError(name)
 
 
@@ -363,6 +376,60 @@ def _tile_state(tr: Trace, head: int, i: int, j: int, tag: str) -> Explanation:
     value = float((t.m if j == 0 else t.l)[head, i])
     lines.append(f"{'m' if j == 0 else 'l'} = {plain(value)}: the full row's max and Σ e^(s − max), never seen whole")
     return Explanation(f"tiles {'m' if j == 0 else 'l'}[{i + 1}]{tag}", tuple(lines), value)
+
+
+def _before_rope(tr: Trace, head: int, name: str, i: int, j: int, tag: str) -> Explanation:
+    """Cell (i, j) of q or k before RoPE turns it: the row projected by this head's (or kv head's) W."""
+    g = head if name == "q" else owner(tr, head, "k")[0]
+    got = float((tr.rope.q if name == "q" else tr.rope.k)[g][i, j])
+    row = (tr.x_q if name == "q" else tr.x_k)[i].tolist()
+    lines = _projected(tr, head, name, i, j, row, projection(tr, head, name)[:, j].tolist(), got)
+    turned = f"RoPE then turns this row by its position's angles: {name}[{i + 1}, {j + 1}] is the cell after it"
+    return Explanation(f"{name} before RoPE[{i + 1}, {j + 1}]{tag}", (*lines, turned), got)
+
+
+def _decode_step(tr: Trace, head: int, t: int, j: int, tag: str) -> Explanation:
+    """KV-cache decoding, step t (one token a step): token t's query reads the cached K and V rows; key j's weight,
+    and the full causal attention's row t, which it equals."""
+    d = tr.decoding
+    st = d.steps[t]  # (IndexError past the last token)
+    if not 0 <= j < d.weights.shape[-1]:
+        raise IndexError(j)
+    held = [int(p) for p in st.positions.tolist()]
+    rows = f"rows {held[0] + 1}..{held[-1] + 1}" if len(held) > 1 else f"row {held[0] + 1}"
+    got = float(d.weights[head][t, j])
+    full = float(tr.weights[head][t, j])
+    gone = f"; the rolling buffer dropped row {', '.join(str(e + 1) for e in st.evicted)}" if st.evicted else ""
+    lines = [
+        f"decode step {t + 1}: token {t + 1} comes; its k and v join the cache as one more row, so the cache grows "
+        f"to {st.cache_size} rows ({rows}){gone}",
+        f"token {t + 1}'s query q_{t + 1} reads only the cached K and V {rows}: weights = softmax(q_{t + 1} · "
+        "K_cacheᵀ / s); no causal mask is needed, the later tokens are not in the cache yet",
+    ]
+    if j in held:
+        lines.append(f"key {j + 1} (cached): weight {plain(got)}")
+    else:
+        lines.append(f"key {j + 1} is not in the cache at this step: weight 0")
+    lines.append(
+        f"the full causal attention's row {t + 1}, column {j + 1} is {plain(full)}: the same row, "
+        f"{'equal' if abs(got - full) <= 1e-6 else f'off by {abs(got - full):.1e}'}"
+    )
+    return Explanation(f"KV-cache decode step {t + 1}, key {j + 1}{tag}", tuple(lines), got)
+
+
+def _cache_size(tr: Trace, t: int, j: int) -> Explanation:
+    """The KV cache's size after step t: one row per token so far (at most the window's with a rolling buffer)."""
+    d = tr.decoding
+    st = d.steps[t]
+    if j != 0:
+        raise IndexError(j)
+    held = [int(p) for p in st.positions.tolist()]
+    cap = f", at most {d.window} (a rolling buffer)" if d.window else ""
+    lines = (
+        f"after decode step {t + 1} the cache holds the K and V rows of tokens {', '.join(str(p + 1) for p in held)}",
+        f"it grows by one row a token{cap}: {st.cache_size} rows",
+    )
+    return Explanation(f"KV cache size after step {t + 1}", lines, float(st.cache_size))
 
 
 def sources(name: str, i: int, j: int) -> dict[str, list[tuple[int | None, int | None]]]:

@@ -1,6 +1,9 @@
 // The toolbar's "More settings" drawer (js_on_load of a block inside it, ui/workbench.py): the drawer opens over
 // the page (app.css), so Escape closes it, as any overlay, while the focus is in it or on nothing in particular.
 // (Present mode, the tour and a cell being edited keep their own Escape.)
+// A number box of the toolbar or the drawer left empty (a letter typed over its value: the browser's number input
+// takes no letters, and gradio keeps the value in force without redrawing the box) shows that value again on
+// Enter or when the focus leaves it.
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
@@ -18,4 +21,10 @@ export function mount() {
     header.click();
     header.focus();
   });
+  const BOX = '#toolbar input[type=number], #more input[type=number]';
+  const shown = new WeakMap();  // a number box -> the value it showed when the focus came to it
+  document.addEventListener('focusin', (e) => { if (e.target.matches?.(BOX)) shown.set(e.target, e.target.value); });
+  const back = (box) => { if (box.matches?.(BOX) && box.value === '' && shown.get(box)) box.value = shown.get(box); };
+  document.addEventListener('focusout', (e) => back(e.target));
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') back(e.target); });
 }
