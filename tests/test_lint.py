@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -81,3 +82,42 @@ def test_no_blanket_lint_disables() -> None:
         assert "eslint-disable" not in text and "eslint no-" not in text, path.name
     config = (ROOT / "eslint.config.js").read_text(encoding="utf-8")
     assert '"off"' not in config and "'off'" not in config and "ignores" not in config
+
+
+# STYLE.md: no function over 80 lines, in the Python (read here) and in the JS (ESLint's max-lines-per-function).
+MAX_LINES = 80
+
+
+def long_functions(source: str) -> list[tuple[str, int]]:
+    """The functions (and methods) of a Python source longer than MAX_LINES, from ``def`` to their last line."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            if lines > MAX_LINES:
+                out.append((node.name, lines))
+    return out
+
+
+def test_no_python_function_is_over_80_lines() -> None:
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0].startswith(".") or "node_modules" in rel.parts:
+            continue
+        if long := long_functions(path.read_text(encoding="utf-8")):
+            found[str(rel)] = long
+    assert not found, found
+    probe = "def f() -> None:\n" + "    x = 1\n" * MAX_LINES
+    assert long_functions(probe) == [("f", MAX_LINES + 1)]  # the check sees one
+
+
+def test_eslint_refuses_a_js_function_over_80_lines() -> None:
+    def probe(lines: int) -> str:  # a function of ``lines`` lines, from its header to its closing brace
+        body = "  total += 1;\n" * (lines - 4)
+        return f"export function probe() {{\n  let total = 0;\n{body}  return total;\n}}\n"
+
+    fits = eslint("--stdin", "--stdin-filename", "ui/static/probe.js", stdin=probe(MAX_LINES))
+    assert fits.returncode == 0, fits.stdout
+    over = eslint("--stdin", "--stdin-filename", "ui/static/probe.js", stdin=probe(MAX_LINES + 1))
+    assert over.returncode == 1 and "max-lines-per-function" in over.stdout, over.stdout
