@@ -77,3 +77,21 @@ def large(n: int, heads: int, gen: torch.Generator) -> dict[str, object]:
     """n tokens of n dims, ``heads`` heads of n dims each, with seeded linear weights (written out in a link)."""
     x = torch.randn(n, n, generator=gen).round(decimals=1).tolist()
     return {"x": x, "heads": heads, "d_out": n, "weights": {"init": "linear", "seed": 1}}
+
+
+def test_the_address_ask_is_computed_once_per_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page asks for its address after each answer and after a tab or stage change: for the same stored state the
+    kept answer comes back (a large state's costs the server ~0.1 s), and a new state is computed anew."""
+    _, mha2, _ = pipeline.load_values("statquest-mha2")
+    calls: list[object] = []
+    real = share.state_query
+    monkeypatch.setattr(share, "state_query", lambda p, v: calls.append(v) or real(p, v))
+    entry = {"preset": "statquest-mha2", "vals": mha2}
+    first = live.ASKS["address"](entry)
+    assert live.ASKS["address"](entry) == first == {"address": {"preset": "statquest-mha2"}}
+    assert calls == [mha2]
+    entry["vals"] = dataclasses.replace(mha2, view_head=2)  # an answer stored a new state
+    assert live.ASKS["address"](entry) == {"address": {"preset": "statquest-mha2", "head_shown": "2"}}
+    entry["preset"] = None  # the same values, no preset now: computed anew
+    assert list(live.ASKS["address"](entry)["address"]) == ["scenario"]
+    assert len(calls) == 3

@@ -7,7 +7,9 @@
 import * as page from './page.js';
 
 const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown'];  // the state's part (ui/share.py state_query)
-const STILL_MS = 300;  // the page still this long after an answer drawn: its state is asked for
+// the page still this long after an answer drawn: its state is asked for (a large state's ask costs the server about
+// 0.1 s: not between a learner's quick edits)
+const STILL_MS = 600;
 
 // every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
 // state's part of the address up to date, the newest ask only
