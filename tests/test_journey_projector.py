@@ -348,6 +348,11 @@ def test_the_shipped_lecture_steps_with_the_keys_and_survives_a_reload(
                 assert got["smallest"]["least"] >= SMALLEST[size], (n, got["smallest"])
             if size == (1920, 1080) and n == 2:
                 assert got["now"] >= 32, got  # the chart's tick labels
+                assert not pg.locator("#topbar").is_visible() and not pg.locator("#lab-dk").is_visible()
+                pg.keyboard.press("c")  # the lab's controls, one key away
+                pg.wait_for_selector("#lab-dk", state="visible")
+                pg.keyboard.press("c")
+                pg.wait_for_selector("#lab-dk", state="hidden")
             if size[0] > 760:
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 pg.screenshot(path=str(SHOTS / f"lecture-{n}-{size[0]}x{size[1]}.png"))
