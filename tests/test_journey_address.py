@@ -243,7 +243,7 @@ def test_a_reload_keeps_the_scaling_labs_d_k_and_seed(browser: Browser, app_url:
         box.press("Control+a")
         box.press_sequentially(text, delay=80)
         box.press("Enter")
-    pg.wait_for_function("() => ['tab=scaling', 'd_k=512', 'seed=3'].every((p) => location.search.includes(p))")
+    pg.wait_for_function("() => ['tab=scaling', 'd_k=512', 'lab_seed=3'].every((p) => location.search.includes(p))")
     want = lab_words(512, 3)
     assert want != lab_words(512, 0)  # (the seed shows in the sentence's numbers)
     pg.wait_for_function("(w) => document.querySelector('#scaling-words')?.innerText.trim() === w", arg=want)

@@ -91,7 +91,7 @@ class ShortLinks:
 
 SHORT = ShortLinks()
 # the view's part of a link (static/address.js)
-VIEW_KEYS = ("tab", "d_k", "seed", "causal", "pad", "rows", "present", "t")
+VIEW_KEYS = ("tab", "d_k", "lab_seed", "causal", "pad", "rows", "present", "t")
 
 
 def view_query(page_url: str | None) -> str:

@@ -69,8 +69,8 @@ async function setMask(asked) {
   }
 }
 
-// the scaling lab's d_k and seed (&d_k=512&seed=3), on load: typed into their boxes as a learner would (the value,
-// its Enter), again every 0.7 s until the lab's sentence says the d_k and, for a seed, has changed (a value set
+// the scaling lab's d_k and seed (&d_k=512&lab_seed=3: not the workbench's seed), on load: typed into their boxes
+// as a learner would (the value, its Enter), again every 0.7 s until the lab's sentence says the d_k and, for a seed, has changed (a value set
 // before the lab is ready is lost; each event carries both boxes' values); at most 20 tries
 const dkBox = () => document.querySelector('#lab-dk input[type=number]');
 const seedBox = () => document.querySelector('#lab-seed input');
@@ -82,7 +82,7 @@ function enter(box, value) {
   box.dispatchEvent(new Event('change', { bubbles: true }));
 }
 function setLab(asked) {
-  const want = asked.get('d_k'), seed = asked.get('seed');
+  const want = asked.get('d_k'), seed = asked.get('lab_seed');
   if (!want && !seed) return;
   let tries = 0, before = null;
   const set = setInterval(() => {
@@ -120,13 +120,13 @@ export function mount() {
     if (!b) return;
     const key = keyOf(b.textContent.trim());
     write({ tab: key === 'workbench' ? null : key, d_k: key === 'scaling' ? dk() : null,
-      seed: key === 'scaling' ? seedNow() : null,
+      lab_seed: key === 'scaling' ? seedNow() : null,
       ...(key === 'mask' ? maskNow() : MASK_NONE) });
   });
   const dk = () => dkBox()?.value || null;
   document.addEventListener('change', (e) => { if (e.target.closest?.('#lab-dk')) write({ d_k: dk() }); });
   for (const type of ['input', 'change']) {
-    document.addEventListener(type, (e) => { if (e.target.closest?.('#lab-seed')) write({ seed: seedNow() }); });
+    document.addEventListener(type, (e) => { if (e.target.closest?.('#lab-seed')) write({ lab_seed: seedNow() }); });
   }
   document.addEventListener('pointerup', (e) => {
     if (e.target.closest?.('#lab-dk')) setTimeout(() => write({ d_k: dk() }), 0);
