@@ -14,6 +14,7 @@ from browser import LOADED
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
+from ui.render import scaling_plot
 
 X00 = "#inputs table[data-name=x] td[data-r='0'][data-c='0']"
 WEIGHTS = "#overview table[data-name=weights]"
@@ -225,3 +226,30 @@ def test_a_reload_keeps_the_mask_labs_boxes(browser: Browser, app_url: str, page
     assert pg.get_by_label("hide every key from query rows (e.g. 1)", exact=True).input_value() == "1"
     assert not pg.get_by_role("checkbox", name="causal mask", exact=True).is_checked()
     assert steady(pg, "#mask-lab-out") == want
+
+
+def lab_words(d_k: int, seed: int) -> str:
+    """The scaling lab's sentence for ``d_k`` and ``seed``, as the server words it."""
+    return scaling_plot.scaling_words(ac.scaling_lab(d_k, seed))
+
+
+def test_a_reload_keeps_the_scaling_labs_d_k_and_seed(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    pg = fresh(browser, app_url, pages)
+    pg.get_by_role("tab", name="Scaling lab").click()
+    pg.wait_for_selector("#scaling-words .lab-words")
+    for selector, text in (("#lab-dk input[type=number]", "512"), ("#lab-seed input", "3")):
+        box = pg.locator(selector)
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially(text, delay=80)
+        box.press("Enter")
+    pg.wait_for_function("() => ['tab=scaling', 'd_k=512', 'lab_seed=3'].every((p) => location.search.includes(p))")
+    want = lab_words(512, 3)
+    assert want != lab_words(512, 0)  # (the seed shows in the sentence's numbers)
+    pg.wait_for_function("(w) => document.querySelector('#scaling-words')?.innerText.trim() === w", arg=want)
+    pg.reload()
+    loaded(pg)
+    pg.wait_for_function("(w) => document.querySelector('#scaling-words')?.innerText.trim() === w", arg=want)
+    assert pg.get_by_role("tab", name="Scaling lab").get_attribute("aria-selected") == "true"
+    assert pg.locator("#lab-seed input").input_value() == "3"
+    assert steady(pg, "#scaling-words").strip() == want

@@ -294,6 +294,12 @@ def test_the_address_carries_the_tab_the_labs_d_k_and_the_present_stage(browser:
 # the screenshots, for the eye (not asserted): docs/teaching/ holds a set taken with PROJECTOR_SHOTS=docs/teaching
 SHOTS = ROOT / os.environ.get("PROJECTOR_SHOTS", "/tmp/shots/projector")
 PLAN = present.lesson_plans()["five-stage-lecture"]
+# each stage's smallest visible text with the Projector's text size, at least (px): issue 41 asks 32 px for every text
+# in present mode. At 720p the panel's words (and a lab stage's) are capped at 3.2% of the height, 23 px, so the
+# panel keeps under 29% of the screen (docs/projector.md)
+SMALLEST = {(1920, 1080): 32, (1280, 720): 22.5}
+# the panel's words run past its room and scroll inside it
+PANEL_SCROLLS = "() => {const p = document.getElementById('present-panel'); return p.scrollHeight - p.clientHeight > 1}"
 
 
 def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
@@ -306,9 +312,12 @@ def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
         pg.wait_for_function("(s) => document.body.dataset.presentStage === s", arg=query["present"])
         pg.wait_for_timeout(300)  # (a font's late arrival refits)
         got = pg.evaluate(ON_SCREEN)
+        got["scrolls"] = pg.evaluate(PANEL_SCROLLS)
     elif query.get("tab") == "scaling":
         pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
-        pg.wait_for_function(f"() => {FIG}?.layout.meta")
+        laid = "stacked" if pg.viewport_size["width"] <= 760 else "stage"  # (charts.js: a lesson's lab stage)
+        pg.wait_for_function(f"(w) => {FIG}?.layout.meta?.includes(w)", arg=laid)
+        pg.wait_for_timeout(300)  # (plotly draws the relayout's text)
         got = {"bad": [], "now": pg.evaluate(FONT, "#scaling-fig .xtick text"), "stage": "scaling lab"}
     else:
         pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
@@ -332,7 +341,18 @@ def test_the_shipped_lecture_steps_with_the_keys_and_survives_a_reload(
             seen[n] = (got["stage"], got["now"], got["smallest"])
             assert got["bad"] == [], (n, got["bad"][:3])
             if size == (1920, 1080) and "present" in PLAN["stages"][n - 1]["query"]:
-                assert got["now"] >= 24, (n, got)  # the current numbers (9 cards at Llama's Q, K, V stage: 27 px)
+                assert got["now"] >= 58, (n, got)  # the current numbers: about 60 px
+            if size[0] > 760 and "present" in PLAN["stages"][n - 1]["query"]:
+                assert got["now"] >= 40 and not got["scrolls"], (n, got)  # (the panel's words fit, unscrolled)
+            if size in SMALLEST:
+                assert got["smallest"]["least"] >= SMALLEST[size], (n, got["smallest"])
+            if size == (1920, 1080) and n == 2:
+                assert got["now"] >= 32, got  # the chart's tick labels
+                assert not pg.locator("#topbar").is_visible() and not pg.locator("#lab-dk").is_visible()
+                pg.keyboard.press("c")  # the lab's controls, one key away
+                pg.wait_for_selector("#lab-dk", state="visible")
+                pg.keyboard.press("c")
+                pg.wait_for_selector("#lab-dk", state="hidden")
             if size[0] > 760:
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 pg.screenshot(path=str(SHOTS / f"lecture-{n}-{size[0]}x{size[1]}.png"))

@@ -95,10 +95,13 @@ def mask_lab(vals: PageValues | None, causal: bool, pad: Any, rows: Any) -> tupl
 
 def build_scaling_lab() -> Any:
     with gr.Tab("Scaling lab", id="scaling-lab") as tab:
-        gr.Markdown("Why 004 divides by √d_k: q and k are N(0, 1) draws (32 × d_k, float64) from the seed below.")
-        with gr.Row():
+        gr.Markdown(
+            "Why 004 divides by √d_k: q and k are N(0, 1) draws (32 × d_k, float64) from the seed below.",
+            elem_id="scaling-intro",
+        )
+        with gr.Row(elem_id="scaling-controls"):  # (a lesson's lab stage hides these: C brings them back)
             d_k = gr.Slider(MIN_DK, MAX_DK, value=64, step=1, label="d_k", elem_id="lab-dk")
-            seed = gr.Number(0, precision=0, minimum=0, label="seed")
+            seed = gr.Number(0, precision=0, minimum=0, label="seed", elem_id="lab-seed")
         fig = gr.Plot(elem_id="scaling-fig", label="scaling")
         words = gr.HTML(elem_id="scaling-words")
         gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)

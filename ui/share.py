@@ -94,7 +94,8 @@ class ShortLinks:
 
 
 SHORT = ShortLinks()
-VIEW_KEYS = ("tab", "d_k", "causal", "pad", "rows", "present", "t")  # the view's part of a link (static/address.js)
+# the view's part of a link (static/address.js)
+VIEW_KEYS = ("tab", "d_k", "lab_seed", "causal", "pad", "rows", "present", "t")
 
 
 def view_query(page_url: str | None) -> str:

@@ -1,5 +1,5 @@
 // The address bar follows the page (js_on_load of the top bar's teach buttons, after present.js): the tab shown
-// (?tab=scaling), the scaling lab's d_k, the mask lab's boxes, present mode's stage (?present=scores, with the
+// (?tab=scaling), the scaling lab's d_k and seed, the mask lab's boxes, present mode's stage (?present=scores, with the
 // KV-cache stage's token &t=3) and the workbench's state (?preset=, ?scenario= or ?s=, as a share link has them:
 // after each answer drawn, asked of the server) are written into it with history.replaceState as they change, so a
 // reload, a bookmark or a copied address opens the same view; on load they are read back (the state by the server's
@@ -71,6 +71,34 @@ async function setMask(asked) {
   }
 }
 
+// the scaling lab's d_k and seed (&d_k=512&lab_seed=3: not the workbench's seed), on load: typed into their boxes
+// as a learner would (the value, its Enter), again every 0.7 s until the lab's sentence says the d_k and, for a seed, has changed (a value set
+// before the lab is ready is lost; each event carries both boxes' values); at most 20 tries
+const dkBox = () => document.querySelector('#lab-dk input[type=number]');
+const seedBox = () => document.querySelector('#lab-seed input');
+const seedNow = () => (seedBox()?.value && seedBox().value !== '0' ? seedBox().value : null);
+function enter(box, value) {
+  box.value = value;
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+  box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+  box.dispatchEvent(new Event('change', { bubbles: true }));
+}
+function setLab(asked) {
+  const want = asked.get('d_k'), seed = asked.get('lab_seed');
+  if (!want && !seed) return;
+  let tries = 0, before = null;
+  const set = setInterval(() => {
+    const box = dkBox(), sbox = seedBox(), words = document.querySelector('#scaling-words')?.innerText || '';
+    if (!box || !sbox || !words) return;
+    before ??= words;
+    const dkOk = !want || new RegExp(`d_k = ${want}\\b`).test(words);
+    const seedOk = !seed || (sbox.value === seed && (words !== before || seed === '0'));
+    if ((dkOk && seedOk) || ++tries > 20) { clearInterval(set); return; }
+    if (seed) enter(sbox, seed);
+    if (want) enter(box, want);
+  }, 700);
+}
+
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
 export function mount() {
@@ -94,11 +122,14 @@ export function mount() {
     if (!b) return;
     const key = keyOf(b.textContent.trim());
     write({ tab: key === 'workbench' ? null : key, d_k: key === 'scaling' ? dk() : null,
+      lab_seed: key === 'scaling' ? seedNow() : null,
       ...(key === 'mask' ? maskNow() : MASK_NONE) });
   });
-  const dkBox = () => document.querySelector('#lab-dk input[type=number]');
   const dk = () => dkBox()?.value || null;
   document.addEventListener('change', (e) => { if (e.target.closest?.('#lab-dk')) write({ d_k: dk() }); });
+  for (const type of ['input', 'change']) {
+    document.addEventListener(type, (e) => { if (e.target.closest?.('#lab-seed')) write({ lab_seed: seedNow() }); });
+  }
   document.addEventListener('pointerup', (e) => {
     if (e.target.closest?.('#lab-dk')) setTimeout(() => write({ d_k: dk() }), 0);
   });
@@ -116,20 +147,6 @@ export function mount() {
     clearInterval(wait);
     b.click();
     if (tab === 'Mask lab') setMask(asked);
-    const want = asked.get('d_k');
-    if (tab !== 'Scaling lab' || !want) return;
-    let tries = 0;  // (until the lab's sentence says so: a value set before the lab is ready is lost)
-    const set = setInterval(() => {
-      const box = dkBox();
-      if (!box) return;
-      if (new RegExp(`d_k = ${want}\\b`).test(document.querySelector("#scaling-words")?.innerText || "") || ++tries > 20) {
-        clearInterval(set);
-        return;
-      }
-      box.value = want;
-      box.dispatchEvent(new Event('input', { bubbles: true }));
-      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
-      box.dispatchEvent(new Event('change', { bubbles: true }));
-    }, 700);
+    if (tab === 'Scaling lab') setLab(asked);
   }, 100);
 }

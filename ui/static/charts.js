@@ -22,14 +22,25 @@ export function mount() {
     });
     return set;
   }
+  // a lesson's lab stage (lesson.js labStage, wide screens): the text at present mode's panel size (21.5 px × the
+  // text size, at most 3.2% of the height: 32.25 px with the Projector at 1080 p, 23 px at 720 p), the figure as
+  // tall as the room between its top and the lab's words and the lesson's bar
+  function stage(k) {
+    const px = Math.min(21.5 * k, innerHeight * 0.032), m = px / 13;
+    const gd = fig(), below = ['scaling-words', 'lesson-bar'].map((id) => document.getElementById(id)?.offsetHeight || 0);
+    const room = innerHeight - gd.getBoundingClientRect().top - below[0] - below[1] - 16;
+    return { px, set: { height: Math.max(240, room), 'margin.t': 70 * m, 'margin.b': 120 * m, 'margin.l': 50 * m } };
+  }
   function layout() {
     const gd = fig();
     if (!gd || !gd.layout || !window.Plotly) return;
-    const k = ts(), phone = innerWidth <= NARROW;
-    const want = `${phone ? 'stacked' : 'wide'} ${k}`;
+    const k = ts(), phone = innerWidth <= NARROW, lab = !phone && document.body.classList.contains('lab-stage');
+    const tools = document.body.classList.contains('lab-tools');
+    const want = `${phone ? 'stacked' : 'wide'} ${k}${lab ? ` stage ${innerHeight} ${tools}` : ''}`;
     if (gd.layout.meta === want) return;
-    const set = phone ? stacked(k) : { height: 480 * k, 'margin.t': 70 * k, 'margin.b': 120 * k, 'margin.l': 50 * k };
-    window.Plotly.relayout(gd, { ...set, meta: want, 'font.size': 13 * k });
+    const { px, set } = lab ? stage(k) : { px: 13 * k, set: phone ? stacked(k)
+      : { height: 480 * k, 'margin.t': 70 * k, 'margin.b': 120 * k, 'margin.l': 50 * k } };
+    window.Plotly.relayout(gd, { ...set, meta: want, 'font.size': px });
   }
   let queued = false;
   const later = () => {
@@ -39,6 +50,9 @@ export function mount() {
   };
   const box = document.getElementById('scaling-fig');
   if (box) new MutationObserver(later).observe(box, { childList: true, subtree: true });
+  const words = document.getElementById('scaling-words');
+  if (words) new MutationObserver(later).observe(words, { childList: true, subtree: true });
+  new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   addEventListener('resize', later);
   document.addEventListener('pg-ts', later);
 }

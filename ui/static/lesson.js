@@ -110,6 +110,20 @@ function menu(root, SHIPPED) {
   });
 }
 
+// a lab's stage (a tab of its own, not present mode's): the page shows the lab alone, as present mode shows the
+// workbench: the title bar, the tabs and the lab's controls step aside (C brings the controls back, Escape the
+// whole page) and the lab's words and charts take the projector's sizes (present.css, charts.js)
+function labStage() {
+  const body = document.body;
+  body.classList.add('lab-stage');
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented
+      || e.target.closest?.('input, textarea, select, [contenteditable], table.grid, #lesson-pop')) return;
+    if (e.key === 'c' || e.key === 'C') body.classList.toggle('lab-tools');
+    else if (e.key === 'Escape') body.classList.remove('lab-stage', 'lab-tools');
+  });
+}
+
 // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
 function lessonOn({ plan, name, step, asked }) {
   const urlFor = (n) => `${location.pathname}?${new URLSearchParams({ ...plan.stages[n - 1].query, lesson: name,
@@ -127,6 +141,7 @@ function lessonOn({ plan, name, step, asked }) {
   bar.querySelector('.lb-prev').disabled = n === 1;
   bar.querySelector('.lb-next').disabled = n === plan.stages.length;
   document.body.appendChild(bar);
+  if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage();
   const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
   bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
   const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
