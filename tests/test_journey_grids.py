@@ -364,12 +364,14 @@ def test_typing_on_right_after_enter_goes_to_the_next_cell(page: Page) -> None:
 
 
 def live_calls(pg: Page) -> list[dict[str, Any]]:
-    """The page's live edits and looks from now on, as sent (their ``data``), in order."""
+    """The page's live edits and looks from now on, as sent (their ``data``), in order; not the page's asks for
+    its address (``{"kind": "address"}``, static/address.js), which change nothing."""
     sent: list[dict[str, Any]] = []
 
     def seen(r: Request) -> None:
-        if "component_server" in r.url:
-            sent.append(json.loads(r.post_data or "{}").get("data", {}))
+        data = json.loads(r.post_data or "{}").get("data", {}) if "component_server" in r.url else None
+        if data is not None and data.get("kind") != "address":
+            sent.append(data)
 
     pg.on("request", seen)
     return sent
