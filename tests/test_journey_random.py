@@ -291,3 +291,23 @@ def test_a_letter_typed_over_a_number_box_puts_its_value_back(page: Page, key: s
     got = shown_state(page)
     assert got["tile B_c"] == "2", got["tile B_c"]
     check_state(got, f"tile B_c <- 'x' + {key}")
+
+
+def test_an_emptied_tile_box_keeps_the_tiles_on_so_fill_minus_1e9_is_still_refused(page: Page) -> None:
+    """tile B_c 2, then 'x' + Tab over it (the box empties), then fill -1e9: the tiles are still on, so -1e9 is
+    refused, named, and the fill shows -inf again, and every view is compute()'s. (Found by the long form, seed 5,
+    steps 152-154: the emptied box sent None, which turned the tiles off while drawer.js put 2 back in the box, so
+    fill -1e9 was taken and the page showed a state the core refuses.)"""
+    open_more(page)
+    type_box(page, "tile B_c", "2", "Tab")
+    quiet(page)
+    type_box(page, "tile B_c", "x", "Tab")
+    quiet(page)
+    said = page.inner_text("#message")
+    choose(page, "fill", "-1e9")
+    quiet(page)
+    got = shown_state(page)
+    assert (got["tile B_c"], got["fill"]) == ("2", "-inf"), (got["tile B_c"], got["fill"])
+    assert "tile B_c: the box is empty; it keeps 2" in said, said
+    assert "block_cols hides keys with -inf" in page.inner_text("#message"), page.inner_text("#message")
+    check_state(got, "tile B_c 2, 'x' + Tab, fill -1e9")
