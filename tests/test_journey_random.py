@@ -7,8 +7,12 @@ views do not use (T, d_model, the tokens, the heads and the head shown against t
 refused grid cell may stay on screen as typed, visibly marked (class 'bad', named in the message) until fixed: it
 is read as the value in force that the page holds for it (``data-good``).
 
-CI runs ``AP_RANDOM_STEPS`` steps (default 24) from ``AP_RANDOM_SEED`` (default 37); the long form, outside CI:
-``AP_RANDOM_STEPS=300 python3 -m pytest -n 0 tests/test_journey_random.py``."""
+A share of the steps (``AP_RANDOM_SENTENCE``, default 0.2; 0 for none) are sentence mode's: the sentence, d, the
+seed and d_out typed, Draw, and "Trainable attention on this sentence →"; after each, the embeddings and the views
+are checked against nn.Embedding and torch, and after the button the workbench's X against the sentence's rows.
+
+CI runs ``AP_RANDOM_STEPS`` steps (default 24: 5 of them sentence mode's) from ``AP_RANDOM_SEED`` (default 37); the
+long form, outside CI: ``AP_RANDOM_STEPS=300 python3 -m pytest -n 0 tests/test_journey_random.py``."""
 
 from __future__ import annotations
 
