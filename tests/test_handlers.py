@@ -371,6 +371,23 @@ def test_a_control_value_repeated_answers_nothing_and_a_refused_one_sets_its_con
     assert all(isinstance(o, SKIP) for o in call(tokens, key, stored.tokens))  # its blur: nothing
 
 
+@pytest.mark.parametrize(("label", "field", "value"), [("tile B_c", "block_cols", 2), ("window (0 = off)", "window", 2),
+                                                   ("head shown", "view_head", 1)])  # fmt: skip
+def test_an_emptied_number_box_is_refused_by_name_and_goes_back(label: str, field: str, value: int) -> None:
+    """A number box emptied (a letter typed over it: gradio sends None) keeps the value in force, says so by the
+    box's name and shows the value again. (Stored, None turned the tiles off while the box showed 2 again, and
+    fill -1e9 was then taken: issue 37's long random journey, seed 5, step 154.)"""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    box = handler("on_control", label)
+    call(box, key, value)
+    assert getattr(wiring.STORE.get(key)["vals"], field) == value
+    out = dict(zip(box.outputs, call(box, key, None), strict=True))
+    assert getattr(wiring.STORE.get(key)["vals"], field) == value  # kept what it had
+    assert any(f"{label}: the box is empty; it keeps {value}" in html.unescape(str(o)) for o in out.values()), out
+    assert out[next(c for c in box.outputs if getattr(c, "label", None) == label)] == value  # the box shows it again
+
+
 def test_the_plain_page_load_leaves_controls_and_grids_as_built_which_are_the_default_presets() -> None:
     """A learner may change a control or a number before the load has answered: a plain load leaves them. That is
     right only because the page is built showing exactly the default preset, checked here against a link to it."""

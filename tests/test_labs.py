@@ -171,6 +171,37 @@ def test_new_sentence_keeps_edited_rows_by_token_and_draws_every_other_row_afres
         assert_close(got, want[vocab.index(token)], atol=0, rtol=0)
 
 
+def test_a_new_seed_draws_the_drawn_rows_again_and_keeps_the_edited_ones() -> None:
+    """The seed box's Enter: every drawn row is nn.Embedding(vocab, d)'s after manual_seed(new seed), an edited row
+    is kept, and a refused seed puts the box back at the seed in force. (Seen failing: the seed box had no event, so
+    seed 8 was shown over seed 69's rows; and a new sentence then kept them all as if edited.)"""
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    rows = [[r[0], *(str(c) for c in r[1:])] for r in rows]
+    rows[2][1] = "5.5"  # (the third vocabulary entry edited in the browser)
+    out = sentence.sentence("text", SENTENCE, 3, 8, {"data": rows}, 2, 69)
+    got = {r[0]: r[1:] for r in out[0]["data"]}
+    torch.manual_seed(8)
+    want = torch.nn.Embedding(7, 3).weight.detach()
+    for i, (token, cells) in enumerate(got.items()):
+        if i == 2:
+            assert (token, float(cells[0])) == (rows[2][0], 5.5)
+        else:
+            assert_close(torch.tensor([float(c) for c in cells]), want[i], atol=0, rtol=0)
+    assert out[4] == 8 and isinstance(out[5], type(gr.skip()))  # the seed the rows come from; the box as typed
+    bad = sentence.sentence("text", SENTENCE, 3, None, {"data": rows}, 2, 8)
+    assert "seed:" in html.unescape(bad[3]) and bad[5] == 8 and isinstance(bad[0], type(gr.skip()))
+
+
+def test_an_emptied_sentence_goes_back_to_the_sentence_the_views_show() -> None:
+    """'' + Enter is refused by name and the box shows the sentence in force again (seen failing: it stayed empty
+    over the previous sentence's views); an accepted sentence becomes the one in force."""
+    skip = type(gr.skip())
+    bad = sentence.sentence("text", "", 3, 69, None, 2, 69, "the cat")
+    assert "sentence: is empty" in html.unescape(bad[3]) and bad[7] == "the cat" and isinstance(bad[6], skip)
+    good = sentence.sentence("text", "a dog", 3, 69, None, 2, 69, "the cat")
+    assert good[6] == "a dog" and isinstance(good[7], skip) and isinstance(good[5], skip)
+
+
 @pytest.mark.parametrize(
     ("text", "d", "problem"),
     [("", 3, "sentence: is empty"), ("a " * 40, 3, "sentence: 80 tokens"), ("x" * 401, 3, "sentence: 401 characters"),

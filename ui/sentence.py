@@ -26,6 +26,8 @@ from ui.render import grids
 from ui.render import tables as vw
 from ui.wiring import COMMON, Page, bind, on
 
+MAX_WIDTH = 16  # the embedding width d's slider: 1..16
+
 SENTENCE_NOTE = (
     "Seeded rows are drawn exactly as nn.Embedding(vocab, d) draws them after torch.manual_seed(seed), on this "
     "machine. That normal_ fill is platform-dependent: with seed 69, only 9 of the 21 values 003 printed come back "
@@ -46,8 +48,12 @@ def sentence_tokens(sentence: Any) -> tuple[ac.SimpleTokenizer, list[str]]:
     return ac.SimpleTokenizer(text), toks
 
 
-def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, table: Any) -> list[list[Any]]:
-    """The vocabulary's embedding rows: kept by token from the table on screen, new tokens drawn from the seed."""
+def embedding_rows(
+    action: str, tok: ac.SimpleTokenizer, d: int, seed: int, table: Any, drawn_seed: int | None = None
+) -> list[list[Any]]:
+    """The vocabulary's embedding rows: kept by token from the table on screen, new tokens drawn from the seed.
+    ``drawn_seed``: the seed the table on screen was drawn from (default ``seed``), which tells its drawn rows from
+    the learner's edits."""
     drawn = embedding_table(tok.vocab_size, d, seed).tolist()
     if action == "printed":
         if tok.vocab != ac.SimpleTokenizer(SENTENCE).vocab or d != 3:
@@ -59,7 +65,7 @@ def embedding_rows(action: str, tok: ac.SimpleTokenizer, d: int, seed: int, tabl
     data = table.get("data") if isinstance(table, dict) else table
     data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
     old = {str(r[0]): list(r[1:]) for r in data if isinstance(r, (list, tuple)) and r} if isinstance(data, list) else {}
-    kept = edited_rows(old, d, seed)
+    kept = edited_rows(old, d, seed if drawn_seed is None else drawn_seed)
     return [kept[shown_token(t)] if shown_token(t) in kept else drawn[i] for i, t in enumerate(tok.vocab)]
 
 
@@ -83,27 +89,31 @@ def edited_rows(old: dict[str, list[Any]], d: int, seed: int) -> dict[str, list[
 
 
 def sentence_input(
-    action: str, sentence: Any, d: Any, seed: Any, table: Any
+    action: str, sentence: Any, d: Any, seed: Any, table: Any, drawn_seed: int | None = None
 ) -> tuple[ac.SimpleTokenizer, list[str], list[list[Any]], list[list[float]], int]:
     """Sentence mode's inputs, checked: (tokenizer, tokens, raw rows as shown, rows as floats, seed).
 
     Errors name the field: sentence, embedding width d, seed, or embeddings row r, column c.
     """
     tok, toks = sentence_tokens(sentence)
-    d_i = parse_int(d, "embedding width d", 1, 16)
-    seed_i = parse_int(seed or 0, "seed", 0, MAX_SEED)
-    rows = embedding_rows(action, tok, d_i, seed_i, table)
+    d_i = parse_int(d, "embedding width d", 1, MAX_WIDTH)
+    seed_i = parse_int("" if seed is None else seed, "seed", 0, MAX_SEED)  # (an emptied box was seed 0)
+    rows = embedding_rows(action, tok, d_i, seed_i, table, drawn_seed)
     return tok, toks, rows, ac.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
 
 
-def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) -> dict[str, Any]:
+def sentence_views(
+    action: str, sentence: Any, d: Any, seed: Any, table: Any, drawn_seed: int | None = None
+) -> dict[str, Any]:
     """Sentence mode: tokens and ids, the embedding table, weightless attention with both normalisations.
 
-    ``action``: "text" (keep rows by token), "edit", "draw" (seeded nn.Embedding), "printed" (003's numbers).
-    Returns {"table", "tokens", "simplified", "message"}; on bad input the message and gr.skip() elsewhere.
+    ``action``: "text" (keep rows by token; the seed box's Enter too), "edit", "draw" (seeded nn.Embedding),
+    "printed" (003's numbers). ``drawn_seed``: the seed the table on screen was drawn from (see embedding_rows).
+    Returns {"table", "tokens", "simplified", "message", "seed"} ("seed": the seed the rows now come from); on bad
+    input the message and gr.skip() elsewhere.
     """
     try:
-        tok, toks, rows, vocab, _ = sentence_input(action, sentence, d, seed, table)
+        tok, toks, rows, vocab, seed_i = sentence_input(action, sentence, d, seed, table, drawn_seed)
         labels = [shown_token(t) for t in tok.vocab]
         cols = [f"d{j + 1}" for j in range(len(rows[0]))]
         ids = tok.encode(sentence)
@@ -111,7 +121,7 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
         tr = ac.simplified_attention(x)
     except ac.ScenarioError as e:
         gr.Warning(str(e))
-        return {"table": gr.skip(), "tokens": gr.skip(), "simplified": gr.skip(),
+        return {"table": gr.skip(), "tokens": gr.skip(), "simplified": gr.skip(), "seed": gr.skip(),
                 "message": vw.message_html([], error=str(e))}  # fmt: skip
     shown_toks = [f"{i + 1}:{shown_token(t)}" for i, t in enumerate(toks)]
     token_table = "".join(f"<tr><th>{i + 1}</th><td>{html.escape(shown_token(t))}</td><td>{n}</td></tr>"
@@ -136,13 +146,15 @@ def sentence_views(action: str, sentence: Any, d: Any, seed: Any, table: Any) ->
         f"{box('context = weights @ X', tr.context_softmax, cols, 'sent-ctx-softmax')}</div></div>"
     )
     return {"table": grids.raw_table(rows, labels, cols, "float32"), "tokens": tokens_html, "simplified": simplified,
-            "message": vw.message_html(warn)}  # fmt: skip
+            "message": vw.message_html(warn), "seed": seed_i}  # fmt: skip
 
 
-def sentence_scenario(sentence: Any, d: Any, d_out: Any, seed: Any, table: Any) -> dict[str, Any]:
+def sentence_scenario(
+    sentence: Any, d: Any, d_out: Any, seed: Any, table: Any, drawn_seed: int | None = None
+) -> dict[str, Any]:
     """Trainable attention on the sentence: its embeddings as x, 003's torch.rand(d_in, d_out) weights (seed),
     matmul layout (003's Parameter class)."""
-    tok, toks, _, vocab, seed_i = sentence_input("text", sentence, d, seed, table)
+    tok, toks, _, vocab, seed_i = sentence_input("text", sentence, d, seed, table, drawn_seed)
     d_o = parse_int(d_out, "d_out", 1, MAX_D)
     x = [vocab[i] for i in tok.encode(sentence)]
     labels = [shown_token(t).replace(",", "‚") for t in toks]  # the token box is comma-separated
@@ -159,9 +171,16 @@ def build_sentence(page: Page, tabs: Any) -> None:
         )
         with gr.Row():
             text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
-            d = gr.Slider(1, 16, value=3, step=1, label="embedding width d")
-            seed = gr.Number(69, precision=0, label="seed")
-            d_out = gr.Slider(1, 16, value=2, step=1, label="d_out for trainable attention (the book uses 2)")
+            d = gr.Slider(1, MAX_WIDTH, value=3, step=1, label="embedding width d", elem_id="sentence-d")
+            seed = gr.Number(69, precision=0, label="seed", elem_id="sentence-seed")
+            d_out = gr.Slider(
+                1,
+                16,
+                value=2,
+                step=1,
+                label="d_out for trainable attention (the book uses 2)",
+                elem_id="sentence-d-out",
+            )
         with gr.Row():
             draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
             printed = gr.Button("003's printed embeddings")
@@ -180,30 +199,56 @@ def build_sentence(page: Page, tabs: Any) -> None:
                 elem_id="sentence-emb",
             )
         out = gr.HTML(elem_id="sentence-out")
-    ins, outs = [text, d, seed, table, d_out], [table, tokens, out, msg]
+        drawn = gr.State(69)  # the seed the table's drawn rows came from (the seed box's value when they were drawn)
+        said = gr.State(SENTENCE)  # the sentence the views show
+    ins, outs = [text, d, seed, table, d_out, drawn, said], [table, tokens, out, msg, drawn, seed, said, text, d]
     for trigger, action in (
         (tab.select, "text"),
         (text.submit, "text"),  # on Enter or leaving the box: per keystroke, half-typed words raced the sentence
         (text.blur, "text"),
-        (d.input, "text"),
+        (seed.submit, "text"),  # the seed applies on Enter or leaving the box: the drawn rows are drawn again from it
+        (seed.blur, "text"),
         (table.input, "edit"),
         (draw.click, "draw"),
         (printed.click, "printed"),
     ):
         trigger(bind(sentence, action), ins, outs, **COMMON)
+    # d's box typed past 16 (17): unprocessed, so gradio's own range check (a red "Value 17 is greater than maximum
+    # value 16", and no answer: the rows of d = 1, drawn for the first key, stayed) is not in the way of clamped()
+    d.input(bind(sentence, "text"), ins, outs, preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
 
 
-def sentence(action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any) -> list[Any]:
-    got = sentence_views(action, text, d, seed, tbl)
-    return [got["table"], got["tokens"], got["simplified"], got["message"]]
+def clamped(d: Any) -> Any:
+    """The width a typed d stands for: the slider's box clamps a number past its ends when it loses the focus, with
+    no event, so 17 (refused) then showed 16 over the rows of d = 1, drawn for the first key typed. A number is
+    clamped here as the box clamps it, and the box is sent the result; anything else is left for the check to name."""
+    if isinstance(d, (int, float)) and not isinstance(d, bool) and float(d).is_integer():
+        return min(max(int(d), 1), MAX_WIDTH)
+    return d
+
+
+def sentence(
+    action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any, drawn: Any, said: Any = SENTENCE
+) -> list[Any]:
+    """One sentence-mode event: the views, the seed the rows now come from, the seed box, the sentence the views
+    show, and the sentence box. A refused seed or sentence goes back to the one in force (an emptied sentence stayed
+    empty over the previous sentence's views), so neither is shown as if applied."""
+    width = clamped(d)
+    got = sentence_views(action, text, width, seed, tbl, drawn if isinstance(drawn, int) else None)
+    ok = not isinstance(got["seed"], type(gr.skip()))
+    back = {f: not ok and f"{f}:" in html.unescape(str(got["message"])) for f in ("seed", "sentence")}
+    return [got["table"], got["tokens"], got["simplified"], got["message"], got["seed"],
+            drawn if back["seed"] else gr.skip(), text if ok else gr.skip(),
+            said if back["sentence"] else gr.skip(), width if ok and width != d else gr.skip()]  # fmt: skip
 
 
 def on_sentence_go(
-    page: Page, tabs: Any, msg: Any, text: Any, d: Any, seed: Any, tbl: Any, d_out: Any
+    page: Page, tabs: Any, msg: Any, text: Any, d: Any, seed: Any, tbl: Any, d_out: Any, drawn: Any, _said: Any
 ) -> dict[Any, Any]:
     try:
-        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl))
+        drawn_seed = drawn if isinstance(drawn, int) else None
+        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl, drawn_seed))
     except ac.ScenarioError as e:
         gr.Warning(str(e))
         return {msg: vw.message_html([], error=str(e))}

@@ -60,6 +60,21 @@ def unchanged(field: str | None, value: Any, vals: PageValues) -> bool:
     return field in REPEATS and field in NAMES and getattr(vals, field) == value
 
 
+TEXTS = ("tokens", "tokens_k", "padding")  # the typed boxes that take text; the others are gr.Number boxes
+
+
+def emptied(page: Page, field: str | None, value: Any, vals: PageValues) -> dict[Any, Any] | None:
+    """A number box left empty (a letter typed over its value: the browser's number input takes no letters, and
+    gradio sends None): refused by name, the box back at the value in force. Stored, None turned the tiles, the
+    window or kv heads off (or the RoPE base to its default) while drawer.js put the old number back in the box, so
+    the box showed 2 for tiles that were off, and fill -1e9 was then taken (issue 37, the long random journey, seed
+    5, step 154)."""
+    if field not in TYPED or field in TEXTS or value not in (None, ""):
+        return None
+    label, kept = getattr(page.controls.get(field), "label", field), getattr(vals, field)
+    return refusal(page, vals, refused(f"{label}: the box is empty; it keeps {kept}"), field)
+
+
 def refusal(page: Page, vals: PageValues, got: dict[str, Any], field: str | None = None) -> dict[Any, Any]:
     """A refused control value: the views say why, the values stay as they were, and the control goes back to the
     value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked)."""
@@ -86,6 +101,8 @@ def on_control(page: Page, field: str, value: Any, preset_id: str | None, vals: 
         return expired(page)
     if unchanged(field, value, vals):
         return {}
+    if (empty := emptied(page, field, value, vals)) is not None:
+        return empty
     old, vals = vals, dataclasses.replace(vals, **{field: value})
     problem = control_problem(field, value)
     past = None if problem or field != "view_head" else past_the_heads(value, vals.heads)
@@ -149,6 +166,8 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
         return expired(page)
     if unchanged(field, value, vals):
         return {}
+    if (empty := emptied(page, field, value, vals)) is not None:
+        return empty
     old, vals = vals, (dataclasses.replace(vals, **{field: value}) if field else vals)
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control goes back to it
