@@ -228,6 +228,11 @@ SENT_JS = """() => {
   return out; }""".replace("SENT)", json.dumps(SENT) + ")")
 
 
+# sentence mode's table is drawn: every row has its token's label
+LABELLED = """() => { const c = [...document.querySelectorAll('#sentence-emb [role=gridcell][data-row][data-col="0"]')];
+  return c.length > 0 && c.every((x) => x.innerText.trim() !== ''); }"""
+
+
 def sentence_reference(text: str, d: int, seed: int) -> tuple[list[str], list[int], torch.Tensor]:
     """(the vocabulary, the token ids, its embeddings (vocab, d)) as 003 makes them: split on each space, kept as a
     token, a sorted vocabulary, then nn.Embedding(vocab, d) after manual_seed(seed)."""
@@ -243,7 +248,7 @@ def check_sentence(pg: Page, where: str) -> dict[str, Any]:
     """Sentence mode's table is nn.Embedding(vocab, d)'s for the sentence, d and seed its boxes show, and its views
     are X Xᵀ, softmax, weights @ X and ÷ row sum of those rows (X: a row per token)."""
     to_tab(pg, "Sentence mode")
-    pg.wait_for_selector("#sentence-emb [role=gridcell][data-row]")
+    pg.wait_for_function(LABELLED)  # (gradio's table draws its cells before their text: a busy CI saw [''])
     got = pg.evaluate(SENT_JS)
     assert "" not in (got["d"], got["seed"], got["text"]), (where, "a sentence box shows no value", got)
     vocab, ids, emb = sentence_reference(got["text"], int(got["d"]), int(got["seed"]))
