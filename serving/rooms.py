@@ -105,12 +105,15 @@ class Question:
     closed: bool = False
     revealed: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # student token -> answer text
+    hide: dict[str, Any] = field(default_factory=dict)  # what every page hides till the reveal (ui/learn.py hidden)
 
     def public(self, qid: int) -> dict[str, Any]:
         out = {"id": qid, "kind": self.kind, "prompt": self.prompt, "options": self.options, "closed": self.closed,
                "revealed": self.revealed}  # fmt: skip
         if self.revealed:
             out["right"] = self.right
+        else:
+            out["hide"] = self.hide
         return out
 
     def correct(self, answer: str) -> bool:
@@ -309,8 +312,10 @@ class RoomStore:
 
     # ---- questions --------------------------------------------------------------------------------------------
 
-    def ask(self, code: str, secret: Any, kind: str, prompt: str, right: str, options: list[str] | None = None) -> int:
-        """A new question to the class (the one before it closes); returns its id."""
+    def ask(self, code: str, secret: Any, kind: str, prompt: str, right: str, options: list[str] | None = None,
+            hide: dict[str, Any] | None = None) -> int:  # fmt: skip
+        """A new question to the class (the one before it closes); returns its id. ``hide``: what gives its answer
+        away on the workbench, which every page hides until the reveal (plain data, never a number)."""
         with self._lock:
             room = self.drive(code, secret)
             if kind not in KINDS:
@@ -320,7 +325,8 @@ class RoomStore:
             for q in room.questions:
                 q.closed = True
             opts = [str(o)[:MAX_ANSWER] for o in (options or [])][:12]
-            room.questions.append(Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts))
+            q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}))
+            room.questions.append(q)
             self._changed(room)
             return len(room.questions) - 1
 

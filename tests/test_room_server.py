@@ -26,6 +26,7 @@ import attention_core as ac
 import playground
 from serving import rooms as rm
 from ui import room as ui_room
+from ui.learn import hidden as learn_hidden
 from ui.room import ROOMS
 
 
@@ -247,3 +248,49 @@ def test_one_address_cannot_take_every_seat_of_a_rooms_streams(room: rm.Room, mo
     assert statuses == [200, 200, 200] and other == 200
     assert fourth == 429 and "3 pages from this address" in detail, detail
     assert room.code not in ui_room.STREAMS and (room.code, "10.1.1.1") not in ui_room.STREAMS_FROM  # given back
+
+
+def test_a_question_tells_every_page_what_to_hide_and_never_the_number(client: TestClient, room: rm.Room) -> None:
+    """A predicted weight hides its query's row of weights, output and combine on every page (1 − the rest of the row,
+    or weights · V, gives it back), until the reveal; what is sent names cells, never a value (issue 37, item 8)."""
+    teacher = {"X-Room-Secret": room.secret}
+    body = {"kind": "predict", "name": "weights", "row": 1, "col": 0}
+    qid = client.post(f"/room/{room.code}/ask", json=body, headers=teacher).json()["question"]
+    sent = room.public()["question"]
+    assert sent["hide"]["cells"] == [["weights", 1, None], ["output", 1, None], ["combine", 1, None]]
+    assert ["hm-weights", 1, None] in sent["hide"]["heat"] and "weights" in sent["hide"]["prints"]
+    right = room.questions[qid].right
+    assert right not in str(sent["hide"]) and "right" not in sent
+    q = client.post(f"/room/{room.code}/ask", json={"kind": "token", "row": 2}, headers=teacher).json()["question"]
+    rows = room.public()["question"]["hide"]["cells"]
+    assert [n for n, r, c in rows if r == 2 and c is None] == ["scores", "scaled", "masked", "weights"]
+    client.post(f"/room/{room.code}/end", json={"reveal": True}, headers=teacher)
+    assert "hide" not in room.public()["question"] and room.public()["question"]["id"] == q  # revealed: nothing hidden
+
+
+def test_a_predicted_score_hides_it_where_later_steps_show_it_again() -> None:
+    """scaled and masked are the score divided: the same cell of each is hidden, and the weights' row, whose
+    explanation prints it, explains nothing while the question is open."""
+    got = learn_hidden("number", "scores", 0, 2, 1)
+    assert got["cells"] == [["scores", 2, 1], ["scaled", 2, 1], ["masked", 2, 1]]
+    assert ["weights", 2] in got["explain"] and got["heat"] == [["hm-masked", 2, 1]]
+
+
+def test_the_join_card_says_when_its_address_is_this_computers_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain local run's join address (127.0.0.1) reaches no student's device: the card is told the classroom
+    command and the LAN address; a server listening on every interface gives the LAN address itself."""
+    monkeypatch.delenv("SPACE_HOST", raising=False)
+    monkeypatch.delenv("AP_CLASSROOM_URL", raising=False)
+    monkeypatch.delenv("GRADIO_SERVER_NAME", raising=False)
+    monkeypatch.setattr(rm, "lan_address", lambda: "192.168.1.20")
+    local = Request({"type": "http", "headers": [(b"host", b"127.0.0.1:7931")]})
+    assert ui_room.join_base(local) == "http://127.0.0.1:7931/"
+    assert ui_room.local_only("http://127.0.0.1:7931/") == {"command": "python3 playground.py --classroom",
+                                                          "lan": "http://192.168.1.20:7931/"}  # fmt: skip
+    assert ui_room.local_only("http://192.168.1.20:7931/") is None
+    assert ui_room.local_only("https://someone-attention.hf.space/") is None
+    monkeypatch.setattr(rm, "lan_address", lambda: "127.0.0.1")  # no network: the command alone
+    assert ui_room.local_only("http://localhost:7860/")["lan"] == ""
+    monkeypatch.setattr(rm, "lan_address", lambda: "192.168.1.20")
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    assert ui_room.join_base(local) == "http://192.168.1.20:7931/"

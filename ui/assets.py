@@ -56,6 +56,7 @@ DRAWER_JS = hook("drawer.js")  # Escape closes "More settings"
 CHARTS_JS = hook("charts.js")  # the scaling lab's figure: text size; stacked on a phone
 TEACH_JS = hook("present.js", "tour.js", "a11y.js", "address.js", "lesson.js")  # the top bar's teach buttons
 ROOM_JS = hook("room.js")  # lesson rooms
+HIDE_JS = hook("hide.js")  # the quiz's question: what answers it, hidden while it is open
 
 # before a queued event leaves the page: the grid's live edits still on their way go first (page.js liveIdle), so a
 # control changed right after an edit applies to the edited values, as the edit was made first (an event's ``js``)

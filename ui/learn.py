@@ -12,6 +12,7 @@ never imports playground, which runs as ``__main__``). Each page keeps only comp
 from __future__ import annotations
 
 import html
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from attention_core import (
     quiz,
     snapshot,
 )
-from ui.assets import drawn
+from ui.assets import HIDE_JS, drawn
 from ui.pipeline import current_scenario, expired_message, explain_pick
 from ui.render import heat
 from ui.render import tables as vw
@@ -118,31 +119,52 @@ def tally_of(qz: dict[str, Any]) -> Tally:
 
 
 ROW_STEPS = ("scores", "scaled", "masked", "weights")  # a query's row in these names its largest key and its mask
+# the same number under a later step's name (scaled and masked are scores divided; one head's combine is its output)
+SAME_VALUE = {"scores": ("scores", "scaled", "masked"), "scaled": ("scaled", "masked"), "masked": ("masked",),
+              "output": ("output",), "combine": ("combine", "output")}  # fmt: skip
 
 
-def hide_style(q: Question) -> str:
-    """CSS that hides what a question asks in the workbench's tables (overview and notebook), prints and heatmaps.
+def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[str, Any]:
+    """What gives a question's answer away on the workbench, as the page hides it while the question is open
+    (static/hide.js): ``cells`` [table, row, col or None for the whole row] of the overview and the notebook,
+    ``prints`` the notebook steps whose torch print shows them, ``heat`` [figure, row, col or None] of the heatmaps,
+    ``explain`` [table, row]: rows whose explanation would print it. Plain data, no number: the workbench quiz
+    (:func:`question_html`) and a lesson room's questions (ui/room.py) send it to the page.
 
-    A number: its cell; a weight: its whole row (1 − the rest of the row gave it away). "Which key gets the most
-    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights, and the weights'
-    heatmaps (the whole table was on screen above the question: issue 37)."""
-    if q.kind == "number" and q.step != "weights":
-        cells = [(n, f"td[data-r='{q.row}'][data-c='{q.col}']") for n in ([q.step, "masked"] if q.step == "scaled"
-                                                                           else [q.step])]  # fmt: skip
-        blurred = [f"#html-{q.step} pre.tensor"]
-    else:
-        names = ["weights"] if q.kind == "number" else list(ROW_STEPS)
-        cells = [(n, f"td[data-r='{q.row}']") for n in names]
-        blurred = [*(f"#html-{n} pre.tensor" for n in names), "#weights-fig canvas", "#heads-fig canvas"]
-    sel = ", ".join(f"table[data-name='{n}'] {cell}" for n, cell in cells)
-    return (f"<style>{sel} {{color: transparent !important; background: #d9d9d9 !important}} "
-            f"{', '.join(blurred)} {{filter: blur(6px)}}</style>")  # fmt: skip
+    A number: its cell, and the same number where a later step shows it again (scaled and masked are scores
+    divided; a single head's combine is its output). A weight: its query's whole row (1 − the rest of the row
+    gives it), and that query's output and combine rows (weights · V gives them back). "Which key gets the most
+    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights (issue 37)."""
+    figs = ["hm-masked", "hm-weights", f"hm-head{head + 1}"]
+    if kind == "number" and step != "weights":
+        names = SAME_VALUE.get(step, (step,))
+        cells = [[n, row, col if n == step or step != "combine" else None] for n in names]
+        if step == "output":
+            cells.append(["combine", row, None])
+        heat = [[f, row, col] for f in figs[:1]] if step in ("scores", "scaled", "masked") else []
+        later = ["weights", "output", "combine"] if step in ("scores", "scaled", "masked") else ["combine"]
+        return {"cells": cells, "prints": sorted({c[0] for c in cells}), "heat": heat,
+                "explain": [[n, row] for n in later]}  # fmt: skip
+    names = ["weights", "output", "combine"] if kind == "number" else list(ROW_STEPS)
+    heat = [[f, row, None] for f in (figs[1:] if kind == "number" else figs)]
+    return {
+        "cells": [[n, row, None] for n in names],
+        "prints": names,
+        "heat": heat,
+        "explain": [[n, row] for n in ("output", "combine")],
+    }
+
+
+def question_hidden(q: Question) -> dict[str, Any]:
+    """:func:`hidden` for one of the quiz's questions."""
+    return hidden(q.kind, q.step, q.head, q.row, q.col)
 
 
 def question_html(q: Question, qz: dict[str, Any], note: str = "") -> str:
     extra = f"<div class='quiz-note'>{html.escape(note)}</div>" if note else ""
     return (
-        f"{hide_style(q)}<div class='quiz-q' data-kind='{q.kind}' data-step='{q.step}' data-index='{qz['index']}'>"
+        f"<div class='quiz-q' data-kind='{q.kind}' data-step='{q.step}' data-index='{qz['index']}' "
+        f"data-hide='{html.escape(json.dumps(question_hidden(q)))}'>"
         f"{html.escape(q.prompt)}</div>{extra}<div class='quiz-tally'>{tally_of(qz).text}</div>"
     )
 
@@ -267,7 +289,7 @@ def build_quiz() -> dict[str, Any]:
         with gr.Row():
             choice = gr.Dropdown(CHOICES, value="any", label="ask about", elem_id="quiz-kind", scale=2)
             new = gr.Button("New question", elem_id="quiz-new", scale=1)
-        question = gr.HTML("<div class='quiz-q'>Press <b>New question</b>.</div>", elem_id="quiz-q")
+        question = gr.HTML("<div class='quiz-q'>Press <b>New question</b>.</div>", elem_id="quiz-q", js_on_load=HIDE_JS)
         with gr.Row():
             answer = gr.Textbox(label="your answer", elem_id="quiz-answer", scale=3)
             check = gr.Button("Check", variant="primary", elem_id="quiz-check", scale=1)

@@ -26,6 +26,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import gradio as gr
 import pandas as pd
@@ -42,6 +43,7 @@ from serving import rooms as rm
 from serving.rooms import RoomError
 from serving.rooms_redis import store_from_env
 from ui.assets import ROOM_JS
+from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
 from ui.render import match_badge
 from ui.share import encode_link, link_values
@@ -58,7 +60,8 @@ TEACHING: dict[str, tuple[str, str]] = {}  # teacher page's session hash -> (roo
 
 def join_base(request: gr.Request | Request | None) -> str:
     """The address students open: a Space's public URL (SPACE_HOST), the classroom command's LAN address
-    (AP_CLASSROOM_URL, ``playground.py --classroom``), else the address the teacher's own page came from."""
+    (AP_CLASSROOM_URL, ``playground.py --classroom``), the LAN address when the server listens on every interface
+    but the teacher's page came by the loopback, else the address the teacher's own page came from."""
     if os.environ.get("SPACE_HOST"):
         return f"https://{os.environ['SPACE_HOST']}/"
     if os.environ.get("AP_CLASSROOM_URL"):
@@ -66,6 +69,9 @@ def join_base(request: gr.Request | Request | None) -> str:
     headers = getattr(request, "headers", None) or {}
     host = headers.get("host") or "127.0.0.1:7860"
     scheme = "https" if headers.get("x-forwarded-proto") == "https" else "http"
+    name, _, port = host.rpartition(":")
+    if os.environ.get("GRADIO_SERVER_NAME") in ("0.0.0.0", "::") and is_loopback(name) and port.isdigit():
+        return f"{scheme}://{rm.lan_address()}:{port}/"  # listening on every interface: the LAN reaches it
     return f"{scheme}://{host}/"
 
 
@@ -160,7 +166,26 @@ def open_room(preset_id: str | None, vals: PageValues, request: gr.Request) -> s
         for k in [k for k, (c, _) in TEACHING.items() if not is_open(c)]:
             TEACHING.pop(k, None)
     url = f"{join_base(request)}?room={room.code}"
-    return json.dumps({"role": "teacher", "code": room.code, "secret": room.secret, "join": url, "qr": qr_svg(url)})
+    return json.dumps({"role": "teacher", "code": room.code, "secret": room.secret, "join": url, "qr": qr_svg(url),
+                       "local": local_only(join_base(request))})  # fmt: skip
+
+
+CLASSROOM = "python3 playground.py --classroom"  # the command that serves a room on the LAN (playground.py)
+
+
+def local_only(base: str) -> dict[str, str] | None:
+    """For a join address on this computer's loopback (a plain local run, 127.0.0.1): the command that serves the
+    room on the network, and the address it would serve at (``rooms.lan_address``, "" without a network); the join
+    card says students cannot reach the address it shows. None for any other address."""
+    parts = urlsplit(base)
+    if not is_loopback(parts.hostname or ""):
+        return None
+    lan = rm.lan_address()
+    return {"command": CLASSROOM, "lan": "" if is_loopback(lan) else f"http://{lan}:{parts.port or 80}/"}
+
+
+def is_loopback(host: str) -> bool:
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 def is_open(code: str) -> bool:
@@ -186,7 +211,9 @@ def chart(code: Any, request: gr.Request) -> go.Figure:
         counts = pd.Series(answers, dtype=str).value_counts().reindex(q.options, fill_value=0)
         fig.add_bar(x=list(counts.index), y=list(counts.values), marker_color="#4363d8")
     title = f"{len(answers)} answer{'s' * (len(answers) != 1)}" + (f": {q.prompt}" if q else "")
-    fig.update_layout(title=title[:90], height=300, margin={"l": 40, "r": 10, "t": 40, "b": 40}, bargap=0.1)
+    # a panel over the page's corner (room.css), its words large enough for the back row of a projected room
+    fig.update_layout(title={"text": title[:60], "font": {"size": 22}}, height=300, font={"size": 18},
+                      margin={"l": 50, "r": 10, "t": 50, "b": 50}, bargap=0.1)  # fmt: skip
     return fig
 
 
@@ -325,8 +352,8 @@ async def teacher(request: Request) -> Response:
             await store(ROOMS.close, room.code, secret)
             return JSONResponse({"closed": True})
         if action == "ask":
-            kind, prompt, right, options = question_from(room.state.get("query") or {}, body)
-            question = await store(ROOMS.ask, room.code, secret, kind, prompt, right, options)
+            kind, prompt, right, options, hide = question_from(room.state.get("query") or {}, body)
+            question = await store(ROOMS.ask, room.code, secret, kind, prompt, right, options, hide)
             return JSONResponse({"question": question})
         if action == "end":
             await store(ROOMS.end_question, room.code, secret, bool(body.get("reveal")))
@@ -351,10 +378,13 @@ def as_text_cell(v: Any) -> Any:
 RESULT_COLUMNS = ["question", "kind", "prompt", "student", "display_name", "answer", "right_answer", "correct"]
 
 
-def question_from(query: dict[str, Any], body: dict[str, Any]) -> tuple[str, str, str, list[str]]:
+Asked = tuple[str, str, str, list[str], dict[str, Any]]  # kind, prompt, right answer, options, what pages hide
+
+
+def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
     """A question made from the room's state (the server computes the right answer, never the page):
     ``predict`` a cell ``name[row, col]`` of head ``head`` (1-based) or ``token``: the key with the most weight
-    for query row ``row``."""
+    for query row ``row``. What gives its answer away is the workbench quiz's (ui/learn.py hidden)."""
     kind = body.get("kind")
     preset_id, _, nv, _ = room_values(json.dumps(query, sort_keys=True))
     if kind == "quiz":
@@ -377,7 +407,7 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> tuple[str, str
         right = f"{value:.4g}"
         who = f" (head {head + 1})" if len(heads) > 1 else ""
         prompt = f"Predict {name}[{tr['tokens'][row]}, {col_label(name, tr, col)}]{who}"
-        return "predict", prompt, right, []
+        return "predict", prompt, right, [], hidden("number", name, head, row, col)
     if kind == "token":
         weights = heads[head]["weights"]
         if not 0 <= row < len(weights):
@@ -385,11 +415,12 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> tuple[str, str
         keys = [f"{t} ({j + 1})" for j, t in enumerate(tr["tokens_k"])]
         best = max(range(len(weights[row])), key=lambda j: weights[row][j])
         who = f" in head {head + 1}" if len(heads) > 1 else ""
-        return "token", f"Which key gets the most weight for the query {tr['tokens'][row]!r}{who}?", keys[best], keys
+        prompt = f"Which key gets the most weight for the query {tr['tokens'][row]!r}{who}?"
+        return "token", prompt, keys[best], keys, hidden("argmax", "weights", head, row, None)
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 
-def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> tuple[str, str, str, list[str]]:
+def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> Asked:
     """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
     key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw."""
     tr = ac.evaluate(s)
@@ -400,8 +431,8 @@ def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> tuple[str, str, str, 
         q = quiz.ask(s, tr, seed, index, "number")
     if q.kind == "argmax" and isinstance(q.answer, tuple):
         options = [f"{k} ({j + 1})" for j, k in enumerate(q.keys)]
-        return "choice", q.prompt, options[q.answer[0]], options
-    return "predict", q.prompt, f"{float(q.answer):.4g}", []
+        return "choice", q.prompt, options[q.answer[0]], options, question_hidden(q)
+    return "predict", q.prompt, f"{float(q.answer):.4g}", [], question_hidden(q)
 
 
 PREDICTABLE = ("scores", "scaled", "masked", "weights", "output")

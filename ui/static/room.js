@@ -7,6 +7,7 @@
 // Student (?room=CODE): joins (POST /room/CODE/join; its token kept in localStorage, so a reload is the same
 // student), reads /room/CODE/events (Server-Sent Events, read with fetch) and, while following, fires
 // {kind: 'follow'} when the teacher's state changed, then sets the tab and the stage.
+import * as hide from './hide.js';
 import * as page from './page.js';
 
 const url = (path) => `${location.pathname.replace(/[^/]*$/, '')}room/${path}`;
@@ -198,7 +199,9 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
     q('.room-end').hidden = !qu || qu.closed;
     q('.room-reveal').hidden = !qu || qu.revealed;
     q('.room-q').innerHTML = qu ? `<b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
-      + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal') : '';
+      + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal')
+      + ' <button type="button" class="room-chart">chart: show / hide</button>' : '';
+    hide.set('room', qu && !qu.revealed ? qu.hide : null);  // what answers it, off this (projected) page too
     const key = qu ? `${qu.id}:${qu.count}:${(qu.answers || []).join('|')}` : null;
     if (key && key !== lastQ) R.trigger('select', { code: room.code });  // its own event: answers the chart only
     lastQ = key;
@@ -224,6 +227,7 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       } else if (b.classList.contains('room-end')) await post(`${room.code}/end`, { reveal: false }, hdr);
       else if (b.classList.contains('room-reveal')) await post(`${room.code}/end`, { reveal: true }, hdr);
       else if (b.classList.contains('room-csv')) await download(room, hdr);
+      else if (b.classList.contains('room-chart')) document.body.classList.toggle('room-chart-off');
       else if (b.classList.contains('room-close')) {
         await post(`${room.code}/close`, {}, hdr);
         sessionStorage.removeItem('ap-teaching');
@@ -238,6 +242,8 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
     if (!asking) return;
     const td = e.target.closest && e.target.closest('#overview table[data-name] td[data-r][data-c]');
     if (!td) return;
+    e.stopPropagation();  // spent on the question: the cell's explanation (its answer) is not opened
+    e.preventDefault();
     const kind = asking;
     asking = null;
     const body = { kind, name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c };
@@ -268,12 +274,20 @@ function card(R, show) {
     R.cardEl.setAttribute('aria-label', 'join card');
     R.cardEl.innerHTML = `<div class="rc-qr">${teacher.qr}</div><div class="rc-text"><p>Join at</p>
       <p class="rc-url">${esc(teacher.join.replace(/\?room=.*/, ''))}</p><p>with the code</p>
-      <p class="rc-code">${esc(teacher.code)}</p><p class="rc-count">0 students joined</p>
+      <p class="rc-code">${esc(teacher.code)}</p><p class="rc-count">0 students joined</p>${localNote(teacher.local)}
       <button type="button" class="rc-hide">Start the lesson</button></div>`;
     R.cardEl.querySelector('.rc-hide').addEventListener('click', () => card(R, false));
     document.body.appendChild(R.cardEl);
   }
   if (R.cardEl) R.cardEl.hidden = !show;
+}
+// a join address on this computer's loopback (a plain local run): students' devices cannot reach it, and the card
+// says so, with the command that serves the room on the network and the address it would serve at
+function localNote(local) {
+  if (!local) return '';
+  return `<p class="rc-local" role="note">This address opens only on this computer: students' phones and laptops
+    cannot reach it. Start the app with <code>${esc(local.command)}</code> to teach on this network${local.lan
+    ? `: students then join at <b>${esc(local.lan)}</b>` : ''}.</p>`;
 }
 function cardCount(R, n) {
   if (R.cardEl) R.cardEl.querySelector('.rc-count').textContent = `${n} student${n === 1 ? '' : 's'} joined`;
@@ -304,9 +318,11 @@ async function follow(R, code) {
     <div class="room-ask" aria-live="polite"></div>`;
   const S = { me, box, following: true, last: null, applied: '', mine: {}, shownQ: '' };
   studentClicks(R, S);
+  ownEdits(R, S);
   mode(R, S);
   const stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
     S.last = p;
+    hide.set('room', p.question && !p.question.revealed && !p.gone && !p.closed ? p.question.hide : null);
     if (p.gone || p.closed) {
       stream.stop();
       R.status(`The teacher has closed room <b>${esc(me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
@@ -373,6 +389,23 @@ async function send(S, value) {
     S.shownQ = '';
     ask(S, S.last);
   } catch (err) { S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
+}
+// a following student's own edit makes them try it: the teacher's next state would otherwise overwrite it unseen.
+// Caught as it starts (a press on a cell or an option, a key typed into a box, a paste), before it leaves the page.
+const EDITS = '#inputs, #toolbar, #more, #modern, #preset, #reload, #upload-btn';
+const PRESSED = 'td, li, [role=option], [role=slider], #reload, #upload-btn, input[type=checkbox], input[type=range]';
+const LOOKS = new Set(['Tab', 'Shift', 'Control', 'Alt', 'Meta', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowLeft',
+  'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+function ownEdits(R, S) {
+  const start = (e) => {
+    const t = e.target;
+    if (!S.following || !e.isTrusted || !t.closest?.(EDITS) || (t.closest('#share') && !t.closest('#upload-btn'))) return;
+    if (e.type === 'pointerdown' && !t.closest(PRESSED)) return;
+    if (e.type === 'keydown' && ((LOOKS.has(e.key) && !e.altKey) || !t.closest('input, textarea, td'))) return;
+    S.following = false;  // (nothing else to undo: the teacher's stage and tab stay as they are)
+    mode(R, S);
+  };
+  for (const type of ['pointerdown', 'keydown', 'input', 'paste']) document.addEventListener(type, start, true);
 }
 function studentClicks(R, S) {  // an answer sent, following or trying it, the student's name
   const q = (sel) => S.box.querySelector(sel);

@@ -1,0 +1,154 @@
+// What answers an open question, off the page until it is answered (issue 37): the workbench quiz's question
+// (js_on_load of #quiz-q: its data-hide) and a lesson room's (room.js: set('room', spec)) use this one module.
+//
+// A spec (ui/learn.py hidden) names cells [table, row, col|null] of the overview and the notebook, the notebook
+// steps whose torch print shows them, heatmap cells [figure, row, col|null], and rows [table, row] whose
+// explanation would print them. A hidden number is gone from the page, not only painted over: its text is '?', its
+// tooltip says it is hidden, its colour class is dropped, a print says it is hidden, a heatmap's bytes are grey
+// there and its hover says so; a click on it (or on a row whose explanation would give it) explains nothing, and
+// an explain card already open on one closes. What was there is kept in this module (never in the page) and put
+// back when no question asks any more. The views redraw themselves at every edit (morph.js writes each number into
+// the node shown): a MutationObserver hides again what they wrote, before the browser paints it.
+import { paintCanvas } from './heat.js';
+import * as page from './page.js';
+
+const MARK = '?';
+const NOTE = 'hidden while the question is open';
+const VIEWS = '#overview, .nb-view';
+const specs = new Map();  // source ('quiz', 'room') -> its spec
+let shown = new Set();  // the nodes hidden now
+const kept = new WeakMap();  // node -> what it held before it was hidden
+let observer = null;
+let started = false;
+
+export function set(source, spec) {
+  if (spec) specs.set(source, spec);
+  else specs.delete(source);
+  start();
+  apply();
+}
+
+export function mount({ element }) {  // the quiz's question element: its open question's data-hide
+  start();
+  const read = () => {
+    const q = element.querySelector('.quiz-q[data-hide]');
+    let spec = null;
+    try { spec = q ? JSON.parse(q.dataset.hide) : null; } catch { spec = null; }
+    set('quiz', spec);
+  };
+  new MutationObserver(read).observe(element, { childList: true, subtree: true, attributes: true });
+  read();
+}
+
+const union = (key) => [...specs.values()].flatMap((s) => s[key] || []);
+
+// whether the number (table name, row, col) is hidden, or its explanation would give a hidden one away
+export function refused(name, r, c) {
+  return union('cells').some(([n, row, col]) => n === name && row === r && (col === null || col === c))
+    || union('explain').some(([n, row]) => n === name && row === r);
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  observer = new MutationObserver(apply);
+  // a click on a hidden number (or a windowed table's button that brings one in) explains nothing
+  document.addEventListener('click', (e) => {
+    if (!specs.size || !e.target.closest) return;
+    const td = e.target.closest('td[data-r][data-c]');
+    const go = e.target.closest('button[data-goto]');
+    const table = (td || go)?.closest('.nt-win, .nt-wrap')?.querySelector('table[data-name]');
+    if (!table || !table.closest(VIEWS)) return;
+    const [r, c] = td ? [+td.dataset.r, +td.dataset.c] : go.dataset.goto.split(',').map(Number);
+    if (!refused(table.dataset.name, r, c)) return;
+    e.stopPropagation();
+    e.preventDefault();
+  }, true);
+}
+
+function wanted() {  // node -> how to hide it
+  const out = new Map();
+  for (const [name, r, c] of union('cells')) {
+    const sel = `table[data-name="${CSS.escape(name)}"] td[data-r="${r}"]${c === null ? '' : `[data-c="${c}"]`}`;
+    document.querySelectorAll(VIEWS.split(', ').map((v) => `${v} ${sel}`).join(', '))
+      .forEach((td) => out.set(td, 'td'));
+  }
+  for (const step of union('prints')) {
+    const pre = document.querySelector(`#html-${CSS.escape(step)} pre.tensor`);
+    if (pre) out.set(pre, 'pre');
+  }
+  for (const [fig, r, c] of union('heat')) {
+    document.querySelectorAll(`figure[data-name="${CSS.escape(fig)}"] canvas[data-z]`).forEach((cv) => {
+      const cells = out.get(cv) || [];
+      cells.push([r, c]);
+      out.set(cv, cells);
+    });
+  }
+  return out;
+}
+
+function apply() {
+  observer.disconnect();
+  const want = wanted();
+  for (const n of shown) if (!want.has(n)) restore(n);
+  want.forEach((how, n) => (how === 'td' ? hideCell(n) : how === 'pre' ? hidePrint(n) : hideHeat(n, how)));
+  shown = new Set(want.keys());
+  const p = page.picked();
+  const card = document.getElementById('explain');
+  if (p && card && !card.classList.contains('closed') && refused(p.name, p.r, p.c)) card.classList.add('closed');
+  if (specs.size) {
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true,
+      attributes: true, attributeFilter: ['class', 'title', 'data-z'] });
+  }
+}
+
+const BUCKET = /^(p\d+|s\d+|m)$/;  // a number's colour class (ui/render/tables.py _bucket): it tells its size
+function hideCell(td) {
+  const k = kept.get(td) || {};
+  if (td.textContent !== MARK) k.text = td.textContent;
+  if (td.hasAttribute('title') && td.title !== NOTE) k.title = td.title;
+  if (!td.classList.contains('ap-hid')) k.cls = td.className;
+  kept.set(td, k);
+  if (td.textContent !== MARK) td.textContent = MARK;
+  if (td.hasAttribute('title') && td.title !== NOTE) td.title = NOTE;  // (a cell without one gets none: morph.js)
+  if (!td.classList.contains('ap-hid')) {
+    td.className = [...td.classList].filter((c) => !BUCKET.test(c)).concat('ap-hid').join(' ');
+  }
+}
+
+function hidePrint(pre) {
+  const k = kept.get(pre) || {};
+  const note = `tensor(…): ${NOTE}`;
+  if (pre.textContent !== note) { k.text = pre.textContent; pre.textContent = note; }
+  kept.set(pre, k);
+}
+
+function hideHeat(cv, cells) {
+  const k = kept.get(cv) || {};
+  if (cv.dataset.z !== k.hid) k.z = cv.dataset.z;
+  const bytes = Uint8Array.from(atob(k.z), (ch) => ch.charCodeAt(0));
+  const w = cv.width;
+  for (const [r, c] of cells) {
+    for (let j = 0; j < w; j++) if (c === null || c === j) bytes[r * w + j] = 255;  // grey, as a masked cell
+  }
+  k.hid = btoa(String.fromCharCode(...bytes));
+  kept.set(cv, k);
+  cv.dataset.hidden = JSON.stringify(cells);  // heat.js's hover names these hidden
+  cv.closest('figure')?.classList.add('ap-hid');
+  if (cv.dataset.z !== k.hid) { cv.dataset.z = k.hid; paintCanvas(cv); }
+}
+
+function restore(n) {
+  const k = kept.get(n);
+  kept.delete(n);
+  if (!k || !n.isConnected) return;
+  if (n.nodeName === 'CANVAS') {
+    delete n.dataset.hidden;
+    n.closest('figure')?.classList.remove('ap-hid');
+    if (n.dataset.z === k.hid) { n.dataset.z = k.z; paintCanvas(n); }
+    return;
+  }
+  if (n.nodeName === 'PRE' ? n.textContent.endsWith(NOTE) : n.textContent === MARK) n.textContent = k.text ?? '';
+  if (k.title !== undefined && n.title === NOTE) n.title = k.title;
+  if (k.cls !== undefined && n.classList.contains('ap-hid')) n.className = k.cls;
+}
