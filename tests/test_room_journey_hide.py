@@ -62,11 +62,17 @@ def leaks(pg: Page, needles: list[str]) -> list[str]:
 def hover_heat(pg: Page, figure: str, row: int, col: int) -> str:
     """The hover text of a heatmap's cell (row, col), as the mouse gives it."""
     cv = pg.locator(f"{figure} canvas").first
-    cv.scroll_into_view_if_needed()
-    box = cv.bounding_box()
-    n_r, n_c = int(cv.get_attribute("height")), int(cv.get_attribute("width"))
-    pg.mouse.move(box["x"] + (col + 0.5) * box["width"] / n_c, box["y"] + (row + 0.5) * box["height"] / n_r)
-    return cv.get_attribute("title") or ""
+    title = ""
+    for _ in range(5):  # (until the mouse is on it: the page may still be settling after the scroll)
+        cv.scroll_into_view_if_needed()
+        box = cv.bounding_box()
+        n_r, n_c = int(cv.get_attribute("height")), int(cv.get_attribute("width"))
+        pg.mouse.move(box["x"] + (col + 0.5) * box["width"] / n_c, box["y"] + (row + 0.5) * box["height"] / n_r)
+        title = cv.get_attribute("title") or ""
+        if title.startswith(f"query {row + 1}:"):
+            return title
+        pg.wait_for_timeout(300)
+    return title
 
 
 def card_shown(pg: Page) -> bool:
@@ -151,6 +157,7 @@ def test_predict_this_number_hides_the_cell_its_row_and_its_card_on_every_page(l
         pg.wait_for_timeout(600)  # (a card followed from the lecturer's click would be open by now)
         assert not card_shown(pg), pg.viewport_size
         assert leaks(pg, [f"{w:.4f}", f"{w:.6f}"[:7]]) == [], pg.viewport_size
+        pg.screenshot(path=f"/tmp/room/hide-ask-{pg.viewport_size['width']}-{id(pg) % 1000}.png")
     assert "hidden" in hover_heat(teacher, "#weights-fig figure[data-name=hm-weights]", 1, 0)
     phone = students[0]
     phone.locator(f"{WEIGHTS} td[data-r='1'][data-c='1']").tap()  # the row's other cells would give it away (1 − sum)
@@ -189,7 +196,7 @@ def test_a_quiz_question_hides_the_row_that_answers_it_on_every_page(lesson: dic
     """Item 2: "Which key gets the most weight from query t3?" was asked with row t3 of the weights on every page."""
     teacher, students = lesson["teacher"], lesson["students"]
     teacher.locator("#room [data-ask=quiz]").click()
-    students[0].wait_for_selector("#room .ra-prompt")
+    students[0].wait_for_function("() => /query t\\d/.test(document.querySelector('#room .ra-prompt')?.innerText)")
     prompt = students[0].inner_text("#room .ra-prompt")
     row = int(re.search(r"query t(\d)", prompt).group(1)) - 1
     for pg in (teacher, *students):
