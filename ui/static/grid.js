@@ -422,9 +422,13 @@ function editingKey(g, e, t) {
   const steps = { Enter: [e.shiftKey ? -1 : 1, 0], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
   if (!(e.key in steps) && e.key !== 'Tab') return;
   e.preventDefault();
-  const td = finish(g, t, true);
-  const next = e.key === 'Tab' ? along(g, td, e.shiftKey ? -1 : 1) : move(g, td, ...steps[e.key]);
+  // the next cell takes the focus before the editor goes: focus() lays the page out first when it is not laid out,
+  // and the editor's removal would make it so (3-7 ms of a T=64 edit, laid out again in the frame that follows)
+  const td = t.closest('td');
+  const { table, row, col } = at(td);
+  const next = e.key === 'Tab' ? along(g, td, e.shiftKey ? -1 : 1) : cellAt(g, table, row + steps[e.key][0], col);
   focusCell(g, next || td);
+  finish(g, t, true);
 }
 function onKeydown(g, e) {
   const t = e.target;

@@ -35,8 +35,11 @@ function flasher(element) {
   const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
   const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
   // a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
-  // changes, so no edit has to ask (asking lays the page out at once)
-  const nbCell = element.closest('.nb-view');
+  // changes, so no edit has to ask (asking lays the page out at once). Gradio puts the view's class on its block and
+  // on a div inside it: the outer one is the one skipped, and the inner one, never laid out while it is, told only
+  // that it was on screen once, as the page loaded (so every off-screen view was read and flashed at every edit)
+  let nbCell = element.closest('.nb-view');
+  for (let up = nbCell?.parentElement?.closest('.nb-view'); up; up = up.parentElement?.closest('.nb-view')) nbCell = up;
   let skipped = null;
   nbCell?.addEventListener('contentvisibilityautostatechange', (e) => { skipped = e.skipped; });
   function offScreen() {
