@@ -112,14 +112,30 @@ function menu(root, SHIPPED) {
 
 // a lab's stage (a tab of its own, not present mode's): the page shows the lab alone, as present mode shows the
 // workbench: the title bar, the tabs and the lab's controls step aside (C brings the controls back, Escape the
-// whole page) and the lab's words and charts take the projector's sizes (present.css, charts.js)
-function labStage() {
+// whole page), the lab's words show on demand (W, or the bar's Words button; remembered with present mode's) and
+// the lab's charts take the projector's sizes (present.css, charts.js)
+const SAY = 'pg-present-words';  // (present.js's)
+function labStage(bar) {
   const body = document.body;
   body.classList.add('lab-stage');
+  const btn = document.createElement('button');
+  btn.type = 'button';
+  btn.className = 'lb-say';
+  btn.textContent = 'Words';
+  btn.title = "the lab's words (W)";
+  bar.querySelector('.lb-next').before(btn);
+  const say = (on) => {
+    body.classList.toggle('lab-say', on);
+    btn.setAttribute('aria-pressed', String(on));
+    localStorage.setItem(SAY, on ? '1' : '0');
+  };
+  say(localStorage.getItem(SAY) === '1');
+  btn.addEventListener('click', (e) => { e.stopPropagation(); say(!body.classList.contains('lab-say')); });
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented
       || e.target.closest?.('input, textarea, select, [contenteditable], table.grid, #lesson-pop')) return;
     if (e.key === 'c' || e.key === 'C') body.classList.toggle('lab-tools');
+    else if (e.key === 'w' || e.key === 'W') say(!body.classList.contains('lab-say'));
     else if (e.key === 'Escape') body.classList.remove('lab-stage', 'lab-tools');
   });
 }
@@ -138,12 +154,16 @@ function lessonOn({ plan, name, step, asked }) {
     <span class="lb-count">Lesson ${n} / ${plan.stages.length}</span> <span class="lb-title"></span>
     <button type="button" class="lb-next" aria-label="next lesson stage">→</button>`;
   bar.querySelector('.lb-title').textContent = plan.stages[n - 1].title;
+  bar.querySelector('.lb-title').title = plan.stages[n - 1].title;  // (one line, cut with … where too long)
   bar.querySelector('.lb-prev').disabled = n === 1;
   bar.querySelector('.lb-next').disabled = n === plan.stages.length;
   document.body.appendChild(bar);
-  if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage();
+  if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage(bar);
   const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
-  bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
+  bar.addEventListener('click', (e) => {
+    const b = e.target.closest('.lb-prev, .lb-next');
+    if (b) go(b.matches('.lb-next') ? 1 : -1);
+  });
   const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
     const panel = document.getElementById('present-panel');
     const into = panel && !panel.hidden ? panel.querySelector('.pp-text') : document.body;
