@@ -526,3 +526,87 @@ def test_a_short_link_opens_the_edited_state_at_the_present_stage(browser: Brows
         pg.close()
         if other:
             other.close()
+
+
+def steady(pg: Page, selector: str) -> str:
+    """``selector``'s text once it stays the same for 0.7 s (a lab's events answered)."""
+    before = None
+    for _ in range(30):
+        now = pg.inner_text(selector)
+        if now == before:
+            return now
+        before = now
+        pg.wait_for_timeout(700)
+    raise AssertionError(f"{selector} never settled")
+
+
+# the scaling lab's sentence, shown or not (a lab stage shows it on W), its spaces as one
+LAB_WORDS = "document.querySelector('#scaling-words')?.textContent.trim().replace(/\\s+/g, ' ')"
+
+
+def add_stage(pg: Page, n: int) -> None:
+    """The Lesson menu opened, "Add this view as a stage" pressed (stage ``n`` of the plan), the menu closed."""
+    pg.click("#lesson-btn")
+    pg.click("#lesson-pop .lp-add")
+    assert f"Added stage {n}" in pg.inner_text("#lesson-pop .lp-note")
+    pg.click("#lesson-btn")
+
+
+def test_a_lab_stage_with_its_settings_reopens_exactly(browser: Browser, app_url: str, tmp_path) -> None:
+    """The mask lab (causal unticked, key 2 padded, row 1 hidden) and the scaling lab at d_k 512, seed 3, each added
+    as a stage from the page, the plan saved and loaded back, each stage stepped to: the same boxes and tables, the
+    same seed's sentence (present.LESSON_KEYS and lesson.js's KEYS hold lab_seed, causal, pad and rows)."""
+    pg = open_page(browser, f"{app_url}?preset=statquest-masked", 1280, 720)
+    try:
+        pg.get_by_role("tab", name="Mask lab").click()
+        pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+        for label, text in (("padded key positions (e.g. 3)", "2"), ("hide every key from query rows (e.g. 1)", "1")):
+            box = pg.get_by_label(label, exact=True)
+            box.click()
+            box.press_sequentially(text, delay=80)
+        pg.get_by_role("checkbox", name="causal mask", exact=True).click()  # unticked
+        pg.wait_for_function("() => ['causal=0', 'pad=2', 'rows=1'].every((p) => location.search.includes(p))")
+        mask = steady(pg, "#mask-lab-out")
+        add_stage(pg, 1)
+        pg.get_by_role("tab", name="Scaling lab").click()
+        pg.wait_for_selector("#scaling-words .lab-words")
+        for selector, text in (("#lab-dk input[type=number]", "512"), ("#lab-seed input", "3")):
+            box = pg.locator(selector)
+            box.click()
+            box.press("Control+a")
+            box.press_sequentially(text, delay=80)
+            box.press("Enter")
+        pg.wait_for_function("() => ['d_k=512', 'lab_seed=3'].every((p) => location.search.includes(p))")
+        steady(pg, "#scaling-words")
+        words = pg.evaluate(f"() => {LAB_WORDS}")
+        assert "At d_k = 512" in words
+        add_stage(pg, 2)
+        pg.click("#lesson-btn")
+        with pg.expect_download() as got:
+            pg.click("#lesson-pop .lp-save")
+        saved = tmp_path / "lesson.json"
+        got.value.save_as(saved)
+        plan = json.loads(saved.read_text())
+        assert [st["query"] for st in plan["stages"]] == [
+            {"preset": "statquest-masked", "tab": "mask", "causal": "0", "pad": "2", "rows": "1"},
+            {"preset": "statquest-masked", "tab": "scaling", "d_k": "512", "lab_seed": "3"},
+        ]
+        pg.click("#lesson-pop .lp-clear")
+        pg.set_input_files("#lesson-pop .lp-load input", str(saved))
+        pg.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('Loaded 2')")
+        with pg.expect_navigation():
+            pg.locator("#lesson-pop a[href*='lesson=own']").click()
+        pg.wait_for_function("(w) => document.querySelector('#mask-lab-out')?.innerText === w", arg=mask)
+        assert pg.inner_text("#lesson-bar .lb-count") == "Lesson 1 / 2"
+        assert pg.get_by_label("padded key positions (e.g. 3)", exact=True).input_value() == "2"
+        assert pg.get_by_label("hide every key from query rows (e.g. 1)", exact=True).input_value() == "1"
+        assert not pg.get_by_role("checkbox", name="causal mask", exact=True).is_checked()
+        assert steady(pg, "#mask-lab-out") == mask
+        with pg.expect_navigation():
+            pg.keyboard.press("PageDown")
+        pg.wait_for_function(f"(w) => {LAB_WORDS} === w", arg=words)  # (at a lab stage, hidden until W)
+        assert pg.locator("#lab-seed input").input_value() == "3"
+        steady(pg, "#scaling-words")
+        assert pg.evaluate(f"() => {LAB_WORDS}") == words
+    finally:
+        pg.close()

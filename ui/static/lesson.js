@@ -8,7 +8,8 @@
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
 const OWN = 'pg-lesson-own';
-const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
+const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'lab_seed', 'causal', 'pad', 'rows',
+  'present'];  // present.LESSON_KEYS
 const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
 const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
