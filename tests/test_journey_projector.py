@@ -544,6 +544,17 @@ def steady(pg: Page, selector: str) -> str:
 LAB_WORDS = "document.querySelector('#scaling-words')?.textContent.trim().replace(/\\s+/g, ' ')"
 
 
+# the mask lab's tables and words, shown or not (a lab stage shows its words on W), spaces as one
+MASK_TEXT = "document.querySelector('#mask-lab-out')?.textContent.trim().replace(/\\s+/g, ' ')"
+# the mask lab's stage as laid out: its tables' top and bottom, the lesson bar's top, the numbers' size
+MASK_STAGE = """() => {
+  const tables = Array.from(document.querySelectorAll('#mask-lab-out table')).map((t) => t.getBoundingClientRect());
+  return { top: Math.min(...tables.map((r) => r.top)), bottom: Math.max(...tables.map((r) => r.bottom)),
+    bar: document.getElementById('lesson-bar').getBoundingClientRect().top,
+    px: parseFloat(getComputedStyle(document.querySelector('#mask-lab-out td')).fontSize) };
+}"""
+
+
 def add_stage(pg: Page, n: int) -> None:
     """The Lesson menu opened, "Add this view as a stage" pressed (stage ``n`` of the plan), the menu closed."""
     pg.click("#lesson-btn")
@@ -566,7 +577,8 @@ def test_a_lab_stage_with_its_settings_reopens_exactly(browser: Browser, app_url
             box.press_sequentially(text, delay=80)
         pg.get_by_role("checkbox", name="causal mask", exact=True).click()  # unticked
         pg.wait_for_function("() => ['causal=0', 'pad=2', 'rows=1'].every((p) => location.search.includes(p))")
-        mask = steady(pg, "#mask-lab-out")
+        steady(pg, "#mask-lab-out")
+        mask = pg.evaluate(f"() => {MASK_TEXT}")
         add_stage(pg, 1)
         pg.get_by_role("tab", name="Scaling lab").click()
         pg.wait_for_selector("#scaling-words .lab-words")
@@ -596,12 +608,17 @@ def test_a_lab_stage_with_its_settings_reopens_exactly(browser: Browser, app_url
         pg.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('Loaded 2')")
         with pg.expect_navigation():
             pg.locator("#lesson-pop a[href*='lesson=own']").click()
-        pg.wait_for_function("(w) => document.querySelector('#mask-lab-out')?.innerText === w", arg=mask)
+        pg.wait_for_function(f"(w) => {MASK_TEXT} === w", arg=mask)  # (its words shown on W only)
         assert pg.inner_text("#lesson-bar .lb-count") == "Lesson 1 / 2"
         assert pg.get_by_label("padded key positions (e.g. 3)", exact=True).input_value() == "2"
         assert pg.get_by_label("hide every key from query rows (e.g. 1)", exact=True).input_value() == "1"
-        assert not pg.get_by_role("checkbox", name="causal mask", exact=True).is_checked()
-        assert steady(pg, "#mask-lab-out") == mask
+        assert not pg.locator("#mask-causal input[type=checkbox]").is_checked()  # (the stage hides the controls)
+        steady(pg, "#mask-lab-out")
+        assert pg.evaluate(f"() => {MASK_TEXT}") == mask
+        pg.wait_for_timeout(300)  # (the stage's fit, a frame after the lab's last answer)
+        laid = pg.evaluate(MASK_STAGE)  # the mask lab's stage: every table on screen, above the lesson's bar
+        assert laid["bottom"] <= laid["bar"] and laid["top"] >= 0 and laid["px"] >= 15, laid
+        assert pg.locator("#mask-controls").is_hidden() and pg.locator("#mask-intro").is_hidden()
         with pg.expect_navigation():
             pg.keyboard.press("PageDown")
         pg.wait_for_function(f"(w) => {LAB_WORDS} === w", arg=words)  # (at a lab stage, hidden until W)

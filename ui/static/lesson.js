@@ -141,6 +141,39 @@ function labStage(bar) {
   });
 }
 
+// the mask lab's stage: its tables (the masks, then the scores under each fill) as large as the room above the
+// lesson's bar allows (--lab-fs, up to 40 px × the text size, as present mode's numbers), fitted again when the lab
+// answers, the window or text size changes, or its controls (C) or words (W) come and go
+function maskStage() {
+  const out = () => document.getElementById('mask-lab-out');
+  const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+  const set = (px) => document.body.style.setProperty('--lab-fs', `${px.toFixed(2)}px`);
+  const fits = () => out().getBoundingClientRect().bottom <= document.getElementById('lesson-bar')
+    .getBoundingClientRect().top - 8 && document.documentElement.scrollWidth <= innerWidth;
+  let queued = false;
+  const fit = () => {
+    queued = false;
+    if (!out()?.querySelector('table') || !document.body.classList.contains('lab-stage')) return;
+    scrollTo({ top: 0, behavior: 'instant' });
+    let lo = 8, hi = 40 * ts();
+    set(hi);
+    if (!fits()) {
+      while (hi - lo > 0.25) { const mid = (lo + hi) / 2; set(mid); if (fits()) lo = mid; else hi = mid; }
+      set(lo);
+    }
+  };
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(fit); } };
+  const wait = setInterval(() => {
+    if (!out()) return;
+    clearInterval(wait);
+    new MutationObserver(later).observe(out(), { childList: true, subtree: true });
+    later();
+  }, 200);
+  new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  addEventListener('resize', later);
+  document.addEventListener('pg-ts', later);
+}
+
 // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
 function lessonOn({ plan, name, step, asked }) {
   const urlFor = (n) => `${location.pathname}?${new URLSearchParams({ ...plan.stages[n - 1].query, lesson: name,
@@ -160,6 +193,7 @@ function lessonOn({ plan, name, step, asked }) {
   bar.querySelector('.lb-next').disabled = n === plan.stages.length;
   document.body.appendChild(bar);
   if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage(bar);
+  if (plan.stages[n - 1].query.tab === 'mask' && !plan.stages[n - 1].query.present) maskStage();
   const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
   bar.addEventListener('click', (e) => {
     const b = e.target.closest('.lb-prev, .lb-next');
