@@ -69,9 +69,12 @@ def build_mask_lab(vals_state: Any) -> Any:
         gr.Markdown(
             "The same scaled scores (head shown, from the workbench's state) under the three fill conventions. "
             "Build masks here: padding hides key columns, causal hides the future, and a row mask hides every key "
-            "from a query, so you can watch -inf give NaN where -1e9 gives uniform weights."
+            "from a query, so you can watch -inf give NaN where -1e9 gives uniform weights.",
+            elem_id="mask-intro",
         )
-        with gr.Row():  # the min widths let a phone stack the three instead of squeezing the checkbox's label
+        # the min widths let a phone stack the three instead of squeezing the checkbox's label (a lesson's lab stage
+        # hides the row: C brings it back)
+        with gr.Row(elem_id="mask-controls"):
             # (their elem_ids: static/address.js keeps them in the address, ?tab=mask&causal=0&pad=3&rows=1)
             causal = gr.Checkbox(True, label="causal mask", min_width=150, elem_id="mask-causal")
             pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200, elem_id="mask-pad")

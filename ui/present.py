@@ -21,7 +21,9 @@ from ui.assets import TEACH_JS
 from ui.render.step_cells import formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
-LESSON_KEYS = {"preset", "tab", "d_k", "present", "head_shown", "scenario"}  # what a stage's query may set
+# what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
+# mask lab's boxes) and the present stage
+LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "present", "head_shown", "scenario"}
 
 
 def lesson_plans() -> dict[str, dict]:

@@ -86,14 +86,17 @@ function enter(box, value) {
 function setLab(asked) {
   const want = asked.get('d_k'), seed = asked.get('lab_seed');
   if (!want && !seed) return;
-  let tries = 0, before = null;
+  let tries = 0, held = 0, before = null;
   const set = setInterval(() => {
-    const box = dkBox(), sbox = seedBox(), words = document.querySelector('#scaling-words')?.innerText || '';
+    const box = dkBox(), sbox = seedBox(), words = document.querySelector('#scaling-words')?.textContent.trim() || '';
     if (!box || !sbox || !words) return;
     before ??= words;
     const dkOk = !want || new RegExp(`d_k = ${want}\\b`).test(words);
     const seedOk = !seed || (sbox.value === seed && (words !== before || seed === '0'));
-    if ((dkOk && seedOk) || ++tries > 20) { clearInterval(set); return; }
+    // (held for three looks, 1.4 s: the tab's own first answer, for d_k 64, can come after the asked one's)
+    if ((dkOk && seedOk && ++held >= 3) || ++tries > 24) { clearInterval(set); return; }
+    if (dkOk && seedOk) return;
+    held = 0;
     if (seed) enter(sbox, seed);
     if (want) enter(box, want);
   }, 700);

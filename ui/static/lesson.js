@@ -8,7 +8,8 @@
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
 const OWN = 'pg-lesson-own';
-const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'present'];  // present.LESSON_KEYS
+const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'lab_seed', 'causal', 'pad', 'rows',
+  'present'];  // present.LESSON_KEYS
 const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
 const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -112,16 +113,65 @@ function menu(root, SHIPPED) {
 
 // a lab's stage (a tab of its own, not present mode's): the page shows the lab alone, as present mode shows the
 // workbench: the title bar, the tabs and the lab's controls step aside (C brings the controls back, Escape the
-// whole page) and the lab's words and charts take the projector's sizes (present.css, charts.js)
-function labStage() {
+// whole page), the lab's words show on demand (W, or the bar's Words button; remembered with present mode's) and
+// the lab's charts take the projector's sizes (present.css, charts.js)
+const SAY = 'pg-present-words';  // (present.js's)
+function labStage(bar) {
   const body = document.body;
   body.classList.add('lab-stage');
+  const btn = document.createElement('button');
+  btn.type = 'button';
+  btn.className = 'lb-say';
+  btn.textContent = 'Words';
+  btn.title = "the lab's words (W)";
+  bar.querySelector('.lb-next').before(btn);
+  const say = (on) => {
+    body.classList.toggle('lab-say', on);
+    btn.setAttribute('aria-pressed', String(on));
+    localStorage.setItem(SAY, on ? '1' : '0');
+  };
+  say(localStorage.getItem(SAY) === '1');
+  btn.addEventListener('click', (e) => { e.stopPropagation(); say(!body.classList.contains('lab-say')); });
   document.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented
       || e.target.closest?.('input, textarea, select, [contenteditable], table.grid, #lesson-pop')) return;
     if (e.key === 'c' || e.key === 'C') body.classList.toggle('lab-tools');
+    else if (e.key === 'w' || e.key === 'W') say(!body.classList.contains('lab-say'));
     else if (e.key === 'Escape') body.classList.remove('lab-stage', 'lab-tools');
   });
+}
+
+// the mask lab's stage: its tables (the masks, then the scores under each fill) as large as the room above the
+// lesson's bar allows (--lab-fs, up to 40 px × the text size, as present mode's numbers), fitted again when the lab
+// answers, the window or text size changes, or its controls (C) or words (W) come and go
+function maskStage() {
+  const out = () => document.getElementById('mask-lab-out');
+  const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+  const set = (px) => document.body.style.setProperty('--lab-fs', `${px.toFixed(2)}px`);
+  const fits = () => out().getBoundingClientRect().bottom <= document.getElementById('lesson-bar')
+    .getBoundingClientRect().top - 8 && document.documentElement.scrollWidth <= innerWidth;
+  let queued = false;
+  const fit = () => {
+    queued = false;
+    if (!out()?.querySelector('table') || !document.body.classList.contains('lab-stage')) return;
+    scrollTo({ top: 0, behavior: 'instant' });
+    let lo = 8, hi = 40 * ts();
+    set(hi);
+    if (!fits()) {
+      while (hi - lo > 0.25) { const mid = (lo + hi) / 2; set(mid); if (fits()) lo = mid; else hi = mid; }
+      set(lo);
+    }
+  };
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(fit); } };
+  const wait = setInterval(() => {
+    if (!out()) return;
+    clearInterval(wait);
+    new MutationObserver(later).observe(out(), { childList: true, subtree: true });
+    later();
+  }, 200);
+  new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  addEventListener('resize', later);
+  document.addEventListener('pg-ts', later);
 }
 
 // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
@@ -138,12 +188,17 @@ function lessonOn({ plan, name, step, asked }) {
     <span class="lb-count">Lesson ${n} / ${plan.stages.length}</span> <span class="lb-title"></span>
     <button type="button" class="lb-next" aria-label="next lesson stage">→</button>`;
   bar.querySelector('.lb-title').textContent = plan.stages[n - 1].title;
+  bar.querySelector('.lb-title').title = plan.stages[n - 1].title;  // (one line, cut with … where too long)
   bar.querySelector('.lb-prev').disabled = n === 1;
   bar.querySelector('.lb-next').disabled = n === plan.stages.length;
   document.body.appendChild(bar);
-  if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage();
+  if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage(bar);
+  if (plan.stages[n - 1].query.tab === 'mask' && !plan.stages[n - 1].query.present) maskStage();
   const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
-  bar.addEventListener('click', (e) => { const b = e.target.closest('button'); if (b) go(b.matches('.lb-next') ? 1 : -1); });
+  bar.addEventListener('click', (e) => {
+    const b = e.target.closest('.lb-prev, .lb-next');
+    if (b) go(b.matches('.lb-next') ? 1 : -1);
+  });
   const place = () => {  // inside the panel while presenting, so present mode fits the cards above both
     const panel = document.getElementById('present-panel');
     const into = panel && !panel.hidden ? panel.querySelector('.pp-text') : document.body;

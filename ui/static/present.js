@@ -15,6 +15,7 @@ import { stepper } from './stepper.js';
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
 const KEY = 'pg-present-stage';
+const SAY = 'pg-present-words';  // the stage's words shown (W), remembered by the browser
 const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
 const INPUT = 0.6;  // the inputs' numbers beside the current ones
 const body = document.body;
@@ -33,7 +34,7 @@ export function mount({ element }) {
   P.kv = stepper();  // the KV-cache stage steps token t before it steps on
   watchPage();
   wire(root);
-  keys({ step, stop, tools, full, size });
+  keys({ step, stop, tools, full, size, say });
   page.provide('present', { start, stop, goto, stage: () => (P.on ? stages()[P.at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
   const askedT = parseInt(new URLSearchParams(location.search).get('t'), 10);  // the KV-cache stage's token
@@ -51,17 +52,21 @@ function makePanel() {
   panel.tabIndex = -1;
   panel.setAttribute('aria-label', 'present mode');
   panel.hidden = true;
+  // one line of the count, title and formula; one of the live numbers beside the buttons; the words (W) on demand,
+  // over the top of the cards' room (present.css), remembered
   panel.innerHTML = `<div class="pp-text"><div class="pp-head"><span class="pp-count"></span>
-    <h2 class="pp-title"></h2><span class="pp-formula"></span></div><p class="pp-words"></p>
-    <p class="pp-live" aria-live="polite"></p></div><div class="pp-nav">
+    <h2 class="pp-title"></h2><span class="pp-formula"></span></div><p class="pp-words"></p></div>
+    <div class="pp-row"><p class="pp-live" aria-live="polite"></p><div class="pp-nav">
     <button type="button" class="pp-prev" aria-label="previous stage" title="previous stage (←, PageUp)">←</button>
     <button type="button" class="pp-next" aria-label="next stage" title="next stage (→, Space, PageDown)">→</button>
     <button type="button" class="pp-ts" data-ts="-1" aria-label="smaller text" title="smaller text (−)">A−</button>
     <button type="button" class="pp-ts" data-ts="1" aria-label="larger text" title="larger text (+)">A+</button>
+    <button type="button" class="pp-say" aria-pressed="false" aria-label="words"
+      title="the stage's words, over the cards (W)">Words</button>
     <button type="button" class="pp-tools" aria-pressed="false" aria-label="controls"
       title="the toolbar's controls (C)">⚙</button>
     <button type="button" class="pp-full" aria-label="full screen" title="full screen (F)">Full</button>
-    <button type="button" class="pp-exit" aria-label="leave present mode" title="leave (Esc)">✕</button></div>`;
+    <button type="button" class="pp-exit" aria-label="leave present mode" title="leave (Esc)">✕</button></div></div>`;
   document.body.appendChild(panel);
   return panel;
 }
@@ -117,15 +122,20 @@ function room() {  // what must be on screen (in page coordinates) and the heigh
   return { top: top + scrollY, height: bottom - top, left, right, cards: parts };
 }
 const panelTop = () => P.panel.getBoundingClientRect().top;
+// the stage's words (W), when shown, lie over the top of the screen: the cards' room starts under them
+const inset = () => (body.classList.contains('pp-say') ? $('.pp-words').getBoundingClientRect().bottom : 0);
 function fits() {
   const r = room();
-  if (r.height > panelTop() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
+  if (r.height > panelTop() - inset() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
   return r.cards.every((c) => Array.from(c.querySelectorAll('.nt-wrap, .grid-wrap'))
     .every((w) => w.scrollWidth <= w.clientWidth + 1 && w.scrollHeight <= w.clientHeight + 1));
 }
+// the inputs at ratio × the current numbers, never under present mode's text size (21.5 px × the text size: 32.25 px
+// with the Projector) unless the current numbers are themselves smaller
+const FLOOR = 21.5;
 const setSize = (px, ratio = INPUT) => {
   body.style.setProperty('--p-now', `${px.toFixed(2)}px`);
-  body.style.setProperty('--p-in', `${(px * ratio).toFixed(2)}px`);
+  body.style.setProperty('--p-in', `${Math.max(px * ratio, Math.min(px, FLOOR * ts())).toFixed(2)}px`);
 };
 function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() holds (ok(lo) is taken as true)
   if (ok(hi)) return hi;
@@ -138,14 +148,16 @@ function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() 
 }
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
 function fit() {
+  body.style.setProperty('--pp-inset', `${inset()}px`);  // (room above the cards for the words: present.css)
   const shapes = shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join();
-  const key = [P.at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop()].join('|');
+  const key = [P.at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset()]
+    .join('|');
   if (key !== P.fitted || !fits()) {
     P.fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
     const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
     largest((r) => { setSize(px, r); return fits(); }, INPUT, 1);
   }
-  scrollTo({ top: Math.max(0, room().top - 4), left: 0, behavior: 'instant' });
+  scrollTo({ top: Math.max(0, room().top - inset() - 4), left: 0, behavior: 'instant' });
 }
 
 function mark(list) {
@@ -197,7 +209,9 @@ function watchPage() {
   document.addEventListener('pg-updated', later);
   document.addEventListener('pg-ts', later);
   addEventListener('resize', later);
-  new ResizeObserver(later).observe(P.panel);  // the panel's height: its words, a lesson's bar put into it
+  const sized = new ResizeObserver(later);  // the panel's height (a lesson's bar put into it), the words' height
+  sized.observe(P.panel);
+  sized.observe($('.pp-words'));
 }
 
 const stageIndex = (want) => {
@@ -212,6 +226,7 @@ function start(stage) {
   P.fitted = '';
   P.panel.hidden = false;
   body.classList.add('presenting');
+  say(localStorage.getItem(SAY) === '1');
   if (bench()) observer.observe(bench(), { childList: true, subtree: true });
   apply();
   $('.pp-next').focus({ preventScroll: true });
@@ -221,7 +236,7 @@ function stop() {
   P.on = false;
   observer.disconnect();
   P.panel.hidden = true;
-  body.classList.remove('presenting', 'pp-tools');
+  body.classList.remove('presenting', 'pp-tools', 'pp-say');
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
@@ -243,6 +258,13 @@ const step = (d) => {
 const tools = () => {
   const shown = body.classList.toggle('pp-tools');
   $('.pp-tools').setAttribute('aria-pressed', String(shown));
+  later();
+};
+// the stage's words over the top of the cards' room, or not (shown: as asked, else the other way); remembered
+const say = (shown) => {
+  const on = body.classList.toggle('pp-say', typeof shown === 'boolean' ? shown : undefined);
+  localStorage.setItem(SAY, on ? '1' : '0');
+  $('.pp-say').setAttribute('aria-pressed', String(on));
   later();
 };
 const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
@@ -270,6 +292,7 @@ function wire(root) {  // the panel's buttons, the Present button, the KV-cache 
   $('.pp-next').addEventListener('click', () => step(1));
   $('.pp-exit').addEventListener('click', stop);
   $('.pp-tools').addEventListener('click', tools);
+  $('.pp-say').addEventListener('click', () => say());
   $('.pp-full').addEventListener('click', full);
   P.panel.querySelectorAll('.pp-ts').forEach((b) => b.addEventListener('click', () => size(+b.dataset.ts)));
   root.querySelector('#present-btn').addEventListener('click', () => (P.on ? stop() : start()));
@@ -300,8 +323,8 @@ function keys(act) {
       return;
     }
     if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
-    const own = { c: act.tools, C: act.tools, f: act.full, F: act.full, '+': () => act.size(1),
-      '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
+    const own = { c: act.tools, C: act.tools, w: act.say, W: act.say, f: act.full, F: act.full,
+      '+': () => act.size(1), '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
     if (own) { e.preventDefault(); own(); return; }
     const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
     if (d === undefined) return;
