@@ -322,6 +322,15 @@ WHOLE = """() => {
   return out;
 }"""
 
+# the titles' sizes: the current cards' smallest and their inputs' largest (a dimmed input's title never outgrows the
+# current card's, as a learner's walk found it: "masked" at 36 px beside the current "weights" at 32)
+TITLES = """() => {
+  const size = (sel) => Array.from(document.querySelectorAll(sel)).filter((e) => e.getClientRects().length)
+    .map((e) => parseFloat(getComputedStyle(e).fontSize));
+  return {now: Math.min(...size('#bench .card.p-now .card-title')),
+    inputs: Math.max(0, ...size('#bench .card.p-in .card-title'))};
+}"""
+
 
 def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
     """What stage ``n`` of the lecture shows (wait until it is there): the numbers' sizes and the cells not on screen
@@ -334,6 +343,7 @@ def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
         pg.wait_for_timeout(300)  # (a font's late arrival refits)
         got = pg.evaluate(ON_SCREEN)
         got["scrolls"] = pg.evaluate(PANEL_SCROLLS)
+        got["titles"] = pg.evaluate(TITLES)
     elif query.get("tab") == "scaling":
         pg.wait_for_function("() => document.querySelector('#scaling-words')?.innerText.includes('At d_k = 512')")
         laid = "stacked" if pg.viewport_size["width"] <= 760 else "stage"  # (charts.js: a lesson's lab stage)
@@ -364,6 +374,7 @@ def check_stage(pg: Page, n: int, size: tuple[int, int], got: dict[str, Any]) ->
     if "present" in PLAN["stages"][n - 1]["query"]:
         assert got["now"] >= NUMBERS[size] and not got["scrolls"], (n, got)  # (the panel's words fit, unscrolled)
         assert got["panel"] < 0.29 if size[1] == 720 else got["panel"] < 0.2, (n, got["panel"])
+        assert got["titles"]["inputs"] <= got["titles"]["now"] + 0.5, (n, got["titles"])
     assert got["smallest"]["least"] >= SMALLEST[size], (n, got["smallest"])
 
 
