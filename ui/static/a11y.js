@@ -45,12 +45,13 @@ export function mount() {
       if (document.activeElement === document.body && box.isConnected) box.focus({ preventScroll: true });
     });
   }, true);
-  const cell = (t, r, c) => t.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
+  // (the arrows keep to the numbers of the same tensor: the notebook's KV-cache table holds two, page.nameOf)
+  const cell = (td, r, c) => page.cellOf(td.closest('table'), { name: page.nameOf(td), r, c });
   document.addEventListener('keydown', (e) => {
     const td = e.target.closest && e.target.closest('table.nt td[data-r]');
     const d = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
     if (!td || !d) return;
-    const next = cell(td.closest('table'), +td.dataset.r + d[0], +td.dataset.c + d[1]);
+    const next = cell(td, +td.dataset.r + d[0], +td.dataset.c + d[1]);
     e.preventDefault();
     e.stopPropagation();
     if (!next) return;
