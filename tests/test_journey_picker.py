@@ -112,6 +112,10 @@ def test_every_preset_name_is_readable_in_full_and_the_pipeline_stays(page: Page
     box.focus()
     box.press("Control+a")
     box.press_sequentially("Parameter", delay=80)
+    page.wait_for_function(  # (the list filtered to the names holding what was typed, as the learner sees it)
+        """() => { const o = [...document.querySelectorAll("li[role='option']")];
+           return o.length > 0 && o.every((x) => x.getAttribute('aria-label').includes('Parameter')); }"""
+    )
     box.press("ArrowDown")
     box.press("Enter")
     box.press("Tab")
@@ -119,3 +123,20 @@ def test_every_preset_name_is_readable_in_full_and_the_pipeline_stays(page: Page
     m = page.evaluate(SHOWN)
     want = "LLMs from scratch: trainable self-attention (Parameter, rand, seed 69)"
     assert (m["value"], m["text"], m["cut"]) == (want, want, False), m
+
+
+TABS = "() => document.querySelector('#tabs').getBoundingClientRect().top"
+
+
+def test_the_first_edit_does_not_move_the_pipeline(page: Page) -> None:
+    """A cell typed at 80 ms + Enter turns the badge from green (two lines at 1280×720) to yellow ("You have left
+    the preset", three): the tabs stay where they were (within a pixel on the phone, where the badge has a row of its
+    own). (Seen failing with the wider picker before the badge kept three lines: 97.6 -> 102.6 at 1280×720.)"""
+    before = page.evaluate(TABS)
+    page.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']").click()
+    page.keyboard.type("2.5", delay=80)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#badge').innerText.includes('You have left the preset')")
+    page.wait_for_timeout(300)
+    wide = page.viewport_size["width"] >= 761
+    assert abs(page.evaluate(TABS) - before) <= (0.01 if wide else 1.01), (before, page.evaluate(TABS))
