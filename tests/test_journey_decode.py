@@ -91,3 +91,46 @@ def test_a_decode_step_the_cache_size_and_q_before_rope_explain_themselves(page:
     got = float(re.search(r"= (-?[0-9.]+)$", lines[-2]).group(1))
     assert abs(got - float((x @ w_q.T)[1, 0])) <= 5e-5, (lines, float((x @ w_q.T)[1, 0]))  # nn.Linear: x @ W.T
     assert lines[-1].startswith("RoPE then turns this row"), lines
+
+
+def test_the_notebooks_decode_table_explains_its_cells(page: Page) -> None:
+    """The notebook view's KV-cache table (under the output's step), clicked and keyed as a learner does: a weight
+    (step 2, key 1) explains its decode step with compute()'s number, a '·' (step 1, key 3) says key 3 is not cached
+    yet, a 'cached' count explains the cache's size, and Enter on a weight reached by the arrow keys explains it
+    too (the table's Tab stop, ArrowDown twice, ArrowRight). (Seen failing before: its cells were plain, a click opened
+    no card.)"""
+    choose(page, "mask", "causal")
+    settled(page)
+    tick(page, "KV-cache decoding")
+    table = "#html-output table.md-cache"
+    weight = f"{table} td:not([data-name])"  # (a step's weights; its count is the cache's: td[data-name=cache])
+    page.wait_for_selector(table, state="attached")
+    settled(page)
+    page.locator("#more button.label-wrap").click()  # (the drawer closed again)
+    page.locator(table).scroll_into_view_if_needed()
+    want = causal_weights()
+
+    lines = explained(page, f"{weight}[data-r='1'][data-c='0']", "KV-cache decode step 2, key 1")
+    got = float(re.search(r"key 1 \(cached\): weight (-?[0-9.]+)", lines[3]).group(1))
+    assert abs(got - float(want[1, 0])) <= 5e-5, (got, float(want[1, 0]))
+    shown = page.locator(f"{weight}[data-r='1'][data-c='0']").inner_text()
+    assert abs(float(shown) - float(want[1, 0])) <= 5e-5, shown  # (what the cell itself shows)
+    page.keyboard.press("Escape")  # (the card lies beside the number, over its neighbours: closed, as a learner does)
+    lines = explained(page, f"{weight}[data-r='0'][data-c='2']", "KV-cache decode step 1, key 3")
+    assert page.locator(f"{weight}[data-r='0'][data-c='2']").inner_text() == "·"
+    assert "key 3 is not in the cache at this step: weight 0" in lines[3], lines
+    page.keyboard.press("Escape")
+    lines = explained(page, f"{table} td[data-name=cache][data-r='2']", "KV cache size after step 3")
+    assert lines[2].endswith(": 3 rows"), lines
+
+    page.keyboard.press("Escape")
+    stop = page.locator(f"{table} td[tabindex='0']")  # the table's one Tab stop (a11y.js): step 1, key 1
+    assert (stop.get_attribute("data-r"), stop.get_attribute("data-c")) == ("0", "0")
+    stop.focus()
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight", "Enter"):  # to key 2 of step 3, then explained
+        page.keyboard.press(key)
+    page.wait_for_function(f"(t) => ({TITLE})().startsWith(t)", arg="KV-cache decode step 3, key 2")
+    settled(page)
+    text = page.locator("#explain").inner_text()
+    got = float(re.search(r"key 2 \(cached\): weight (-?[0-9.]+)", text).group(1))
+    assert abs(got - float(want[2, 1])) <= 5e-5, (got, float(want[2, 1]))

@@ -101,3 +101,29 @@ def test_a_cell_edited_while_the_grids_are_redrawn_keeps_its_edit(
     assert got["token labels (comma-separated)"] == "I, am, here", where
     assert got["grids"]["x"][1] == ["am", [got["grids"]["x"][1][1][0], "1.25"]], (where, got["grids"]["x"])
     check_state(got, where)  # every view is compute()'s for X with 1.25 in it
+
+
+def test_a_paste_after_a_typed_edit_keeps_the_pasted_values(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    """x[1, 1] typed as 1.5 key by key and Enter, then a 1×2 block (2, 3) pasted onto that cell: the grids show 2
+    and 3, and every view is compute()'s for them. The page keeps the cell edits made since the last queued event
+    left, to write them again over a redraw computed before them (the test above); a paste's answer is the
+    server's grids after every edit sent before it, so those edits are dropped there. (Seen failing before: the
+    edit was kept for the whole session, written back over the pasted 2 and sent again: the cell showed 1.5.)"""
+    pg = open_late(browser, app_url, 0, pages)
+    cell = "#inputs table[data-name=x] td[data-r='0'][data-c='0']"
+    pg.locator(cell).click()
+    pg.keyboard.type("1.5", delay=DELAY)
+    pg.keyboard.press("Enter")
+    pg.wait_for_timeout(1000)  # the edit answered and drawn (not LIVE_IDLE: a queued event's wait forgets the edits)
+    assert pg.locator(cell).inner_text().strip() == "1.5"
+    pg.locator(cell).click()
+    pg.evaluate(  # (a paste as the browser fires it on Ctrl+V, onto the cell's open editor)
+        """() => { const dt = new DataTransfer(); dt.setData('text', '2\\t3');
+          document.querySelector('#inputs table.grid td input:not([type=checkbox])')
+            .dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); }"""
+    )
+    pg.wait_for_timeout(2000)  # the paste answered and drawn (a kept edit would be written back and sent again)
+    pg.evaluate(LIVE_IDLE)
+    got = shown_state(pg)
+    assert [float(c) for c in got["grids"]["x"][0][1][:2]] == [2.0, 3.0], got["grids"]["x"]
+    check_state(got, "after the paste")

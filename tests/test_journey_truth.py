@@ -233,6 +233,82 @@ def test_a_typed_sentence_gets_its_own_seeded_embeddings_and_carries_them_to_the
     torch.testing.assert_close(torch.tensor(numbers(x)), want[ids], atol=5e-5, rtol=0)
 
 
+# every width sentence mode's table shows, in order, from now on (a width counted once per change)
+WIDTHS_JS = """() => { const seen = [];
+  const width = () => document.querySelectorAll('#sentence-emb [role=gridcell][data-row="0"]').length - 1;
+  const note = () => { const w = width(); if (w > 0 && w !== seen.at(-1)) seen.push(w); };
+  note();
+  new MutationObserver(note).observe(document.querySelector('#sentence-emb'), { childList: true, subtree: true });
+  window.apWidths = seen; }"""
+
+
+def sentence_rows(pg: Page, n: int, d: int) -> dict[str, list[float]]:
+    """Sentence mode's table once it shows ``n`` rows of ``d`` numbers, every label drawn."""
+    pg.wait_for_function(
+        """([n, d]) => { const c = [...document.querySelectorAll('#sentence-emb [role=gridcell][data-row]')];
+           return c.length === n * (d + 1) && c.every((x) => x.innerText.trim() !== ''); }""",
+        arg=[n, d],
+    )
+    settled(pg)
+    return embeddings_shown(pg)
+
+
+def open_sentence(pg: Page) -> None:
+    pg.get_by_role("tab", name="Sentence mode").click()
+    pg.wait_for_function("() => document.querySelector('#sentence-tokens').innerText.includes('vocabulary of 7')")
+    sentence_rows(pg, 7, 3)
+    pg.evaluate(WIDTHS_JS)
+
+
+def drawn_embeddings(d: int, seed: int = 69, vocab: int = 7) -> torch.Tensor:
+    torch.manual_seed(seed)
+    return torch.nn.Embedding(vocab, d).weight.detach()
+
+
+@pytest.mark.parametrize("key", ["Enter", "Tab"])
+def test_sentence_modes_d_applies_on_enter_or_leaving_its_box_never_per_key(page: Page, key: str) -> None:
+    """d typed as 12 key by key, then Enter or Tab: the table goes from 3 to 12 columns once, never through d = 1,
+    and its rows are nn.Embedding(7, 12) after manual_seed(69); the box says 12. Leaving the box after Enter applies
+    nothing more. (Seen failing before: the '1' applied, the table showed widths [3, 1, 12].)"""
+    open_sentence(page)
+    box = page.locator("#sentence-d input[type=number]")
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("12", delay=TYPE_DELAY)
+    page.wait_for_timeout(600)  # a keystroke's event would be answered and drawn by now
+    settled(page)
+    assert page.evaluate("() => window.apWidths") == [3], "a keystroke applied"
+    box.press(key)
+    torch.testing.assert_close(torch.tensor(list(sentence_rows(page, 7, 12).values())), drawn_embeddings(12))
+    if key == "Enter":
+        sent = settled(page)
+        box.press("Tab")
+        page.wait_for_timeout(400)
+        assert settled(page) - sent <= 1  # the blur's release, answered with nothing
+    assert page.evaluate("() => window.apWidths") == [3, 12]
+    assert box.input_value() == "12"
+
+
+def test_sentence_modes_d_slider_applies_on_its_keys_and_an_emptied_box_goes_back(page: Page) -> None:
+    """The range's arrow key applies the next width when the key is let go (3 -> 4); d's box emptied, then Tab: the
+    message names d and the box shows the width in force again, 4, over 4 columns."""
+    open_sentence(page)
+    page.locator("#sentence-d input[type=range]").focus()
+    page.keyboard.press("ArrowRight")
+    rows = sentence_rows(page, 7, 4)
+    torch.testing.assert_close(torch.tensor(list(rows.values())), drawn_embeddings(4))
+    box = page.locator("#sentence-d input[type=number]")
+    assert box.input_value() == "4"
+    box.click()
+    box.press("Control+a")
+    box.press("Backspace")
+    box.press("Tab")
+    page.wait_for_function("() => document.querySelector('#sentence-message').innerText.includes('width d')")
+    settled(page)
+    assert box.input_value() == "4"
+    assert page.evaluate("() => window.apWidths") == [3, 4]
+
+
 # ---- 4. a refused setting never stays shown as if applied ------------------------------------------------------
 
 

@@ -171,7 +171,10 @@ def build_sentence(page: Page, tabs: Any) -> None:
         )
         with gr.Row():
             text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
-            d = gr.Slider(1, MAX_WIDTH, value=3, step=1, label="embedding width d", elem_id="sentence-d")
+            d = gr.Slider(
+                1, MAX_WIDTH, value=3, step=1, label="embedding width d", elem_id="sentence-d",
+                elem_classes=["on-release"],
+            )  # fmt: skip
             seed = gr.Number(69, precision=0, label="seed", elem_id="sentence-seed")
             d_out = gr.Slider(
                 1,
@@ -213,9 +216,11 @@ def build_sentence(page: Page, tabs: Any) -> None:
         (printed.click, "printed"),
     ):
         trigger(bind(sentence, action), ins, outs, **COMMON)
-    # d's box typed past 16 (17): unprocessed, so gradio's own range check (a red "Value 17 is greater than maximum
-    # value 16", and no answer: the rows of d = 1, drawn for the first key, stayed) is not in the way of clamped()
-    d.input(bind(sentence, "text"), ins, outs, preprocess=False, **COMMON)
+    # d applies on its release, as a typed box of the workbench on Enter or on leaving it, never per keystroke (typing
+    # 12 drew the table at d = 1 first): gradio's release is the box's blur and the range's pointer up, and drawer.js
+    # makes the box's Enter and the range's arrow keys a release too. Unprocessed, so gradio's own range check (a red
+    # "Value 17 is greater than maximum value 16", and no answer) is not in the way of clamped()
+    d.release(bind(sentence, "width"), ins, outs, preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
 
 
@@ -228,19 +233,34 @@ def clamped(d: Any) -> Any:
     return d
 
 
+def width_in_force(tbl: Any) -> int | None:
+    """The embedding width d of the table on screen (its rows' numbers; None for no rows)."""
+    data = tbl.get("data") if isinstance(tbl, dict) else tbl
+    data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
+    first = data[0] if isinstance(data, list) and data else None
+    return len(first) - 1 if isinstance(first, (list, tuple)) and len(first) > 1 else None
+
+
 def sentence(
     action: str, text: Any, d: Any, seed: Any, tbl: Any, _d_out: Any, drawn: Any, said: Any = SENTENCE
 ) -> list[Any]:
     """One sentence-mode event: the views, the seed the rows now come from, the seed box, the sentence the views
-    show, and the sentence box. A refused seed or sentence goes back to the one in force (an emptied sentence stayed
-    empty over the previous sentence's views), so neither is shown as if applied."""
-    width = clamped(d)
-    got = sentence_views(action, text, width, seed, tbl, drawn if isinstance(drawn, int) else None)
+    show, the sentence box and d's box. ``action`` "width" is d's release: the width the table has already (the
+    box's blur after its Enter) changes nothing. A refused seed, sentence or d goes back to the one in force (an
+    emptied sentence stayed empty over the previous sentence's views, an emptied d showed 1), so none is shown as
+    if applied."""
+    width, in_force = clamped(d), width_in_force(tbl)
+    if action == "width" and width == in_force:
+        return [gr.skip()] * 8 + [width if width != d else gr.skip()]
+    got = sentence_views("text" if action == "width" else action, text, width, seed, tbl,
+                         drawn if isinstance(drawn, int) else None)  # fmt: skip
     ok = not isinstance(got["seed"], type(gr.skip()))
-    back = {f: not ok and f"{f}:" in html.unescape(str(got["message"])) for f in ("seed", "sentence")}
+    said_ = html.unescape(str(got["message"]))
+    back = {f: not ok and f"{f}:" in said_ for f in ("seed", "sentence", "embedding width d")}
+    d_back = in_force if back["embedding width d"] and in_force else gr.skip()
     return [got["table"], got["tokens"], got["simplified"], got["message"], got["seed"],
             drawn if back["seed"] else gr.skip(), text if ok else gr.skip(),
-            said if back["sentence"] else gr.skip(), width if ok and width != d else gr.skip()]  # fmt: skip
+            said if back["sentence"] else gr.skip(), width if ok and width != d else d_back]  # fmt: skip
 
 
 def on_sentence_go(

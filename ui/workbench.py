@@ -297,6 +297,9 @@ def build_toolbar(first: PageValues) -> tuple[dict[str, Any], dict[str, Any], di
             ["softmax", "sum"], value=first.normalize, label="normalise", elem_id="tb-normalize", **drop
         )
         c["dtype"] = gr.Dropdown(["float32", "float64"], value=first.dtype, label="dtype", **drop)
+        # (outside the drawer: gradio draws a closed accordion's blocks once it opens, and drawer.js's typed boxes
+        # are also the toolbar's and sentence mode's)
+        gr.HTML("", elem_id="more-keys", js_on_load=DRAWER_JS, min_width=0, apply_default_css=False)
         with gr.Accordion("More settings", open=False, elem_id="more"):
             buttons = build_drawer(c, first)
         share = build_share()
@@ -306,7 +309,6 @@ def build_toolbar(first: PageValues) -> tuple[dict[str, Any], dict[str, Any], di
 def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     """The settings used less often, in the toolbar's drawer: it opens over the page (app.css), so the pipeline
     stays where it is, and Escape closes it (static/drawer.js)."""
-    gr.HTML("", elem_id="more-keys", js_on_load=DRAWER_JS, min_width=0, apply_default_css=False)
     with gr.Row():
         c["T"] = gr.Number(first.T, precision=0, label="T (query tokens)")
         c["d_in"] = gr.Number(first.d_in, precision=0, label="d_model")

@@ -202,19 +202,22 @@ def _decode(s: ac.Scenario, p: Any, h: int) -> str:
     rows = []
     for st in d.steps:
         held = {int(pos): i for i, pos in enumerate(st.positions.tolist())}
+        # every weight and '·' is kv_row's cell (step t, key j) and every count the cache's (step t), so a click or
+        # Enter explains it as the overview's and present mode's cells do (watch.js: a cell's own data-name first)
         cells = [
-            f"<td>{html.escape(vw.fmt(float(st.weights[h][held[j]]), s.dtype))}</td>" if j in held else "<td>·</td>"
+            f"<td data-r='{st.t}' data-c='{j}'>"
+            f"{html.escape(vw.fmt(float(st.weights[h][held[j]]), s.dtype)) if j in held else '·'}</td>"
             for j in range(len(s.tokens))
         ]
         gone = ", ".join(s.tokens[e] for e in st.evicted)
         rows.append(
             f"<tr><th scope='row'>{html.escape(s.tokens[st.t])}</th>{''.join(cells)}"
-            f"<td>{st.cache_size}</td><td>{html.escape(gone)}</td></tr>"
+            f"<td data-name='cache' data-r='{st.t}' data-c='0'>{st.cache_size}</td><td>{html.escape(gone)}</td></tr>"
         )
     head = "".join(f"<th scope='col'>{html.escape(t)}</th>" for t in s.tokens)
     table = (
-        f"<table class='md-cache' aria-label='KV cache, head {h + 1} (kv head {g + 1})'><tr><th>step</th>{head}"
-        f"<th>cached</th><th>evicted</th></tr>{''.join(rows)}</table>"
+        f"<table class='nt md-cache' data-name='kv_row' aria-label='KV cache, head {h + 1} (kv head {g + 1})'>"
+        f"<tr><th>step</th>{head}<th>cached</th><th>evicted</th></tr>{''.join(rows)}</table>"
     )
     title = "KV-cache decoding, token by token" + (f" (rolling buffer of {w})" if w else "")
     return cell(title, formula, words, code, f"output = {vw.torch_print(d.output[h])}", table)

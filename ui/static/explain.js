@@ -26,7 +26,7 @@ export function mount(ctx) {
     const pick = page.picked();
     if (!card || !pick || card.classList.contains('closed') || !card.querySelector('.ex-title, .msg-warn')) return;
     const view = document.getElementById(pick.view);
-    const cell = view?.querySelector(`table[data-name="${pick.name}"] td[data-r="${pick.r}"][data-c="${pick.c}"]`);
+    const cell = page.cellOf(view, pick);
     if (!cell || !cell.getBoundingClientRect().width) return;
     const key = `${pick.view}|${pick.name}|${pick.r}|${pick.c}|${innerWidth}`;
     // a new pick is brought into sight first (a windowed table's button picks a number its card may have scrolled

@@ -39,7 +39,7 @@ export function mount({ element, trigger, props, server }) {
     watched: null,  // the message element whose changes noteStale observes
     scrub: null,  // this grid's scrubber (scrub.js)
     editing: null,  // the open editor: {inp, table, row, col} (see keepEdits)
-    since: new Map(),  // "table|row|col" -> value of each cell edit sent since the last queued event left
+    since: new Map(),  // "table|row|col" -> {value, seq} of each cell edit sent since the last queued event left
     reopened: 0,  // editors put back after a redraw (see keepEdits)
   };
   g.chain = whenLoaded(g);  // (the load event itself does not wait for it: wiring.py)
@@ -99,10 +99,13 @@ function whenLoaded(g) {
   }).then(() => { g.early = false; });
 }
 const LIVE_TIMEOUT_MS = 20000;
-function apply(g, ans) {
+function apply(g, ans, seq) {
   if (!ans || ans.busy) throw new Error('busy');
   for (const [id, u] of Object.entries(ans.views || {})) page.views.get(id)?.(u);
-  if (ans.grid) g.props.value = ans.grid;  // a paste: the grids show the pasted block
+  if (ans.grid) {  // a paste: the grids show the pasted block, and every edit sent before it (the server's grids)
+    for (const [key, e] of g.since) if (e.seq < seq) g.since.delete(key);  // (before the redraw: see keepEdits)
+    g.props.value = ans.grid;
+  }
   return ans;
 }
 // ``answered(refused)`` runs once the server has answered a live edit (not for a queued one). ``payload`` may be a
@@ -121,8 +124,11 @@ const painted = () => new Promise((ok) => {
 const showing = () => Object.fromEntries(page.drawnKeys);
 function send(g, kind, payload, event, answered, looked = null) {
   if (typeof payload !== 'function') g.scrub.dropWaiting();  // a scrub's later values go after this edit, not before it
-  if (kind === 'cell' && typeof payload?.value === 'string' && !g.early) g.since.set(cellKey(payload), payload.value);
-  const turn = turnOf(g, { kind, payload, event, answered, looked, before: g.early, mine: ++g.epoch });
+  const mine = ++g.epoch;
+  if (kind === 'cell' && typeof payload?.value === 'string' && !g.early) {
+    g.since.set(cellKey(payload), { value: payload.value, seq: mine });
+  }
+  const turn = turnOf(g, { kind, payload, event, answered, looked, before: g.early, mine });
   const now = !g.unanswered && !g.early;  // (the chain is idle: going now keeps the order of edits)
   g.unanswered++;
   const done = () => { g.unanswered--; };
@@ -138,8 +144,8 @@ function turnOf(g, { kind, payload, event, answered, looked, before, mine }) {  
     if (!g.live) { g.trigger(event, payload); return; }
     const late = new Promise((_, no) => setTimeout(() => no(new Error('timeout')), LIVE_TIMEOUT_MS));
     const call = (shown) => g.server.live_edit({ kind, ...payload, ...(shown ? { seen: true } : { skeletons: showing() }) });
-    const go = (shown) => Promise.race([call(shown), late]).then((ans) => (ans?.same && shown ? shown : apply(g, ans)));
-    const shown = looked ? looked.answer.then((ans) => (ans && g.epoch === mine ? apply(g, ans) : null)) : null;
+    const go = (shown) => Promise.race([call(shown), late]).then((ans) => (ans?.same && shown ? shown : apply(g, ans, mine)));
+    const shown = looked ? looked.answer.then((ans) => (ans && g.epoch === mine ? apply(g, ans, mine) : null)) : null;
     // a look drawn: the commit only stores it, so it leaves after the frame that shows it (its call is work the
     // Enter's task need not do); at most PAINTED_MS later for a page whose frames do not come, at once when hidden
     return (shown ? shown.then((ans) => (ans ? painted().then(() => go(ans)) : go(null))) : go(null)).then(
@@ -359,12 +365,14 @@ function answeredFor(g, td, value, good) {  // a cell edit's answer: the cell ma
 // after it left is stored by the server, but the redraw shows the cell's old value, and the event's views are those
 // of the old values. Each such cell is written again and its edit sent again (the server takes it as it is, and
 // answers every view for what it now holds). An editor open while the grids are redrawn is put back into its cell,
-// with what was typed in it and the caret where it was, and keeps the focus it had.
+// with what was typed in it and the caret where it was, and keeps the focus it had. The kept edits (one per cell)
+// are forgotten when a queued event leaves (it waits for them: page.js liveIdle) and when a paste's answer draws the
+// server's grids, which hold every edit sent before it (kept, they were written back over the pasted values).
 const cellKey = (p) => `${p.table}|${p.row}|${p.col}`;
 function keepEdits(g) {
   const ed = g.editing;
   if (ed && !ed.inp.isConnected && !ed.inp.dataset.done) reopen(g, ed);
-  for (const [key, value] of g.since) {
+  for (const [key, { value }] of g.since) {
     const [table, row, col] = key.split('|');
     const td = cellAt(g, table, row, col);
     if (!td || td.querySelector('input') || td.textContent === value) continue;

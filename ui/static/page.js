@@ -45,6 +45,12 @@ export const picked = () => pickedCell;
 export function pick(cell) {
   pickedCell = cell;
 }
+// a number's tensor: its table's, or its own where a table holds two (the notebook's KV cache: a step's weights,
+// kv_row, and its count, cache), and the cell a pick names in a view
+export const nameOf = (td) => td.dataset.name ?? td.closest('table').dataset.name;
+export const cellOf = (view, { name, r, c }) => view?.querySelector(
+  `td[data-name="${name}"][data-r="${r}"][data-c="${c}"], `
+  + `table[data-name="${name}"] td[data-r="${r}"][data-c="${c}"]:not([data-name])`);
 
 // ---- handles of page-level modules, each provided by its owner once it has started ------------------------------
 const handles = {

@@ -101,14 +101,14 @@ function keeper(element) {
     });
   }
   // and takes the keyboard focus with it: the number that had it gets it back (same table, row, col)
-  const keyOf = (td) => `${td.closest('table').dataset.name}|${td.dataset.r}|${td.dataset.c}`;
+  const keyOf = (td) => `${page.nameOf(td)}|${td.dataset.r}|${td.dataset.c}`;
   let focused = null;
   element.addEventListener('focusin', (e) => { const td = e.target.closest('td[data-r]'); focused = td && keyOf(td); });
   element.addEventListener('focusout', (e) => { if (e.relatedTarget) focused = null; });  // moved on, not removed
   function refocus() {
     if (!focused || (document.activeElement && document.activeElement !== document.body)) return;
     const [name, r, c] = focused.split('|');
-    const td = element.querySelector(`table[data-name="${name}"] td[data-r="${r}"][data-c="${c}"]`);
+    const td = page.cellOf(element, { name, r, c });
     if (!td) return;
     td.closest('table').querySelectorAll('td[tabindex]').forEach((x) => x.removeAttribute('tabindex'));
     td.setAttribute('tabindex', '0');
@@ -137,7 +137,7 @@ function picker(element, trigger) {
     }
     const td = e.target.closest('td[data-r]');
     if (!td || !td.closest('table.nt')) return;
-    pick(td.closest('table').dataset.name, +td.dataset.r, +td.dataset.c);
+    pick(page.nameOf(td), +td.dataset.r, +td.dataset.c);
   });
   element.addEventListener('keydown', (e) => {
     const td = e.target.closest('td[data-r]');
