@@ -154,3 +154,31 @@ def test_opening_and_closing_an_explanation_moves_no_card_and_leaves_no_mark(pag
             cell(table, r, c),
         )
         assert look == [plain, "none", "none"], (table, look)
+
+
+def tour_step(pg: Page, i: int) -> None:
+    pg.wait_for_function("(i) => document.querySelector('#tour-pop').dataset.step === String(i)", arg=i)
+
+
+def test_in_the_tour_the_card_covers_neither_the_bubble_nor_the_numbers_it_explains(page: Page) -> None:
+    """The tour's third step asks for a click on a score; at its fourth ("the explanation writes q_i · k_j out term
+    by term") the card is read beside the tour's bubble: it covers neither it, nor QKᵀ's row and column, nor Q and
+    K (the walk found it over the weights and QKᵀ's row)."""
+    page.evaluate("() => localStorage.clear()")
+    page.click("#tour-btn")
+    tour_step(page, 0)
+    page.locator("#inputs table[data-name=x] td[data-r='1'][data-c='0']").click()
+    editor = page.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially("3", delay=80)
+    editor.press("Enter")
+    tour_step(page, 1)
+    page.click("#tour-pop .tp-next")
+    tour_step(page, 2)
+    click_number(page, "scores", 1, 1)
+    tour_step(page, 3)
+    stable(page, PLACE_JS)
+    assert_card_leaves_in_sight(page, "scores", 1, 1, ("q", "k"), (1280, 720))
+    card, bubble = rect(page, "#explain"), rect(page, "#tour-pop")
+    assert overlap(card, bubble) == 0, (card, bubble)
+    page.click("#tour-pop .tp-leave")
