@@ -38,12 +38,13 @@ export function mount(ctx) {
     // the card is absolutely placed in the page (it scrolls with the number); its place is a style rule of its own,
     // not the block's style attribute, which gradio rewrites. Its origin is measured, not assumed.
     rule('left: 0px; top: 0px;');
-    const w = card.offsetWidth;
-    const h = Math.min(card.scrollHeight + 4, Math.round(innerHeight * 0.6));
-    const note = cell.closest('.nt-win')?.querySelector('.win-note');
-    const at = spot(c, sources(view), note && box(note.getBoundingClientRect()), w, h);
+    const sizes = widths(card);
+    const at = spot(c, obstacles(cell, view), sizes);
+    rule('left: 0px; top: 0px;');
     const o = card.getBoundingClientRect();
-    rule(`left: ${Math.round(at.x - o.left)}px; top: ${Math.round(at.y - o.top)}px; max-height: ${Math.round(at.h)}px;`);
+    rule(`left: ${Math.round(at.x - o.left)}px; top: ${Math.round(at.y - o.top)}px; width: ${at.w}px; `
+      + `max-height: ${Math.round(at.h)}px;`);
+    if (at.dy) scrollBy({ left: 0, top: at.dy, behavior: 'instant' });  // the card needs the page moved to fit whole
   }
 }
 
@@ -51,45 +52,78 @@ const box = (r) => ({ l: r.left, t: r.top, r: r.right, b: r.bottom });
 
 const area = (a, b) => Math.max(0, Math.min(a.r, b.r) - Math.max(a.l, b.l)) * Math.max(0, Math.min(a.b, b.b) - Math.max(a.t, b.t));
 
-// the cells the explained number came from, one rectangle per table (only what is on screen)
-function sources(view) {
-  const per = new Map();
-  view?.querySelectorAll('td.used, td.pick').forEach((td) => {
-    const r = td.getBoundingClientRect();
-    if (!r.width || r.bottom < 0 || r.top > innerHeight) return;
-    const t = td.closest('table');
-    const u = per.get(t) || { l: r.left, t: r.top, r: r.right, b: r.bottom };
-    per.set(t, { l: Math.min(u.l, r.left), t: Math.min(u.t, r.top), r: Math.max(u.r, r.right), b: Math.max(u.b, r.bottom) });
-  });
-  return [...per.values()];
+const union = (rs) => rs.length ? {
+  l: Math.min(...rs.map((r) => r.l)), t: Math.min(...rs.map((r) => r.t)),
+  r: Math.max(...rs.map((r) => r.r)), b: Math.max(...rs.map((r) => r.b)),
+} : null;
+
+const rects = (els) => [...els].map((e) => box(e.getBoundingClientRect())).filter((r) => r.r > r.l);
+
+// what the card should leave in sight, each with how much covering it costs (per px²): the number itself, its row
+// and column, the cards the number came from, its own card, the tour's bubble, a windowed table's paging buttons,
+// and (a little) any other card
+function obstacles(cell, view) {
+  const table = cell.closest('table'), r = cell.dataset.r, c = cell.dataset.c;
+  const own = cell.closest('.card') || table;
+  const used = [...(view?.querySelectorAll('td.used') || [])];
+  const from = new Set(used.map((td) => td.closest('.card') || td.closest('table')));
+  from.delete(own);
+  const out = [{ ...box(cell.getBoundingClientRect()), k: 1e4 }];
+  const add = (rect, k) => { if (rect) out.push({ ...rect, k }); };
+  add(union(rects(table.querySelectorAll(`td[data-r="${r}"]`))), 100);
+  add(union(rects(table.querySelectorAll(`td[data-c="${c}"]`))), 100);
+  used.forEach((td) => add(box(td.getBoundingClientRect()), 100));
+  from.forEach((el) => add(box(el.getBoundingClientRect()), 30));
+  add(box(own.getBoundingClientRect()), 30);
+  const note = cell.closest('.nt-win')?.querySelector('.win-note');
+  if (note) add(box(note.getBoundingClientRect()), 1000);
+  const tour = document.getElementById('tour-pop');
+  if (tour && tour.getBoundingClientRect().width) add(box(tour.getBoundingClientRect()), 300);
+  document.querySelectorAll('#bench .card').forEach((el) => { if (el !== own && !from.has(el)) add(box(el.getBoundingClientRect()), 1); });
+  return out.filter((o) => o.r > o.l && o.b > o.t);
 }
 
-// where the card goes: beside the number (right, left, below, above), kept on screen; a place that covers the
-// number is taken only when no other exists, then one that covers its table's paging buttons (``keep``), and
-// among the others the one covering the fewest source cells wins
-function spot(cell, used, keep, w, h) {
-  const vw = document.documentElement.clientWidth, vh = innerHeight, m = 8, g = 10, least = 140;
-  const clampX = (x) => Math.max(m, Math.min(x, vw - w - m));
-  const clampY = (y, hh) => Math.max(m, Math.min(y, vh - hh - m));
-  const sideY = Math.max(cell.t - 40, keep ? keep.b + g : m);  // beside it: below the paging buttons
-  const sideH = Math.min(h, Math.max(vh - m - sideY, least));
-  const over = keep ? Math.min(cell.t, keep.t) : cell.t;  // above it: above the paging buttons too
-  const overH = Math.min(h, Math.max(over - g - m, least));
-  const underH = Math.min(h, Math.max(vh - cell.b - g - m, least));
-  const tries = [
-    { x: cell.r + g, y: sideY, h: sideH },
-    { x: cell.l - g - w, y: sideY, h: sideH },
-    { x: clampX(cell.l - w / 2), y: cell.b + g, h: underH },
-    { x: clampX(cell.l - w / 2), y: over - g - overH, h: overH },
-  ];
-  let bestTry = null, bestScore = Infinity;
-  tries.forEach((c, i) => {
-    const x = clampX(c.x), y = clampY(c.y, c.h);
-    const r = { l: x, t: y, r: x + w, b: y + c.h };
-    const score = area(r, cell) * 1e6 + (keep ? area(r, keep) * 1e3 : 0) + used.reduce((s, u) => s + area(r, u), 0) + i;
-    if (score < bestScore) { bestScore = score; bestTry = { x, y, h: c.h }; }
-  });
-  return bestTry;
+// the widths the card may take (its own, then narrower: a narrower card may fit a gap beside the tables) and the
+// height its content needs at each
+function widths(card) {
+  const w0 = card.offsetWidth, out = [];
+  for (const f of [1, 0.8, 0.65]) {
+    const w = Math.round(w0 * f);
+    if (f < 1 && w < 260) break;
+    rule(`left: 0px; top: 0px; width: ${w}px; max-height: none;`);
+    out.push({ w, need: card.scrollHeight + 4 });
+  }
+  return out;
+}
+
+// where the card goes: the place (among places beside the number and beside each obstacle, at each width) whose card
+// covers the least of what should stay in sight, shows its whole content, needs the page moved least and sits
+// nearest the number; the number itself is covered only when no other place exists. Viewport coordinates, before
+// the page is moved by ``dy``.
+function spot(cell, avoid, sizes) {
+  const vw = document.documentElement.clientWidth, vh = innerHeight, m = 8, g = 10;
+  const room = document.scrollingElement.scrollHeight - vh;
+  let best = null;
+  for (const { w, need } of sizes) {
+    const h = Math.min(need, Math.round(vh * 0.6));
+    const xs = new Set([m, vw - w - m, cell.r + g, cell.l - g - w, cell.l - w / 2]);
+    const ys = new Set([m, vh - h - m, cell.t - 40, cell.b + g, cell.t - g - h]);
+    avoid.forEach((o) => { xs.add(o.r + g); xs.add(o.l - g - w); ys.add(o.b + g); ys.add(o.t - g - h); });
+    for (const x0 of xs) {
+      const x = Math.round(Math.max(m, Math.min(x0, vw - w - m)));
+      for (const y0 of ys) {
+        const y = Math.round(y0);
+        const dy = y < m ? y - m : Math.max(0, y + h - (vh - m));
+        if (dy && (scrollY + dy < 0 || scrollY + dy > room || cell.t - dy < m || cell.b - dy > vh - m)) continue;
+        const r = { l: x, t: y, r: x + w, b: y + h };
+        const near = Math.max(0, r.l - cell.r, cell.l - r.r) + Math.max(0, r.t - cell.b, cell.t - r.b);
+        const score = avoid.reduce((s, o) => s + o.k * area(r, o), 0) + (need - h) * w * 30
+          + Math.abs(dy) * 300 + near * 20 + (sizes[0].w - w) * 20;
+        if (!best || score < best.score) best = { score, x, y, w, h, dy };
+      }
+    }
+  }
+  return best;
 }
 
 function rule(css) {

@@ -29,6 +29,7 @@ export function mount({ element, trigger, props, watch }) {
   const $ = (sel) => element.querySelector(sel);
   const status = (html, kind = '') => { $('.room-status').innerHTML = html; $('.room-status').dataset.kind = kind; };
   const R = { element, trigger, $, status, teacher: null, opening: false, cardEl: null, explained: '' };
+  dockBar(element);
 
   $('.room-teach').addEventListener('click', () => {
     if (R.teacher) { card(R, true); return; }
@@ -69,6 +70,27 @@ export function mount({ element, trigger, props, watch }) {
 }
 
 // ---- reading a room's stream (SSE over fetch, so the teacher's secret goes in a header, not the URL) ----------
+// The bar's place in the page's order, not only on screen (room.css puts an idle bar at the end of the page): an idle
+// bar follows the tabs, so Tab reaches "Teach this" where it is seen, after the workbench; in a room, or with a
+// message, it comes back before them, where room.css shows it
+function dockBar(element) {
+  let tries = 0;
+  const dock = () => {
+    const bar = document.getElementById('room-bar'), tabs = document.getElementById('tabs');
+    if (!bar || !tabs || bar.parentElement !== tabs.parentElement) {  // (the page not yet whole: again shortly)
+      if (tries++ < 50) setTimeout(dock, 100);
+      return;
+    }
+    const idle = !element.querySelector('.room-status')?.innerHTML
+      && !element.querySelector('.room-teacher:not([hidden]), .room-student:not([hidden])');
+    if (idle && bar.nextElementSibling === tabs) tabs.after(bar);
+    else if (!idle && tabs.nextElementSibling === bar) tabs.before(bar);
+  };
+  new MutationObserver(dock).observe(element, { subtree: true, childList: true, characterData: true, attributes: true,
+    attributeFilter: ['hidden'] });
+  dock();
+}
+
 function listen(path, headers, onData, onRefused) {
   let ctl = null;
   let alive = true;
