@@ -1,0 +1,171 @@
+"""What a control shows is what is computed, for the boxes a fresh learner's walk found still wrong (issue 37): the
+scaling lab's d_k, the Train tab's N steps, sentence mode's d_out, d and seed, in real Chromium, typed key by key at
+80 ms. Each journey asserts what is on screen: the box, the words the lab or the tab shows, one message naming the
+field as the page labels it, no gradio toast, and no traceback in the server's log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser import open_page, serve, settled
+from playwright.sync_api import Browser, Page
+
+from attention_core import train
+
+TYPE_DELAY = 80  # ms between keys: a person's typing speed
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The app with its log in a file this module reads (no traceback may reach it)."""
+    log = tmp_path_factory.mktemp("log") / "server.log"
+    with serve(log_path=str(log)) as url:
+        yield url, log
+
+
+@pytest.fixture
+def page(browser: Browser, served: tuple[str, Path]) -> Iterator[Page]:
+    pg = open_page(browser, served[0], events=True)
+    yield pg
+    pg.close()
+
+
+def tracebacks(served: tuple[str, Path]) -> int:
+    return sum("Traceback" in line for line in served[1].read_text().splitlines())
+
+
+def toasts(pg: Page) -> list[str]:
+    return pg.locator(".toast-body").all_inner_texts()
+
+
+def type_over(pg: Page, selector: str, text: str, key: str = "Enter") -> None:
+    """Select what the box holds and type ``text`` over it key by key, then press ``key``."""
+    box = pg.locator(selector)
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially(text, delay=TYPE_DELAY)
+    if key:
+        box.press(key)
+
+
+def wait_text(pg: Page, selector: str, text: str) -> None:
+    pg.wait_for_function("([s, t]) => (document.querySelector(s)?.innerText || '').includes(t)", arg=[selector, text])
+
+
+# ---- 1. the scaling lab's d_k ------------------------------------------------------------------------------------
+
+
+DK = "#lab-dk input[type=number]"
+
+
+def open_scaling(pg: Page) -> None:
+    pg.get_by_role("tab", name="Scaling lab").click()
+    wait_text(pg, "#scaling-words", "At d_k = 64")
+    settled(pg)
+
+
+def test_the_scaling_labs_d_k_applies_on_enter_and_a_d_k_past_its_end_is_set_to_it_with_words(
+    page: Page, served: tuple[str, Path]
+) -> None:
+    """Typed 1000 + Enter: no event per key (the old page applied 1, 10, 100: gradio's red 'Value 1 is less than
+    minimum value 2' naming no field, a traceback), then d_k set to 512 with words naming d_k; the box, the slider and
+    the lab's words all say 512. Then 128 + Tab applies 128 and the message goes."""
+    before = tracebacks(served)
+    open_scaling(page)
+    box = page.locator(DK)
+    box.click()  # (a click in the box is the slider's release: it sends the value in force, which changes nothing)
+    box.press("Control+a")
+    sent = settled(page)
+    box.press_sequentially("1000", delay=TYPE_DELAY)
+    page.wait_for_timeout(400)
+    assert settled(page) == sent  # nothing sent while typing
+    assert "At d_k = 64" in page.inner_text("#scaling-words")
+    box.press("Enter")
+    wait_text(page, "#scaling-words", "At d_k = 512")
+    settled(page)
+    words = page.inner_text("#scaling-words")
+    assert "d_k: 1000 is past the slider's end; set to 512" in words, words
+    assert box.input_value() == "512"
+    assert page.locator("#lab-dk input[type=range]").input_value() == "512"
+    type_over(page, DK, "128", key="Tab")
+    wait_text(page, "#scaling-words", "At d_k = 128")
+    settled(page)
+    assert "past the slider's end" not in page.inner_text("#scaling-words")
+    assert box.input_value() == "128"
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
+def test_the_scaling_labs_bad_seed_is_named_in_words_and_its_box_goes_back(
+    page: Page, served: tuple[str, Path]
+) -> None:
+    """Seed −5 + Enter: one message in words, the box back at 0, the words those of seed 0; no toast."""
+    before = tracebacks(served)
+    open_scaling(page)
+    words0 = page.inner_text("#scaling-words")
+    type_over(page, "#lab-seed input", "-5")
+    wait_text(page, "#scaling-words", "seed: -5 is below 0")
+    settled(page)
+    assert page.locator("#lab-seed input").input_value() == "0"
+    assert words0 in page.inner_text("#scaling-words")
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
+# ---- 2. the Train tab's N steps and seed -------------------------------------------------------------------------
+
+
+def step_shown(pg: Page) -> int:
+    return int(pg.locator("#train-status .train-status").get_attribute("data-step") or -1)
+
+
+def test_train_n_steps_past_500_is_named_and_run_n_runs_the_n_in_force(page: Page, served: tuple[str, Path]) -> None:
+    """N steps 900 + Tab: named 'N steps' at once, the box back at 50; Reset, Run N: 50 steps run, no toast, no
+    traceback. (The old page took 900 silently, then Run N gave gradio's red 'Value 900 is greater than maximum value
+    500.' naming no field, the box kept 900, a traceback.) Then 20 + Enter: Run N runs 20 more."""
+    before = tracebacks(served)
+    page.get_by_role("tab", name="Train").click()
+    page.wait_for_selector("#train-status .train-status[data-step='0']")
+    settled(page)
+    type_over(page, "#train-n input", "900", key="Tab")
+    wait_text(page, "#train-status", "N steps: 900 is out of range 1..500; it keeps 50")
+    settled(page)
+    assert page.locator("#train-n input").input_value() == "50"
+    page.locator("#train-reset").click()
+    page.locator("#train-run").click()
+    page.wait_for_selector("#train-status .train-status[data-step='50'][data-running='0']", timeout=120_000)
+    type_over(page, "#train-n input", "20")
+    settled(page)
+    page.locator("#train-run").click()
+    page.wait_for_selector("#train-status .train-status[data-step='70'][data-running='0']", timeout=120_000)
+    assert page.locator("#train-n input").input_value() == "20"
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
+def test_train_seed_applies_on_enter_and_a_negative_one_is_named_in_words(page: Page, served: tuple[str, Path]) -> None:
+    """Seed 12 typed: nothing per key (the old page applied 1, then 12), the tab stands at seed 12's step 0 on
+    Enter; −5 + Enter: 'seed: -5 is below 0', the box back at 12; no toast, no traceback."""
+    before = tracebacks(served)
+    page.get_by_role("tab", name="Train").click()
+    page.wait_for_selector("#train-status .train-status[data-step='0']")
+    box = page.locator("#train-seed input")
+    box.click()
+    box.press("Control+a")
+    sent = settled(page)
+    box.press_sequentially("12", delay=TYPE_DELAY)
+    page.wait_for_timeout(400)
+    assert settled(page) == sent
+    box.press("Enter")
+    want = f"{train.start('previous', 12).loss:.6g}"  # the tab's default task, at seed 12
+    page.wait_for_selector(f"#train-status .train-status[data-step='0'][data-loss='{want}']")
+    settled(page)
+    type_over(page, "#train-seed input", "-5")
+    wait_text(page, "#train-status", "seed: -5 is below 0")
+    settled(page)
+    assert box.input_value() == "12"
+    assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
+    assert toasts(page) == []
+    assert tracebacks(served) == before
