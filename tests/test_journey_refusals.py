@@ -169,3 +169,60 @@ def test_train_seed_applies_on_enter_and_a_negative_one_is_named_in_words(page: 
     assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
     assert toasts(page) == []
     assert tracebacks(served) == before
+
+
+# ---- 3. sentence mode's d_out, d and seed --------------------------------------------------------------------------
+
+
+def open_sentence(pg: Page) -> None:
+    pg.get_by_role("tab", name="Sentence mode").click()
+    wait_text(pg, "#sentence-tokens", "11 tokens, vocabulary of 7")
+    settled(pg)
+
+
+def test_sentence_modes_d_out_past_16_is_set_to_16_with_words_and_the_button_uses_the_d_out_shown(
+    page: Page, served: tuple[str, Path]
+) -> None:
+    """d_out 20 + Enter: the box and the slider say 16 and the message says why (the old page: box 20, slider 16, no
+    word, then W_q 3×16); 4 + Tab, then the button: the workbench's W_q is 3×4 (matmul: d rows, d_out columns)."""
+    before = tracebacks(served)
+    open_sentence(page)
+    box = page.locator("#sentence-d-out input[type=number]")
+    type_over(page, "#sentence-d-out input[type=number]", "20")
+    wait_text(page, "#sentence-message", "d_out: 20 is past the slider's end; set to 16")
+    settled(page)
+    assert box.input_value() == "16"
+    assert page.locator("#sentence-d-out input[type=range]").input_value() == "16"
+    type_over(page, "#sentence-d-out input[type=number]", "4", key="Tab")
+    settled(page)
+    assert box.input_value() == "4"
+    page.locator("#sent-go").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#inputs table[data-name=W_q] th[scope=col]').length === 4"
+        " && document.querySelectorAll('#inputs table[data-name=W_q] tr th[scope=row]').length === 3"
+    )
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
+def test_sentence_modes_d_past_16_says_so_and_a_negative_seed_is_one_message_in_words(
+    page: Page, served: tuple[str, Path]
+) -> None:
+    """Embedding width d 20 + Enter: 16 columns, the box 16, and a message naming d (it was clamped with no word);
+    seed −5 + Enter: one message in words, no toast (the old page: 'out of range 0..9223372036854775807' and a second,
+    gradio 'Warning' toast), the box back at 69."""
+    before = tracebacks(served)
+    open_sentence(page)
+    type_over(page, "#sentence-d input[type=number]", "20")
+    wait_text(page, "#sentence-message", "embedding width d: 20 is past the slider's end; set to 16")
+    settled(page)
+    assert page.locator("#sentence-d input[type=number]").input_value() == "16"
+    cols = page.locator("#sentence-emb thead th").count()
+    assert cols == 17, cols  # the token column and d1..d16
+    type_over(page, "#sentence-seed input", "-5")
+    wait_text(page, "#sentence-message", "seed: -5 is below 0; a seed is a whole number, 0 or more")
+    settled(page)
+    assert "9223372036854775807" not in page.inner_text("#sentence-message")
+    assert page.locator("#sentence-seed input").input_value() == "69"
+    assert toasts(page) == []
+    assert tracebacks(served) == before
