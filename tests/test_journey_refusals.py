@@ -226,3 +226,47 @@ def test_sentence_modes_d_past_16_says_so_and_a_negative_seed_is_one_message_in_
     assert page.locator("#sentence-seed input").input_value() == "69"
     assert toasts(page) == []
     assert tracebacks(served) == before
+
+
+# ---- 4. a refusal made in the open drawer is seen ----------------------------------------------------------------
+
+
+def on_top(pg: Page, selector: str) -> bool:
+    """Whether the element at the centre of ``selector``'s box is it or inside it (nothing lies over it)."""
+    return pg.evaluate(
+        """(s) => { const el = document.querySelector(s), r = el.getBoundingClientRect();
+          const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return r.width > 0 && !!at && el.contains(at); }""",
+        selector,
+    )
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (900, 800)])
+@pytest.mark.parametrize(("label", "typed", "said"), [("T (query tokens)", "65", "T: 65 is out of range 1..64"),
+                                                      ("heads", "9", "heads: 9 is out of range 1..8")])  # fmt: skip
+def test_a_refusal_made_with_the_drawer_open_is_on_top_and_leaves_the_box_in_sight(
+    browser: Browser, served: tuple[str, Path], size: tuple[int, int], label: str, typed: str, said: str
+) -> None:
+    """More settings open, T 65 (in it) or heads 9 (on the toolbar) + Enter: the message's centre is the message
+    (elementFromPoint; the old page: the drawer), and the box typed in is still on top at its centre."""
+    pg = open_page(browser, served[0], width=size[0], height=size[1], events=True)
+    try:
+        pg.locator("#more button.label-wrap").click()
+        pg.get_by_label("T (query tokens)", exact=True).wait_for(state="visible")
+        type_over(pg, f"[aria-label='{label}']", typed)
+        wait_text(pg, "#message", said)
+        settled(pg)
+        pg.wait_for_timeout(300)  # (past any transition)
+        assert pg.get_by_label("T (query tokens)", exact=True).is_visible()  # the drawer is still open
+        assert on_top(pg, "#message .msg-error"), "the message is covered"
+        if size[0] >= 1100:
+            box = pg.get_by_label(label, exact=True)
+            r = box.bounding_box()
+            assert r is not None
+            at = pg.evaluate(
+                "([x, y]) => document.elementFromPoint(x, y)?.getAttribute('aria-label')",
+                [r["x"] + r["width"] / 2, r["y"] + r["height"] / 2],
+            )
+            assert at == label, at
+    finally:
+        pg.close()
