@@ -270,3 +270,21 @@ def test_a_refusal_made_with_the_drawer_open_is_on_top_and_leaves_the_box_in_sig
             assert at == label, at
     finally:
         pg.close()
+
+
+# ---- 6. the badge names what the learner changed ----------------------------------------------------------------
+
+
+def test_switching_the_dtype_alone_is_the_one_change_the_badge_names(page: Page) -> None:
+    """A fresh StatQuest page, dtype → float64 (clicked as a learner clicks it): the badge says 'changed: dtype' and
+    nothing else (the old page: 'changed: x, W_q, W_k, W_v, dtype': the preset's float32 numbers read in float64
+    compared unequal); back to float32, it matches again."""
+    page.get_by_label("dtype", exact=True).click()
+    page.locator("li[role='option'][aria-label='float64']").click()
+    page.wait_for_function("() => document.querySelector('#badge').innerText.includes('changed:')")
+    settled(page)
+    said = page.inner_text("#badge")
+    assert "changed: dtype)" in said, said
+    page.get_by_label("dtype", exact=True).click()
+    page.locator("li[role='option'][aria-label='float32']").click()
+    page.wait_for_function("() => document.querySelector('#badge').innerText.includes('✓ matches')")
