@@ -288,3 +288,20 @@ def test_switching_the_dtype_alone_is_the_one_change_the_badge_names(page: Page)
     page.get_by_label("dtype", exact=True).click()
     page.locator("li[role='option'][aria-label='float32']").click()
     page.wait_for_function("() => document.querySelector('#badge').innerText.includes('✓ matches')")
+
+
+# ---- 8. one format a table ---------------------------------------------------------------------------------------
+
+
+def test_the_kv_caches_sizes_are_written_as_the_counts_they_are(page: Page) -> None:
+    """mask → causal, KV-cache decoding ticked, as a learner does: the overview's 'KV cache size' card reads 1, 2, 3
+    (keys cached at each token), not 1.0000, 2.0000, 3.0000."""
+    page.get_by_label("mask", exact=True).click()
+    page.locator("li[role='option'][aria-label='causal']").click()
+    settled(page)
+    page.locator("#more button.label-wrap").click()
+    page.get_by_label("KV-cache decoding", exact=True).check()
+    page.wait_for_selector("#overview table[data-name=cache] td[data-r]", state="attached")
+    settled(page)
+    cells = page.locator("#overview table[data-name=cache] td[data-r]").all_inner_texts()
+    assert cells == ["1", "2", "3"], cells
