@@ -305,3 +305,40 @@ def test_the_kv_caches_sizes_are_written_as_the_counts_they_are(page: Page) -> N
     settled(page)
     cells = page.locator("#overview table[data-name=cache] td[data-r]").all_inner_texts()
     assert cells == ["1", "2", "3"], cells
+
+
+# ---- 7. no badge moves the pipeline ------------------------------------------------------------------------------
+
+TOPS = """() => ['#tabs', '#bench'].map((s) => document.querySelector(s).getBoundingClientRect().top + scrollY)"""
+
+
+def test_a_long_badge_moves_nothing_and_shows_whole_when_pointed_at(browser: Browser, served: tuple[str, Path]) -> None:
+    """At 1280x720: the tabs and the bench stand where a fresh page has them, with Mistral-style's long badge and
+    after KV-cache decoding is ticked (its badge four lines: the old page moved the tabs 114 -> 148); pointed at,
+    the badge shows its whole text (nothing cut) and the bench still stands."""
+    pg = open_page(browser, served[0], events=True)
+    try:
+        settled(pg)
+        fresh = pg.evaluate(TOPS)
+    finally:
+        pg.close()
+    pg = open_page(browser, served[0] + "?preset=mistral-style", events=True)
+    try:
+        settled(pg)
+        pg.locator("#more button.label-wrap").click()
+        pg.get_by_label("KV-cache decoding", exact=True).check()
+        pg.wait_for_selector("#overview table[data-name=cache] td[data-r]", state="attached")
+        settled(pg)
+        pg.keyboard.press("Escape")
+        assert "changed: KV-cache decoding" in pg.inner_text("#badge")
+        for got, want in zip(pg.evaluate(TOPS), fresh, strict=True):
+            assert abs(got - want) <= 1, (got, want)
+        pg.locator("#badge").hover()
+        pg.wait_for_timeout(200)
+        cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
+                          "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
+        assert cut <= 1, cut
+        for got, want in zip(pg.evaluate(TOPS), fresh, strict=True):
+            assert abs(got - want) <= 1, (got, want)
+    finally:
+        pg.close()
