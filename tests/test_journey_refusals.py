@@ -342,3 +342,17 @@ def test_a_long_badge_moves_nothing_and_shows_whole_when_pointed_at(browser: Bro
             assert abs(got - want) <= 1, (got, want)
     finally:
         pg.close()
+
+
+# ---- 9. the scaling lab's words agree with themselves ------------------------------------------------------------
+
+
+def test_the_scaling_labs_words_agree_with_its_numbers_and_write_decimals(page: Page) -> None:
+    """d_k 64, seed 64 typed + Enter: row 1 is one-hot (0.99) while the Jacobian norm, over every row, is still 0.2:
+    the words say both without 'at this small d_k the scores are not yet large', and write no 2.0e-01."""
+    open_scaling(page)
+    type_over(page, "#lab-seed input", "64")
+    wait_text(page, "#scaling-words", "row 1 is nearly one-hot already")
+    words = page.inner_text("#scaling-words")
+    assert "softmax puts 0.99 of row 1 on one key" in words and "Jacobian norm is still 0.2:" in words, words
+    assert "small d_k" not in words and "e-0" not in words, words
