@@ -167,7 +167,7 @@ def test_split_heads_that_do_not_divide_are_refused_by_name() -> None:
         "resize", None, shape, replace(browserish(v), head_mode="split", heads=3)
     )
     assert nv is None
-    assert "heads=3 does not divide d_model=2" in msg(views)
+    assert "heads: heads 3 does not divide d_model 2" in msg(views)  # (as the page words it: pipeline.worded)
 
 
 def test_oversize_and_junk_sizes_are_refused_before_building() -> None:
@@ -364,7 +364,7 @@ def test_a_control_value_repeated_answers_nothing_and_a_refused_one_sets_its_con
     other = next(v for v in ("-1e9", "additive") if v != stored.fill)
     assert sum(not isinstance(o, SKIP) for o in call(fill, key, other)) > 5  # a choice: every view
     refused = dict(zip(tokens.outputs, call(tokens, key, "t" * 3000), strict=True))
-    assert any("tokens" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused.values())
+    assert any("token labels:" in html.unescape(str(o)) and "msg-error" in str(o) for o in refused.values())
     assert wiring.STORE.get(key)["vals"].tokens == stored.tokens  # kept what it had
     box = next(c for c in tokens.outputs if getattr(c, "label", None) == "token labels (comma-separated)")
     assert refused[box] == stored.tokens  # the box shows it again

@@ -138,11 +138,11 @@ def test_one_kv_head_is_shared_by_both_heads_until_each_gets_its_own(browser: Br
 @pytest.mark.parametrize(
     ("label", "value", "named"),
     [
-        ("kv heads (K, V shared)", "3", "kv_heads: kv_heads=3 does not divide heads=2"),
+        ("kv heads (K, V shared)", "3", "kv heads: kv heads 3 does not divide heads 2"),
         ("window (0 = off)", "-1", "window: -1 is out of range"),
-        ("tile B_r", "99", "block_rows: 99 is out of range 1..64"),  # 9 first: "9 is out of range 1..5"
-        ("tile B_c", "-2", "block_cols: -2 is out of range"),
-        ("RoPE base", "0", "rope_base: 0 must be above 0"),
+        ("tile B_r", "99", "tile B_r: 99 is out of range 1..64"),  # 9 first: "9 is out of range 1..5"
+        ("tile B_c", "-2", "tile B_c: -2 is out of range"),
+        ("RoPE base", "0", "RoPE base: 0 must be above 0"),
     ],
 )
 def test_a_bad_value_in_a_modern_box_is_named_and_the_views_stay(

@@ -219,9 +219,10 @@ def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
     cont = train.train_steps(tu.unpack(tu.pack(s, 0)), 5)
     whole = train.train_steps(train.start("match", 3), 12)
     assert cont.losses == whole.losses and torch.equal(cont.W_k, whole.W_k)
-    for task, seed, n, field in (("copy", 0, 5, "task"), ("previous", "x", 5, "train seed"),
-                                 ("previous", -1, 5, "train seed"), ("previous", 0, 9999, "steps"),
-                                 ("previous", 0, "nan", "steps")):  # fmt: skip
+    # (each named as the tab labels its box: "seed", "N steps")
+    for task, seed, n, field in (("copy", 0, 5, "task"), ("previous", "x", 5, "seed: x"),
+                                 ("previous", -1, 5, "seed: -1 is below 0"), ("previous", 0, 9999, "N steps:"),
+                                 ("previous", 0, "nan", "N steps:")):  # fmt: skip
         out = list(tu.on_train_run(TV, task, seed, n, None, lambda _: None, pace_s=0.0))
         assert len(out) == 1 and TV.slot not in out[0] and field in html.unescape(out[0][TV.status])
 

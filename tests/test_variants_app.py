@@ -143,18 +143,18 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
     ("field", "value", "named"),
     [
         ("window", -1, "window: -1 is out of range 1..64"),
-        ("block_rows", 9, "block_rows: 9 is out of range 1..5"),
-        ("block_cols", 2.5, "block_cols: 2.5 is not a whole number"),
-        ("rope_base", 0, "rope_base: 0 must be above 0"),
+        ("block_rows", 9, "tile B_r: 9 is out of range 1..5"),
+        ("block_cols", 2.5, "tile B_c: 2.5 is not a whole number"),
+        ("rope_base", 0, "RoPE base: 0 must be above 0"),
         ("positions", "sideways", "positions: 'sideways' is not one of"),
-        ("decode", "yes", "decode: must be on or off"),
+        ("decode", "yes", "KV-cache decoding: must be on or off"),
     ],
 )
 def test_a_bad_value_in_a_modern_control_is_named_and_the_views_stay(field: str, value: Any, named: str) -> None:
     _, nv, _ = pipeline.load_values("llama-style")
     problem = pipeline.compute_views("llama-style", replace(nv, **{field: value}))
 
-    said = control_problem(field, value) or html.unescape(problem["message"])
+    said = pipeline.worded(control_problem(field, value) or "") or html.unescape(problem["message"])  # (as refused)
     assert named in said
     if not control_problem(field, value):
         assert problem["refused"] and all(problem[k] != "" for k in ("overview", "html_qkv"))
@@ -166,12 +166,12 @@ def test_kv_heads_is_structural_and_named_when_it_does_not_divide() -> None:
     assert two is not None and len(two.W_k["data"]) == 4 and "shared" not in views["overview"]  # one per head
     assert "changed: W_k, W_v, kv heads" in views["badge"]  # the preset was left, named in words
     _, none, refused = pipeline.restructure_values("resize", "llama-style", shape, replace(nv, kv_heads=3))
-    assert none is None and "kv_heads: kv_heads=3 does not divide heads=2" in html.unescape(refused["message"])
+    assert none is None and "kv heads: kv heads 3 does not divide heads 2" in html.unescape(refused["message"])
     concat = replace(pipeline.load_values("statquest-mha2")[1], kv_heads=1)
     cshape = values.shape_of(pipeline.load_values("statquest-mha2")[1], "linear")
     _, none, refused = pipeline.restructure_values("resize", None, cshape, concat)
     said = html.unescape(refused["message"])
-    assert none is None and "kv_heads: grouped K and V are shown in head mode split" in said
+    assert none is None and "kv heads: grouped K and V are shown in head mode split" in said
 
 
 def test_every_modern_view_appears_only_when_on() -> None:

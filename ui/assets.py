@@ -54,7 +54,8 @@ EXPLAIN_JS = hook("explain.js")  # the explain card, placed beside the clicked n
 FIT_JS = hook("fit.js")  # the teacher's text size and the workbench's numbers fitted to the screen
 DRAWER_JS = hook("drawer.js")  # Escape closes "More settings"; typed boxes' Enter (emptied, a slider's release)
 CHARTS_JS = hook("charts.js")  # the scaling lab's figure: text size; stacked on a phone
-TEACH_JS = hook("present.js", "tour.js", "a11y.js", "address.js", "lesson.js")  # the top bar's teach buttons
+# the top bar's teach buttons (and the page-wide keyboard: a11y, the sliders' typed boxes)
+TEACH_JS = hook("present.js", "tour.js", "a11y.js", "sliders.js", "address.js", "lesson.js")
 ROOM_JS = hook("room.js")  # lesson rooms
 HIDE_JS = hook("hide.js")  # the quiz's question: what answers it, hidden while it is open
 

@@ -8,12 +8,12 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core import MAX_DK, MAX_SEED, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
+from attention_core import MAX_DK, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
 from ui.assets import CHARTS_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
-from ui.values import PageValues, padding_flags, scenario_from, shown_head
+from ui.values import PageValues, padding_flags, parse_seed, scenario_from, shown_head, slider_value
 from ui.wiring import COMMON, on
 
 
@@ -58,10 +58,32 @@ def mask_lab_parts(v: PageValues, causal: bool, padding: Any, rows: Any) -> tupl
 def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
     """The scaling lab's figure and its sentence; a bad field gets a message naming it."""
     try:
-        lab = scaling_lab(parse_int(d_k, "d_k", MIN_DK, MAX_DK), parse_int(seed or 0, "lab seed", 0, MAX_SEED))
+        lab = scaling_lab(parse_int(d_k, "d_k", MIN_DK, MAX_DK), parse_seed(0 if seed is None else seed))
     except ac.ScenarioError as e:
         return gr.skip(), vw.message_html([], error=str(e))
     return scaling_plot.scaling_figure(lab), f"<p class='lab-words'>{html.escape(scaling_plot.scaling_words(lab))}</p>"
+
+
+LAB_START = {"d_k": 64, "seed": 0}  # the lab's d_k and seed as the page opens
+
+
+def on_scaling(d_k: Any, seed: Any, kept: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """The lab's d_k (its slider moved, or its box left or Entered) or seed (Enter or leaving the box): (figure,
+    words, d_k box, seed box, what is now in force). Typed boxes apply only then (typing 1000 applied 1, 10, 100:
+    gradio's red toast for the 1, naming no field); a d_k past the slider's ends is set to the end and the words
+    say so; a bad seed or an emptied box is named and the box shows the value in force again."""
+    kept = kept if isinstance(kept, dict) else LAB_START
+    dk, said = slider_value(d_k, "d_k", MIN_DK, MAX_DK, kept["d_k"])
+    try:
+        sd = parse_seed(seed)
+    except ac.ScenarioError as e:
+        sd, said = kept["seed"], said or f"{e}; it keeps {kept['seed']}"
+    if {"d_k": dk, "seed": sd} == kept and said is None:
+        return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+    fig, words = scaling_views(dk, sd)
+    if said:
+        words = vw.message_html([], error=said) + words
+    return (fig, words, dk if dk != d_k else gr.skip(), sd if sd != seed else gr.skip(), {"d_k": dk, "seed": sd})
 
 
 def build_mask_lab(vals_state: Any) -> Any:
@@ -103,11 +125,16 @@ def build_scaling_lab() -> Any:
             elem_id="scaling-intro",
         )
         with gr.Row(elem_id="scaling-controls"):  # (a lesson's lab stage hides these: C brings them back)
-            d_k = gr.Slider(MIN_DK, MAX_DK, value=64, step=1, label="d_k", elem_id="lab-dk")
-            seed = gr.Number(0, precision=0, minimum=0, label="seed", elem_id="lab-seed")
+            # typed-slider: its box applies on Enter or leaving it (static/drawer.js); no range check of gradio's
+            d_k = gr.Slider(MIN_DK, MAX_DK, value=LAB_START["d_k"], step=1, label="d_k", elem_id="lab-dk",
+                            elem_classes=["typed-slider"])  # fmt: skip
+            seed = gr.Number(LAB_START["seed"], precision=0, label="seed", elem_id="lab-seed")
         fig = gr.Plot(elem_id="scaling-fig", label="scaling")
         words = gr.HTML(elem_id="scaling-words")
         gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)
-    for trigger in (tab.select, d_k.input, seed.input):
-        trigger(scaling_views, [d_k, seed], [fig, words], **COMMON)
+        kept = gr.State(LAB_START)
+    tab.select(scaling_views, [d_k, seed], [fig, words], **COMMON)
+    # unprocessed: gradio's own range check refuses with a red toast naming no field, and logs a traceback
+    for trigger in (d_k.input, d_k.release, seed.submit, seed.blur):
+        trigger(on_scaling, [d_k, seed, kept], [fig, words, d_k, seed, kept], preprocess=False, **COMMON)
     return tab

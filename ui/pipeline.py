@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -186,9 +187,38 @@ def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> list[str
             "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip
 
 
+# the core names a field by its scenario key (the JSON's: kv_heads, mask.kind, tokens); the page names it as its
+# control is labelled (issue 37: "decode: … set mask.kind to causal", "tokens: must be a list of 3 labels")
+LABELS = {
+    "tokens": "token labels", "tokens_k": "key/value token labels", "decode": "KV-cache decoding",
+    "kv_heads": "kv heads", "rope_base": "RoPE base", "block_rows": "tile B_r", "block_cols": "tile B_c",
+    "mask.kind": "mask", "mask.padding": "padded key positions", "mask.fill": "fill", "normalize": "normalise",
+    "d_in": "d_model", "d_out": "d_out per head", "head_mode": "head mode", "weights.layout": "weight layout",
+    "layout": "weight layout", "alibi": "ALiBi bias", "positions": "positions",
+}  # fmt: skip
+IN_WORDS = ((re.compile(r"^KV-cache decoding is causal"), "decoding is causal"),
+            (re.compile(r"\bset mask\.kind to\b"), "set the mask to"), (re.compile(r"\bmask\.kind\b"), "the mask"),
+            (re.compile(r"\b(kv_heads|heads|d_model)=(\d+)"), lambda m: f"{LABELS.get(m[1], m[1])} {m[2]}"),
+            (re.compile(r"\bhead_mode\b"), "head mode"), (re.compile(r"\bkv_heads\b"), "kv heads"))  # fmt: skip
+
+
+def worded(problem: str) -> str:
+    """A refusal as the page says it: its field named by the control's label, not the scenario's key, and the keys
+    it mentions in words ("kv heads 3 does not divide heads 2", "set the mask to causal")."""
+    field, sep, rest = problem.partition(": ")
+    if sep and field in LABELS:
+        field = LABELS[field]
+    elif sep and (key := next((k for k in LABELS if field.startswith(f"{k} ")), None)):  # "mask.padding item 2"
+        field = LABELS[key] + field[len(key) :]
+    for pattern, words in IN_WORDS:
+        rest = pattern.sub(words, rest)
+    return f"{field}{sep}{rest}"
+
+
 def refused(problem: str) -> dict[str, Any]:
     """Views for a state that was refused: only the message changes; ``"refused"`` tells handlers not to store it."""
-    return {k: gr.skip() for k in VIEW_KEYS} | {"message": vw.message_html([], error=problem), "refused": True}
+    message = vw.message_html([], error=worded(problem))
+    return {k: gr.skip() for k in VIEW_KEYS} | {"message": message, "refused": True}
 
 
 def expired_views() -> list[Any]:

@@ -13,7 +13,6 @@ import attention_core as ac
 from attention_core import (
     EMBEDDINGS_003,
     MAX_D,
-    MAX_SEED,
     MAX_SENTENCE,
     MAX_T,
     SENTENCE,
@@ -24,6 +23,7 @@ from attention_core import (
 from ui.pipeline import scenario_values
 from ui.render import grids
 from ui.render import tables as vw
+from ui.values import parse_seed, slider_value
 from ui.wiring import COMMON, Page, bind, on
 
 MAX_WIDTH = 16  # the embedding width d's slider: 1..16
@@ -97,7 +97,7 @@ def sentence_input(
     """
     tok, toks = sentence_tokens(sentence)
     d_i = parse_int(d, "embedding width d", 1, MAX_WIDTH)
-    seed_i = parse_int("" if seed is None else seed, "seed", 0, MAX_SEED)  # (an emptied box was seed 0)
+    seed_i = parse_seed("" if seed is None else seed)  # (an emptied box was seed 0)
     rows = embedding_rows(action, tok, d_i, seed_i, table, drawn_seed)
     return tok, toks, rows, ac.parse_matrix(rows, "embeddings", tok.vocab_size, d_i), seed_i
 
@@ -119,8 +119,7 @@ def sentence_views(
         ids = tok.encode(sentence)
         x = torch.tensor(vocab, dtype=torch.float32)[ids]  # (T, d): one row per token, spaces included (003 In [4])
         tr = ac.simplified_attention(x)
-    except ac.ScenarioError as e:
-        gr.Warning(str(e))
+    except ac.ScenarioError as e:  # (one message, on the page: no gradio toast beside it)
         return {"table": gr.skip(), "tokens": gr.skip(), "simplified": gr.skip(), "seed": gr.skip(),
                 "message": vw.message_html([], error=str(e))}  # fmt: skip
     shown_toks = [f"{i + 1}:{shown_token(t)}" for i, t in enumerate(toks)]
@@ -178,11 +177,12 @@ def build_sentence(page: Page, tabs: Any) -> None:
             seed = gr.Number(69, precision=0, label="seed", elem_id="sentence-seed")
             d_out = gr.Slider(
                 1,
-                16,
-                value=2,
+                MAX_WIDTH,
+                value=D_OUT,
                 step=1,
                 label="d_out for trainable attention (the book uses 2)",
                 elem_id="sentence-d-out",
+                elem_classes=["typed-slider"],  # its box applies on Enter or leaving it (static/sliders.js)
             )
         with gr.Row():
             draw = gr.Button("Draw embeddings: nn.Embedding (seed)")
@@ -221,7 +221,24 @@ def build_sentence(page: Page, tabs: Any) -> None:
     # makes the box's Enter and the range's arrow keys a release too. Unprocessed, so gradio's own range check (a red
     # "Value 17 is greater than maximum value 16", and no answer) is not in the way of clamped()
     d.release(bind(sentence, "width"), ins, outs, preprocess=False, **COMMON)
+    d_out_kept = gr.State(D_OUT)
+    for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
+        trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
+
+
+D_OUT = 2  # d_out's slider as the page opens (the book's)
+
+
+def on_d_out(d_out: Any, kept: Any) -> tuple[Any, Any, Any]:
+    """d_out's slider moved, or its box Entered or left: (the box, d_out in force, the message). Past an end it is
+    set to that end and the message says so (20 showed 20 over a slider at 16, and the button then built W_q 3×16
+    with no word); an emptied box keeps the d_out in force."""
+    kept = kept if isinstance(kept, int) else D_OUT
+    value, said = slider_value(d_out, "d_out", 1, MAX_WIDTH, kept)
+    if value == kept and said is None:
+        return gr.skip(), gr.skip(), gr.skip()
+    return value if value != d_out else gr.skip(), value, vw.message_html([said] if said else [])
 
 
 def clamped(d: Any) -> Any:
@@ -255,6 +272,9 @@ def sentence(
     got = sentence_views("text" if action == "width" else action, text, width, seed, tbl,
                          drawn if isinstance(drawn, int) else None)  # fmt: skip
     ok = not isinstance(got["seed"], type(gr.skip()))
+    if ok and width != d:  # set to the slider's end: said (it was silent)
+        note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]
+        got["message"] = vw.message_html([str(note)]) + got["message"]
     said_ = html.unescape(str(got["message"]))
     back = {f: not ok and f"{f}:" in said_ for f in ("seed", "sentence", "embedding width d")}
     d_back = in_force if back["embedding width d"] and in_force else gr.skip()
@@ -270,6 +290,5 @@ def on_sentence_go(
         drawn_seed = drawn if isinstance(drawn, int) else None
         preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl, drawn_seed))
     except ac.ScenarioError as e:
-        gr.Warning(str(e))
         return {msg: vw.message_html([], error=str(e))}
     return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, new_shape, nv, got)}

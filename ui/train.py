@@ -14,7 +14,7 @@ import html
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
@@ -29,12 +29,14 @@ from ui.assets import HEAT_JS, drawn
 from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
+from ui.values import parse_seed
 from ui.wiring import COMMON, STORE, Slot, bind, on, stream
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
 PLOT_EVERY = 4  # the loss curve is redrawn every 4th update (and the last): a Plotly redraw costs the page most
 DEFAULT_STEPS = 50
+STEPS_LABEL = "N steps"  # the box's label, which its messages name
 LOSS_TICKS = [m * 10.0**e for e in range(-4, 1) for m in (1, 2, 5)]  # 0.0001 ... 5: a few labels per decade, in full
 TASK_CHOICES = [(f"{train.TITLES[t]}", t) for t in train.TASKS]
 
@@ -62,9 +64,14 @@ def unpack(d: dict[str, Any]) -> TrainState:
                       t(d["W_k"]), t(d["W_v"]), (t(m[0]), t(m[1]), t(m[2]), t(m[3])), tuple(d["losses"]))  # fmt: skip
 
 
+def choose(task: Any, seed: Any) -> tuple[str, int]:
+    """The task and seed boxes, checked: train.choose, a bad seed named in words (ui.values.parse_seed)."""
+    return train.choose(task, parse_seed(0 if seed in (None, "") else seed))
+
+
 def current(task: Any, seed: Any, saved: Any) -> TrainState:
     """The session's training when it is of this task and seed, else step 0 of them."""
-    t, s = train.choose(task, seed)
+    t, s = choose(task, seed)
     if isinstance(saved, dict) and saved.get("task") == t and saved.get("seed") == s:
         return unpack(saved)
     return train.start(t, s)
@@ -126,6 +133,8 @@ class TrainView:
     status: Any
     heat: Any
     plot: Any
+    boxes: dict[str, Any] = field(default_factory=dict)  # the typed boxes: "seed", "n"
+    kept: Any = None  # a gr.State: the seed and N steps in force ({"seed", "n"})
 
     def show(self, st: TrainState, run: int, note: str = "", done: int = 0, total: int = 0) -> dict[Any, Any]:
         return {self.slot: pack(st, run), self.status: status_html(st, note, done, total), self.heat: heat_html(st),
@@ -150,7 +159,7 @@ def on_train_show(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, A
 def on_train_reset(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, Any]:
     """Back to step 0 of the chosen task and seed (a run still going stops)."""
     try:
-        st = train.start(*train.choose(task, seed))
+        st = train.start(*choose(task, seed))
     except ac.ScenarioError as e:
         return v.problem(e)
     return v.show(st, run_of(saved) + 1, "reset")
@@ -163,6 +172,28 @@ def on_train_step(v: TrainView, task: Any, seed: Any, saved: Any) -> dict[Any, A
     except ac.ScenarioError as e:
         return v.problem(e)
     return v.show(st, run_of(saved) + 1)
+
+
+def on_train_typed(v: TrainView, name: str, task: Any, seed: Any, n: Any, kept: Any, saved: Any) -> dict[Any, Any]:
+    """The seed's or N steps' Enter or blur (never per key: the seed applied each key, and N steps had gradio's range,
+    whose red "Value 900 is greater than maximum value 500." named no field, after Run, and logged a traceback).
+    A good value is in force (N steps: what Run runs; the seed: where the tab stands); a bad one is named as the
+    box is labelled, and the box shows the value in force again."""
+    kept = kept if isinstance(kept, dict) else {"seed": 0, "n": DEFAULT_STEPS}
+    value = seed if name == "seed" else n
+    if value == kept[name]:
+        return {}
+    try:
+        good = parse_seed(value) if name == "seed" else parse_int(value, STEPS_LABEL, 1, train.MAX_STEPS_PER_CALL)
+    except ac.ScenarioError as e:
+        try:
+            stands = status_html(current(task, kept["seed"], saved))
+        except ac.ScenarioError:
+            stands = ""
+        return {v.status: vw.message_html([], error=f"{e}; it keeps {kept[name]}") + stands,
+                v.boxes[name]: kept[name]}  # fmt: skip
+    out: dict[Any, Any] = {v.kept: {**kept, name: good}}
+    return out | on_train_show(v, task, good, saved) if name == "seed" else out
 
 
 def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
@@ -186,7 +217,7 @@ def on_train_run(
     step, a closed page) moves the session's run counter."""
     try:
         st = current(task, seed, saved)
-        total = parse_int(n, "steps", 1, train.MAX_STEPS_PER_CALL)
+        total = parse_int(n, STEPS_LABEL, 1, train.MAX_STEPS_PER_CALL)
         if st.step + total > train.MAX_TOTAL_STEPS:
             raise train.TrainError("steps", f"{total} more would pass {train.MAX_TOTAL_STEPS} in all; reset first")
     except ac.ScenarioError as e:
@@ -249,9 +280,9 @@ def build_train(page: Any, tabs: Any) -> Any:
         )
         with gr.Row():
             task = gr.Radio(TASK_CHOICES, value="previous", label="task", elem_id="train-task", scale=2)
-            seed = gr.Number(0, precision=0, minimum=0, label="seed", elem_id="train-seed", min_width=80)
-            steps = gr.Number(DEFAULT_STEPS, precision=0, minimum=1, maximum=train.MAX_STEPS_PER_CALL,
-                              label="N steps", elem_id="train-n", min_width=80)  # fmt: skip
+            # (no minimum or maximum: gradio's range check names no field; on_train_typed names it)
+            seed = gr.Number(0, precision=0, label="seed", elem_id="train-seed", min_width=80)
+            steps = gr.Number(DEFAULT_STEPS, precision=0, label=STEPS_LABEL, elem_id="train-n", min_width=80)
         with gr.Row():
             buttons = {name: gr.Button(label, elem_id=f"train-{name}", variant=variant, min_width=90)
                        for name, label, variant in (("step", "Step", "secondary"), ("run", "Run N", "primary"),
@@ -260,7 +291,9 @@ def build_train(page: Any, tabs: Any) -> Any:
         status = gr.HTML(elem_id="train-status")
         maps = drawn(HEAT_JS, elem_id="train-heat")
         plot = gr.Plot(elem_id="train-loss", label="loss curve")
-    wire_train(page, tabs, TrainView(Slot("train"), status, maps, plot), tab, task, seed, steps, buttons)
+        kept = gr.State({"seed": 0, "n": DEFAULT_STEPS})
+    view = TrainView(Slot("train"), status, maps, plot, {"seed": seed, "n": steps}, kept)
+    wire_train(page, tabs, view, tab, task, seed, steps, buttons)
     return tab
 
 
@@ -272,8 +305,12 @@ def wire_train(
     two = [task, seed, v.slot]
     run = stream(b["run"].click, bind(on_train_run, v), [task, seed, steps, v.slot], outs,
                           concurrency_limit=16, concurrency_id="train", **COMMON)  # fmt: skip
-    for trigger in (tab.select, task.input, seed.input):
+    for trigger in (tab.select, task.input):
         on(trigger, bind(on_train_show, v), two, outs, **COMMON)
+    typed = [task, seed, steps, v.kept, v.slot]
+    for name, box in (("seed", seed), ("n", steps)):
+        for trigger in (box.submit, box.blur):
+            on(trigger, bind(on_train_typed, v, name), typed, [*outs, box, v.kept], **COMMON)
     on(b["step"].click, bind(on_train_step, v), two, outs, cancels=[run], **COMMON)
     on(b["reset"].click, bind(on_train_reset, v), two, outs, cancels=[run], **COMMON)
     on(b["pause"].click, bind(on_train_pause, v), [v.slot], [v.slot, v.status], **COMMON)  # no cancels=

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -426,3 +427,40 @@ def shown(nv: PageValues) -> list[Any]:
     visible = visibility(nv)
     values = [getattr(nv, f) for f in FIELDS]
     return [gr.update(value=x, visible=visible[f]) if f in visible else x for f, x in zip(FIELDS, values, strict=True)]
+
+
+def parse_seed(value: Any, label: str = "seed") -> int:
+    """A seed box's value as a seed, or a ScenarioError naming the box in words (not "out of range
+    0..9223372036854775807": issue 37, sentence mode's seed −5)."""
+    try:
+        return parse_int(value, label, 0, MAX_SEED)
+    except ac.ScenarioError:
+        pass
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise ac.ScenarioError(label, "the box is empty; a seed is a whole number, 0 or more") from None
+    try:
+        n = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        n = math.nan
+    if math.isfinite(n) and n == int(n) and n < 0:
+        raise ac.ScenarioError(label, f"{int(n)} is below 0; a seed is a whole number, 0 or more") from None
+    if math.isfinite(n) and n == int(n):
+        raise ac.ScenarioError(label, "is past 2⁶³ − 1, the largest seed torch takes") from None
+    raise ac.ScenarioError(label, f"{str(value)[:20]} is not a whole number; a seed is 0 or more") from None
+
+
+def slider_value(value: Any, label: str, lo: int, hi: int, kept: int) -> tuple[int, str | None]:
+    """A slider's typed box on Enter or leaving it: (the value to use, a message or None). A whole number past an
+    end is set to that end, as the slider itself clamps it on leaving the box, and the message says so (it was
+    clamped with no word: sentence mode's d 20 showed 16); anything else keeps ``kept``, named by ``label``."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return kept, f"{label}: the box is empty; it keeps {kept}"
+    try:
+        return parse_int(value, label, lo, hi), None
+    except ac.ScenarioError as e:
+        problem = e.problem
+    n = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    if math.isfinite(n) and n == int(n):
+        end, side = (hi, "largest") if n > hi else (lo, "smallest")
+        return end, f"{label}: {int(n)} is past the slider's end; set to {end}, the {side} it takes ({lo} to {hi})"
+    return kept, f"{label}: {problem}; it keeps {kept}"

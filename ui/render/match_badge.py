@@ -18,23 +18,31 @@ def as_linear(w: Tensor | None, layout: str) -> Tensor | None:
     return w if w is None or layout == "linear" else w.transpose(-2, -1)
 
 
+def differs(ta: Tensor | None, tb: Tensor | None) -> bool:
+    """Whether two of a scenario's tensors differ. Of two dtypes, the values are compared at the coarser one: a dtype
+    switched alone is "dtype" (float64 of the preset's float32 numbers listed x, W_q, W_k, W_v as changed too)."""
+    if ta is None or tb is None:
+        return (ta is None) != (tb is None)
+    if ta.shape != tb.shape:
+        return True
+    if ta.dtype != tb.dtype and ta.is_floating_point() and tb.is_floating_point():
+        low = min(ta.dtype, tb.dtype, key=lambda t: torch.finfo(t).bits)
+        ta, tb = ta.to(low), tb.to(low)
+    return not torch.equal(ta, tb)
+
+
 def same_scenario(a: ac.Scenario, b: ac.Scenario) -> list[str]:
     """Names of the fields where two parsed scenarios differ (empty = the same state)."""
     diff = []
     for name in ("x_q", "x_k", "x_v"):
-        ta, tb = getattr(a, name), getattr(b, name)
-        if ta.shape != tb.shape or not torch.equal(ta, tb):
+        if differs(getattr(a, name), getattr(b, name)):
             diff.append("x" if a.self_attention and b.self_attention else name)
     for name in ("b_q", "b_k", "b_v", "b_o"):
-        ta, tb = getattr(a.weights, name), getattr(b.weights, name)
-        if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
+        if differs(getattr(a.weights, name), getattr(b.weights, name)):
             diff.append(name)
     for name in ("W_q", "W_k", "W_v", "W_o"):  # compared as out×in, so a layout flip alone is "layout"
-        ta, tb = (
-            as_linear(getattr(a.weights, name), a.weights.layout),
-            as_linear(getattr(b.weights, name), b.weights.layout),
-        )
-        if (ta is None) != (tb is None) or (ta is not None and (ta.shape != tb.shape or not torch.equal(ta, tb))):
+        if differs(as_linear(getattr(a.weights, name), a.weights.layout),
+                   as_linear(getattr(b.weights, name), b.weights.layout)):  # fmt: skip
             diff.append(name)
     for name in ("heads", "head_mode", "fill", "dtype", "normalize"):
         if getattr(a, name) != getattr(b, name):

@@ -60,20 +60,30 @@ def scaling_figure(lab: Any) -> PlotData:
     return PlotData(type="plotly", plot=go.Figure(traces, layout).to_json())
 
 
+def plain(x: float) -> str:
+    """A small positive number in prose, as a decimal with 2 significant digits (0.081, not 8.1e-02)."""
+    return f"{x:.2g}" if x >= 0.001 else "less than 0.001"
+
+
 def scaling_words(lab: Any) -> str:
-    """One plain sentence tying the plots to 004's variance cell, with the live numbers."""
+    """One plain sentence tying the plots to 004's variance cell, with the live numbers. (It said "softmax puts 0.99
+    of row 1 on one key … since at this small d_k the scores are not yet large" at d_k 64, seed 64: row 1 is one
+    row, the Jacobian norm is over every row.)"""
     p = lab.point
     saturated = p.jac_raw < 0.5 * p.jac_scaled
+    one_hot = float(p.row_raw.max()) >= 0.9
+    why = "the scores are not yet large enough to saturate it"
+    if one_hot:
+        why = f"row 1 is nearly one-hot already, but over every row {why}"
     effect = (
-        f"its Jacobian norm falls to {p.jac_raw:.1e} (saturated: little gradient reaches the scores)"
+        f"its Jacobian norm falls to {plain(p.jac_raw)} (saturated: little gradient reaches the scores)"
         if saturated
-        else f"its Jacobian norm is still {p.jac_raw:.1e}, since at this small d_k the scores are not yet large; "
-        "slide d_k up to watch it collapse"
+        else f"its Jacobian norm is still {plain(p.jac_raw)}: {why}; slide d_k up to watch it collapse"
     )
     return (
         f"At d_k = {p.d_k}, q and k have variance ≈ 1 ({p.var_q:.2f}, {p.var_k:.2f}) but each score adds up d_k "
         f"products, so var(QKᵀ) = {p.var_scores:.1f} (≈ d_k); softmax puts {float(p.row_raw.max()):.2f} of "
         f"row 1 on one key and {effect}. Dividing by √d_k = {p.d_k**0.5:.2f} brings the variance to "
         f"{p.var_scaled:.2f}, the largest weight to {float(p.row_scaled.max()):.2f} and the Jacobian norm to "
-        f"{p.jac_scaled:.1e} at every d_k: the same drop 004's variance cell prints (4.09 → 0.68 at d_k = 6)."
+        f"{plain(p.jac_scaled)} at every d_k: the same drop 004's variance cell prints (4.09 → 0.68 at d_k = 6)."
     )

@@ -124,7 +124,8 @@ def html_table(
     window: int | None = None,
     short: bool = False,
 ) -> str:
-    """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|).
+    """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|; "count": as
+    signed, written as whole numbers).
 
     Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
     An (R, C) tensor larger than the window shows a window of it: the page holding the explained cell (or the
@@ -141,7 +142,9 @@ def html_table(
     shown = t[r0 : r0 + win, c0 : c0 + win]
     head = "".join(f"<th scope='col'>{html.escape(c)}</th>" for c in cols[c0 : c0 + win])
     listed, texts, classes = _cells(shown, dtype, kind, short)
-    sci = short and sci_table(shown)
+    if kind == "count":  # counts (the KV cache's size) are whole numbers: 3, not 3.0000 (issue 37)
+        texts = [[fmt(v, "mask") for v in row] for row in shown.tolist()]
+    sci = short and kind != "count" and sci_table(shown)
     body = []
     marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
@@ -153,6 +156,7 @@ def html_table(
         mid = f"' data-r='{r}' data-c='"  # one string per row, each cell's own parts joined in one f-string
         if short:  # (this loop writes every number the workbench shows: one format a table)
             nums = [_sci(v) for v in row] if sci else [f"{v:.4f}" if math.isfinite(v) else fmt(v) for v in row]
+            nums = text if kind == "count" else nums
             cells = zip(cls, cidx, text, nums, strict=True)
             tds = "".join([f"<td class='{c}{mid}{j}' title='{t}'>{n}</td>" for c, j, t, n in cells])
         else:

@@ -245,7 +245,7 @@ def overview_cards(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> dict[s
         out["weights"] = _card("tiles", title, ml, table(ml, s.tokens, ["m", "l"], "tiles"))
     if p.decoding is not None:
         sizes = torch.tensor([[float(st.cache_size)] for st in p.decoding.steps], dtype=torch.float64)
-        out["output"] = _card("cache", "KV cache size", sizes, table(sizes, s.tokens, ["keys"], "cache"))
+        out["output"] = _card("cache", "KV cache size", sizes, table(sizes, s.tokens, ["keys"], "cache", "count"))
     return out
 
 

@@ -80,7 +80,8 @@ const seedNow = () => (seedBox()?.value && seedBox().value !== '0' ? seedBox().v
 function enter(box, value) {
   box.value = value;
   box.dispatchEvent(new Event('input', { bubbles: true }));
-  box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+  box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));  // (a slider's box: sliders.js)
+  box.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));  // (a number box's submit)
   box.dispatchEvent(new Event('change', { bubbles: true }));
 }
 function setLab(asked) {
