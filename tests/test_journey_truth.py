@@ -291,7 +291,7 @@ def test_sentence_modes_d_applies_on_enter_or_leaving_its_box_never_per_key(page
 
 def test_sentence_modes_d_slider_applies_on_its_keys_and_an_emptied_box_goes_back(page: Page) -> None:
     """The range's arrow key applies the next width when the key is let go (3 -> 4); d's box emptied, then Tab: the
-    message names d and the box shows the width in force again, 4, over 4 columns."""
+    box shows the width in force again, 4, over 4 columns (and a message, if any, names d)."""
     open_sentence(page)
     page.locator("#sentence-d input[type=range]").focus()
     page.keyboard.press("ArrowRight")
@@ -303,8 +303,13 @@ def test_sentence_modes_d_slider_applies_on_its_keys_and_an_emptied_box_goes_bac
     box.press("Control+a")
     box.press("Backspace")
     box.press("Tab")
-    page.wait_for_function("() => document.querySelector('#sentence-message').innerText.includes('width d')")
+    # the box goes back to 4: said by the server ('embedding width d: ...') when its release reads the emptied box,
+    # or put back by gradio's own blur first, when the release then reads 4 and changes nothing (both were seen, 1 run
+    # in 4 the latter); either way nothing is applied and the box never shows a width the table does not have
+    page.wait_for_function("() => document.querySelector('#sentence-d input[type=number]').value === '4'")
     settled(page)
+    said = page.locator("#sentence-message").inner_text()
+    assert said == "" or "width d" in said, said
     assert box.input_value() == "4"
     assert page.evaluate("() => window.apWidths") == [3, 4]
 
