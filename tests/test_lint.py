@@ -121,3 +121,22 @@ def test_eslint_refuses_a_js_function_over_80_lines() -> None:
     assert fits.returncode == 0, fits.stdout
     over = eslint("--stdin", "--stdin-filename", "ui/static/probe.js", stdin=probe(MAX_LINES + 1))
     assert over.returncode == 1 and "max-lines-per-function" in over.stdout, over.stdout
+
+
+# a page-wide :has() (body:has(#x.y) or html:has(...), whose argument looks below the body's children) makes
+# Chromium restyle the whole page at every DOM change: two such rules took a T=64, d=64, 8-head edit from 74 to
+# 136 ms (style 3.9 -> 77.6 ms a frame, benchmarks/bench.py and a Chrome trace). A state of the page the CSS needs
+# is mirrored on <body> as a class instead (explain.js ex-shut, drawer.js more-open). Only body's own children may
+# be asked about (body:has(> #lesson-bar)).
+PAGE_WIDE_HAS = re.compile(r"\b(?:html|body)(?:[.#\w-]*):has\(\s*(?!>)")
+
+
+def test_no_page_wide_has_selector_in_the_css() -> None:
+    found = [
+        f"{css.name}:{n}: {line.strip()[:80]}"
+        for css in sorted((ROOT / "ui" / "static").glob("*.css"))
+        for n, line in enumerate(css.read_text().splitlines(), 1)
+        if PAGE_WIDE_HAS.search(line)
+    ]
+    assert found == [], found
+    assert PAGE_WIDE_HAS.search("body:has(#explain.closed) td {}") and not PAGE_WIDE_HAS.search("body:has(> #x) a {}")
