@@ -323,9 +323,9 @@ def test_kv_cache_decoding_refused_under_no_mask_unticks_and_applies_once_ticked
     open_more(page)
     box = page.get_by_label("KV-cache decoding", exact=True)
     box.click()
-    page.wait_for_function("() => document.querySelector('#message').innerText.includes('decode')")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('KV-cache decoding')")
     settled(page)
-    assert "decode" in message(page) and not box.is_checked()
+    assert "KV-cache decoding" in message(page) and not box.is_checked()
     page.keyboard.press("Escape")  # the drawer closes
     out = page.inner_text("#overview table[data-name=output]")
     page.get_by_label("mask", exact=True).click()
@@ -349,7 +349,7 @@ def test_kv_heads_refused_under_concat_goes_back_and_is_not_applied_later(page: 
     page.wait_for_function("() => document.querySelector('#overview').innerText.includes('head 1 of 2')")
     open_more(page)
     type_in(page, "kv heads (K, V shared)", "1")
-    page.wait_for_function("() => document.querySelector('#message').innerText.includes('kv_heads')")
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('kv heads:')")
     settled(page)
     assert page.get_by_label("kv heads (K, V shared)", exact=True).input_value() == "2"
     page.get_by_label("split", exact=True).click()
