@@ -100,6 +100,8 @@ def test_every_preset_name_is_readable_in_full_and_the_pipeline_stays(page: Page
             page.locator(f"li[role='option'][aria-label=\"{o['name']}\"]").click()
             page.locator("#title").click()
             settled(page)
+            # (under load gradio may set the box's value after the answers settle: a full CI run read the name before)
+            page.wait_for_function("(n) => document.querySelector('#preset input').value === n", arg=o["name"])
         m = page.evaluate(SHOWN)
         assert m["value"] == o["name"], m
         if m["cut"] or m["text"] != o["name"]:
@@ -117,11 +119,15 @@ def test_every_preset_name_is_readable_in_full_and_the_pipeline_stays(page: Page
            return o.length > 0 && o.every((x) => x.getAttribute('aria-label').includes('Parameter')); }"""
     )
     box.press("ArrowDown")
+    page.wait_for_selector("li[role='option'].active")  # (the arrow's option marked before Enter, as one sees it)
     box.press("Enter")
+    page.wait_for_timeout(150)  # (a person's next key: Tab at once, in the same tick, could blur the box first)
     box.press("Tab")
+    want = "LLMs from scratch: trainable self-attention (Parameter, rand, seed 69)"
+    # (gradio applies a keyboard choice as its box loses the focus: the answer can start after settled() returned)
+    page.wait_for_function("(n) => document.querySelector('#preset input').value === n", arg=want)
     settled(page)
     m = page.evaluate(SHOWN)
-    want = "LLMs from scratch: trainable self-attention (Parameter, rand, seed 69)"
     assert (m["value"], m["text"], m["cut"]) == (want, want, False), m
 
 
