@@ -20,8 +20,9 @@ from ui.values import DEFAULT_PRESET
 TIMEOUT = 20_000
 OUT = "#overview table[data-name=output]"
 
-# counts the grid's live edits (gradio's component_server route) as the page sends them: how many are in flight at
-# once, each one's data, and when the pointer was released (page time); ``delay`` ms makes each a slow request
+# counts the grid's live edits (gradio's component_server route, not the address bar's asks) as the page sends them:
+# how many are in flight at once, each one's data, and when the pointer was released (page time); ``delay`` ms makes
+# each a slow request
 FETCH_SPY = """
 window.__ap = { inflight: 0, max: 0, sent: [], up: null, delay: 0 };
 document.addEventListener('pointerup', () => { window.__ap.up = performance.now(); }, true);
@@ -29,11 +30,13 @@ const fetch0 = window.fetch;
 window.fetch = function (input, init) {
   const url = typeof input === 'string' ? input : (input && input.url) || '';
   if (!url.includes('component_server')) return fetch0.apply(this, arguments);
+  let data = null;
+  try { data = JSON.parse(init.body).data; } catch (e) { data = null; }
+  // (the address bar's ask for the state's link, address.js, goes the same way once the page is still: no edit)
+  if (data && data.kind === 'address') return fetch0.apply(this, arguments);
   const a = window.__ap;
   a.inflight += 1;
   a.max = Math.max(a.max, a.inflight);
-  let data = null;
-  try { data = JSON.parse(init.body).data; } catch (e) { data = null; }
   a.sent.push({ t: performance.now(), data });
   const args = arguments;
   return new Promise((ok) => setTimeout(ok, a.delay)).then(() => fetch0.apply(this, args))
