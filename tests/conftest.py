@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM_ARGS, chromium_path, serve
-from playwright.sync_api import Browser, sync_playwright
+from browser import CHROMIUM_ARGS, chromium_path, open_page, serve
+from playwright.sync_api import Browser, Page, sync_playwright
 from seed_text import seeds_or_skip
 
 
@@ -29,6 +29,24 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The app with its log in a file the module reads (no traceback may reach it): (its address, the log's path).
+    test_journey_truth and test_journey_refusals use it; a module with its own ``served`` keeps its own."""
+    log = tmp_path_factory.mktemp("log") / "server.log"
+    with serve(log_path=str(log)) as url:
+        yield url, log
+
+
+@pytest.fixture
+def page(browser: Browser, served: tuple[str, Path]) -> Iterator[Page]:
+    """A fresh page of ``served``'s app, its events counted (browser.open_page); a module with its own ``page``
+    fixture keeps its own."""
+    pg = open_page(browser, served[0], events=True)
+    yield pg
+    pg.close()
 
 
 # The suite runs on two workers, a test file each at a time (pyproject.toml: -n 2 --dist loadfile, in the order

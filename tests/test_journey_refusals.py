@@ -5,31 +5,15 @@ field as the page labels it, no gradio toast, and no traceback in the server's l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import open_page, serve, settled
+from browser import open_page, settled
 from playwright.sync_api import Browser, Page
 
 from attention_core import train
 
 TYPE_DELAY = 80  # ms between keys: a person's typing speed
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The app with its log in a file this module reads (no traceback may reach it)."""
-    log = tmp_path_factory.mktemp("log") / "server.log"
-    with serve(log_path=str(log)) as url:
-        yield url, log
-
-
-@pytest.fixture
-def page(browser: Browser, served: tuple[str, Path]) -> Iterator[Page]:
-    pg = open_page(browser, served[0], events=True)
-    yield pg
-    pg.close()
 
 
 def tracebacks(served: tuple[str, Path]) -> int:

@@ -8,33 +8,17 @@ applies; sentence mode draws the typed sentence's own embeddings."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
-from browser import open_page, serve, settled
+from browser import open_page, settled
 from playwright.sync_api import Browser, Page
 from test_journey_tour_controls import wait_step
 
 from attention_core.notebooks.presets import STATQUEST_X
 
 TYPE_DELAY = 80  # ms between keys: a person's typing speed
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The app with its log in a file this module reads (no traceback may reach it)."""
-    log = tmp_path_factory.mktemp("log") / "server.log"
-    with serve(log_path=str(log)) as url:
-        yield url, log
-
-
-@pytest.fixture
-def page(browser: Browser, served: tuple[str, Path]) -> Iterator[Page]:
-    pg = open_page(browser, served[0], events=True)
-    yield pg
-    pg.close()
 
 
 def open_more(pg: Page) -> None:
