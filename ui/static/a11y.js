@@ -30,21 +30,7 @@ export function mount() {
   roam();
   nameShown(document.querySelector('#preset input'));
   page.provide('roam', roam);  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
-  // A dropdown's option chosen with Enter: gradio applies it as its box loses the focus, and the focus fell to
-  // <body>, so the next Tab started from the top of the page (issue 37). The box gets the focus back (its list
-  // shows again, the chosen option marked); Tab goes on to the next control.
-  let picked = null;
-  document.addEventListener('keydown', (e) => {
-    picked = e.key === 'Enter' && e.target.matches?.('input[role=combobox]') ? e.target : null;
-  }, true);
-  document.addEventListener('focusout', (e) => {
-    const box = picked;
-    if (!box || e.target !== box || e.relatedTarget) return;
-    picked = null;
-    requestAnimationFrame(() => {
-      if (document.activeElement === document.body && box.isConnected) box.focus({ preventScroll: true });
-    });
-  }, true);
+  dropdowns();
   // (the arrows keep to the numbers of the same tensor: the notebook's KV-cache table holds two, page.nameOf)
   const cell = (td, r, c) => page.cellOf(td.closest('table'), { name: page.nameOf(td), r, c });
   document.addEventListener('keydown', (e) => {
@@ -58,6 +44,56 @@ export function mount() {
     td.closest('table').querySelectorAll('td[tabindex]').forEach((c) => c.removeAttribute('tabindex'));
     next.setAttribute('tabindex', '0');
     next.focus();
+  }, true);
+}
+
+// The dropdowns' lists and the focus (issue 37). Gradio opens a box's list while the box has the focus and closes it
+// as the box loses it, but its keydown handler, which waits a tick, opened it again after a Tab had left the box: a
+// learner tabbing along the toolbar stacked every list over the pipeline. The box's Tab never reaches gradio (it
+// chooses nothing: the browser moves the focus, and gradio's blur closes the list), nor does a key that only
+// modifies the next (Shift+Tab's Shift, pressed first, opened the list again once Tab had left).
+// A choice, with Enter or with a press on an option, ends in gradio's blur of its box, where gradio applies a
+// keyboard choice; the focus fell to <body>, so the next Tab started from the top of the page. The box gets the
+// focus back, and Tab goes on to the next control. After Enter its list shows again, the chosen option marked;
+// after a press, the list stays shut (a class on the box's wrap, app.css) until the next key or press in the box.
+const MODIFIERS = ['Shift', 'Control', 'Alt', 'Meta'];
+
+function dropdowns() {
+  const BOX = 'input[role=combobox]';
+  let picked = null, pressed = false;
+  const shut = (box, on) => {
+    const wrap = box.closest('.wrap');
+    if (!wrap || wrap.classList.contains('pg-shut') === on) return;
+    wrap.classList.toggle('pg-shut', on);
+    box.setAttribute('aria-expanded', String(!on));  // (gradio writes it again at its next open or close)
+  };
+  document.addEventListener('keydown', (e) => {
+    const box = e.target.matches?.(BOX) ? e.target : null;
+    picked = e.key === 'Enter' && box ? box : null;
+    pressed = false;
+    if (!box) return;
+    if (e.key === 'Tab' || MODIFIERS.includes(e.key)) {
+      e.stopPropagation();  // (in the capture phase: gradio's own listeners come later)
+      return;
+    }
+    if (e.key !== 'Escape') shut(box, false);
+  }, true);
+  document.addEventListener('mousedown', (e) => {
+    const list = e.target.closest?.('[role=listbox]');
+    const box = list?.id && document.querySelector(`${BOX}[aria-controls="${list.id}"]`);
+    if (box) { picked = box; pressed = true; return; }
+    if (e.target.matches?.(BOX)) shut(e.target, false);
+  }, true);
+  document.addEventListener('focusout', (e) => {
+    if (e.target.matches?.(BOX)) shut(e.target, false);
+    const box = picked, press = pressed;
+    if (!box || e.target !== box || e.relatedTarget) return;
+    picked = null;
+    requestAnimationFrame(() => {
+      if (document.activeElement !== document.body || !box.isConnected) return;
+      box.focus({ preventScroll: true });
+      if (press) shut(box, true);
+    });
   }, true);
 }
 
