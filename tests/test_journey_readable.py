@@ -169,6 +169,38 @@ def test_a_teacher_makes_the_numbers_larger_as_far_as_the_screen_allows_and_the_
         page.close()
 
 
+def test_a_plus_at_its_limit_says_so_and_still_grows_the_explanations(browser: Browser, app_url: str) -> None:
+    """At 1280×720 the default preset's numbers already fill the first screen: A+ pressed until they stop growing
+    keeps the output on the first screen, and the press that could not grow them shows a note naming what still
+    grows (the old page changed nothing visible and said nothing); the A+ button's title says it too. The explain
+    card's text did grow."""
+    page = open_page(browser, app_url, 1280, 720)
+    try:
+        explain_cell(page, "output", 0, 0, "output[1, 1]")
+        card = "() => parseFloat(getComputedStyle(document.querySelector('#explain .ex-title')).fontSize)"
+        card_before = page.evaluate(card)
+        plus = page.get_by_role("button", name="larger text")
+        note = page.locator("#text-size .ts-note")
+        size = statistics.median(visible_number_sizes(page))
+        for _ in range(6):
+            plus.click()
+            settle(page)
+            grown = statistics.median(visible_number_sizes(page))
+            assert page.evaluate(OUTPUT_BOTTOM) <= 720, "A+ pushed the output off the first screen"
+            if grown <= size + 0.1:
+                break
+            size = grown
+        else:
+            raise AssertionError(f"the numbers grew at every press, to {size} px")
+        note.wait_for(state="visible", timeout=2_000)
+        words = note.inner_text()
+        assert "largest" in words and all(w in words for w in ("tour", "explain", "still grow")), words
+        assert "largest for this screen" in (plus.get_attribute("title") or "")
+        assert page.evaluate(card) > card_before * 1.1, (card_before, page.evaluate(card))
+    finally:
+        page.close()
+
+
 def test_browser_zoom_150_percent_keeps_the_page_usable(browser: Browser, app_url: str) -> None:
     """Ctrl+ to 150% on a 1280×720 screen: the page is laid out at 853×480 CSS px, drawn 1.5× larger."""
     pg = open_page(browser, f"{app_url}?preset=llm-linear", 853, 480, scale=1.5)

@@ -15,8 +15,8 @@ const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text 
 const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
 const root = document.documentElement;
 // the page's fit: the teacher's text size, what the last full fit was for (the tables' shapes, the bench's width,
-// the text size) and the numbers' size it found
-const S = { ts: 1, fitted: '', size: 0 };
+// the text size), the numbers' size it found and whether the first screen stopped them short of the text size
+const S = { ts: 1, fitted: '', size: 0, capped: false };
 const bench = () => document.getElementById('bench');
 const set = (b, px) => { S.size = px; b.style.setProperty('--nfs', `${px.toFixed(2)}px`); };
 const shapes = (b) => Array.from(b.querySelectorAll('table[data-name]'),
@@ -64,10 +64,12 @@ function fit(force) {
   const top = b.getBoundingClientRect().top + scrollY;
   const free = !(innerWidth <= 760 || top > innerHeight * 0.6);  // else a phone, or too short: no first-screen fit
   if (free) best(b, LO, HI); else set(b, PHONE);
+  S.capped = false;
   if (S.ts > 1 && free) {  // A+: larger by the text size while the bench still ends on the first screen, never
     const base = S.size;   // smaller than at 100% (the controls grew too: where the screen ends, the size stops)
     root.style.setProperty('--ts', String(S.ts));
     best(b, base, base * S.ts);
+    S.capped = S.size < base * S.ts - 0.25;
   } else if (S.ts !== 1) {  // A−, or no first-screen fit: the numbers follow the text size
     root.style.setProperty('--ts', String(S.ts));
     set(b, S.size * S.ts);
@@ -84,8 +86,9 @@ export function mount({ element }) {
   const refit = (force) => {
     if (queued) return;
     queued = true;
-    requestAnimationFrame(() => { queued = false; fit(force); });
+    requestAnimationFrame(() => { queued = false; fit(force); limit(element, pressed); pressed = false; });
   };
+  let pressed = false;  // (the fit that follows a press of A+ says so when the numbers could not grow)
   let width = 0;  // the bench shown again (a tab), the window resized, the browser zoomed: fit anew
   page.provide('fit', refit);
   new ResizeObserver(() => {
@@ -114,7 +117,11 @@ export function mount({ element }) {
   const by = (d) => STEPS[Math.max(0, Math.min(STEPS.length - 1, STEPS.indexOf(S.ts) + d))];
   element.addEventListener('click', (e) => {
     const btn = e.target.closest('button[data-ts]');
-    if (btn) { choose(by(+btn.dataset.ts)); return; }
+    if (btn) {
+      pressed = +btn.dataset.ts > 0;
+      choose(by(+btn.dataset.ts));
+      return;
+    }
     if (e.target.closest('button.projector')) {  // one press: the projector's size, and present mode
       choose(PROJECTOR);
       document.getElementById('present-btn')?.click();
@@ -122,4 +129,32 @@ export function mount({ element }) {
   });
   document.addEventListener('pg-ts-step', (e) => choose(by(+e.detail)));  // present mode's A− / A+
   show();
+}
+
+// A+ at its limit (issue 37): where the first screen ends, the workbench's numbers stop growing (the default preset
+// fills 1280×720 at 100% already), while every other text of the page (the tour, explain, the quiz, the labs,
+// present mode) still grows with the text size. A+ says so in its title, and a press that found the numbers
+// stopped shows a short note under the buttons for a few seconds (over the page, so nothing moves).
+const LIMIT = 'numbers at their largest for this screen; the tour, explain, quiz, labs and present mode still grow';
+let hideNote = 0;
+function limit(element, pressed) {
+  const plus = element.querySelector('button[data-ts="1"]');
+  if (!plus) return;
+  plus.title = S.capped ? `larger text: the workbench's ${LIMIT}` : 'larger text, for a projector';
+  let note = element.querySelector('.ts-note');
+  if (!note) {
+    note = document.createElement('p');
+    note.className = 'ts-note';
+    note.id = 'ts-note';
+    note.setAttribute('role', 'status');
+    note.hidden = true;
+    element.querySelector('.ts')?.append(note);
+  }
+  if (S.capped) plus.setAttribute('aria-describedby', note.id); else plus.removeAttribute('aria-describedby');
+  note.textContent = S.capped ? `Workbench ${LIMIT}.` : '';
+  if (!S.capped) { note.hidden = true; return; }
+  if (!pressed) return;
+  note.hidden = false;
+  clearTimeout(hideNote);
+  hideNote = setTimeout(() => { note.hidden = true; }, 6000);
 }
