@@ -14,6 +14,7 @@ import pytest
 import torch
 from browser import open_page, settled
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_journey_tour_controls import wait_step
 
 from attention_core.notebooks.presets import STATQUEST_X
@@ -275,7 +276,9 @@ def test_sentence_modes_d_applies_on_enter_or_leaving_its_box_never_per_key(page
 
 def test_sentence_modes_d_slider_applies_on_its_keys_and_an_emptied_box_goes_back(page: Page) -> None:
     """The range's arrow key applies the next width when the key is let go (3 -> 4); d's box emptied, then Tab: the
-    box shows the width in force again, 4, over 4 columns (and a message, if any, names d)."""
+    message names d, and the box shows the width in force again, 4, over 4 columns. (Gradio's own blur released the
+    box and clamped it at once, and the release read the emptied box or the clamped one, whichever came first: 1 run
+    in 4 no message came, the test was loosened to accept that; sliders.js now releases the box itself.)"""
     open_sentence(page)
     page.locator("#sentence-d input[type=range]").focus()
     page.keyboard.press("ArrowRight")
@@ -287,13 +290,15 @@ def test_sentence_modes_d_slider_applies_on_its_keys_and_an_emptied_box_goes_bac
     box.press("Control+a")
     box.press("Backspace")
     box.press("Tab")
-    # the box goes back to 4: said by the server ('embedding width d: ...') when its release reads the emptied box,
-    # or put back by gradio's own blur first, when the release then reads 4 and changes nothing (both were seen, 1 run
-    # in 4 the latter); either way nothing is applied and the box never shows a width the table does not have
+    try:
+        page.wait_for_function(
+            "() => document.querySelector('#sentence-message').innerText.includes('width d')", timeout=10_000
+        )
+    except PlaywrightTimeout:
+        raise AssertionError(f"no message naming d; the box shows {box.input_value()!r}") from None
     page.wait_for_function("() => document.querySelector('#sentence-d input[type=number]').value === '4'")
     settled(page)
-    said = page.locator("#sentence-message").inner_text()
-    assert said == "" or "width d" in said, said
+    assert "embedding width d" in page.locator("#sentence-message").inner_text()
     assert box.input_value() == "4"
     assert page.evaluate("() => window.apWidths") == [3, 4]
 

@@ -125,7 +125,7 @@ def build_scaling_lab() -> Any:
             elem_id="scaling-intro",
         )
         with gr.Row(elem_id="scaling-controls"):  # (a lesson's lab stage hides these: C brings them back)
-            # typed-slider: its box applies on Enter or leaving it (static/drawer.js); no range check of gradio's
+            # typed-slider: its box applies on Enter or leaving it (static/sliders.js); no range check of gradio's
             d_k = gr.Slider(MIN_DK, MAX_DK, value=LAB_START["d_k"], step=1, label="d_k", elem_id="lab-dk",
                             elem_classes=["typed-slider"])  # fmt: skip
             seed = gr.Number(LAB_START["seed"], precision=0, label="seed", elem_id="lab-seed")

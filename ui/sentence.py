@@ -172,7 +172,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
             text = gr.Textbox(SENTENCE, label="sentence", scale=3, elem_id="sentence-text")
             d = gr.Slider(
                 1, MAX_WIDTH, value=3, step=1, label="embedding width d", elem_id="sentence-d",
-                elem_classes=["on-release"],
+                elem_classes=["typed-slider", "on-release"],  # applies on its release only (static/sliders.js)
             )  # fmt: skip
             seed = gr.Number(69, precision=0, label="seed", elem_id="sentence-seed")
             d_out = gr.Slider(
@@ -217,9 +217,9 @@ def build_sentence(page: Page, tabs: Any) -> None:
     ):
         trigger(bind(sentence, action), ins, outs, **COMMON)
     # d applies on its release, as a typed box of the workbench on Enter or on leaving it, never per keystroke (typing
-    # 12 drew the table at d = 1 first): gradio's release is the box's blur and the range's pointer up, and drawer.js
-    # makes the box's Enter and the range's arrow keys a release too. Unprocessed, so gradio's own range check (a red
-    # "Value 17 is greater than maximum value 16", and no answer) is not in the way of clamped()
+    # 12 drew the table at d = 1 first): the range's pointer up, and (static/sliders.js) the box's Enter and blur and
+    # the range's arrow keys once let go. Unprocessed, so gradio's own range check (a red "Value 17 is greater than
+    # maximum value 16", and no answer) is not in the way of clamped()
     d.release(bind(sentence, "width"), ins, outs, preprocess=False, **COMMON)
     d_out_kept = gr.State(D_OUT)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
@@ -242,9 +242,10 @@ def on_d_out(d_out: Any, kept: Any) -> tuple[Any, Any, Any]:
 
 
 def clamped(d: Any) -> Any:
-    """The width a typed d stands for: the slider's box clamps a number past its ends when it loses the focus, with
-    no event, so 17 (refused) then showed 16 over the rows of d = 1, drawn for the first key typed. A number is
-    clamped here as the box clamps it, and the box is sent the result; anything else is left for the check to name."""
+    """The width a typed d stands for: gradio's slider box clamped a number past its ends when it lost the focus,
+    with no event, so 17 (refused) then showed 16 over the rows of d = 1, drawn for the first key typed (sliders.js
+    now keeps gradio's clamp away). A number is clamped here, and the box is sent the result; anything else is left
+    for the check to name."""
     if isinstance(d, (int, float)) and not isinstance(d, bool) and float(d).is_integer():
         return min(max(int(d), 1), MAX_WIDTH)
     return d

@@ -3,10 +3,7 @@
 // (Present mode, the tour and a cell being edited keep their own Escape.)
 // A number box of the toolbar or the drawer left empty (a letter typed over its value: the browser's number input
 // takes no letters, and gradio keeps the value in force without redrawing the box) shows that value again on
-// Enter or when the focus leaves it.
-// A slider marked on-release (sentence mode's d) applies on gradio's release event, as a typed box applies on
-// Enter or on leaving it, never per keystroke: gradio releases on the box's blur and the range's pointer up; the
-// box's Enter and the range's keys (let go) release it here too, through the same pointer up gradio listens for.
+// Enter or when the focus leaves it. (A slider's box and keys: sliders.js.)
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
@@ -34,14 +31,4 @@ export function mount() {
   const back = (box) => { if (box.matches?.(BOX) && box.value === '' && shown.get(box)) box.value = shown.get(box); };
   document.addEventListener('focusout', (e) => back(e.target));
   document.addEventListener('keydown', (e) => { if (e.key === 'Enter') back(e.target); });
-  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') release(e.target, 'number'); });
-  document.addEventListener('keyup', (e) => { if (RANGE_KEYS.has(e.key)) release(e.target, 'range'); });
-}
-
-const RANGE_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End']);
-
-function release(input, type) {
-  if (input.matches?.(`.on-release input[type=${type}]`)) {
-    input.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));
-  }
 }
