@@ -24,6 +24,7 @@ ON_SCREEN = """() => {
   const cells = document.querySelectorAll('#bench .card.p-now td[data-r], #bench .card.p-in td[data-r]');
   for (const td of cells) {
     if (td.closest('.card.collapsed')) continue;  // an identity W shown as one line ("= I"), its cells folded
+    if (!td.getClientRects().length) continue;  // another head's rows of a split W, at the Q, K, V stage
     const r = td.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const at = document.elementFromPoint(x, y);
@@ -32,7 +33,9 @@ ON_SCREEN = """() => {
       bad.push(`${name}[${td.dataset.r},${td.dataset.c}] at (${x | 0}, ${y | 0}) is under ${at ? at.tagName + '#'
         + at.id + '.' + at.className : 'nothing'}`);
     }
-    (td.closest('.p-now') ? now : other).push(parseFloat(getComputedStyle(td).fontSize));
+    // (a W's number rounded for the stage is its ::after's text: present.js oneHead)
+    const px = parseFloat(getComputedStyle(td, td.dataset.shown ? '::after' : null).fontSize);
+    (td.closest('.p-now') ? now : other).push(px);
   }
   return { bad, n: cells.length, now: Math.min(...now), other: Math.min(...other, Infinity),
     panel: document.getElementById('present-panel').getBoundingClientRect().height / innerHeight,
@@ -636,5 +639,46 @@ def test_a_lab_stage_with_its_settings_reopens_exactly(browser: Browser, app_url
         assert pg.locator("#lab-seed input").input_value() == "3"
         steady(pg, "#scaling-words")
         assert pg.evaluate(f"() => {LAB_WORDS}") == words
+    finally:
+        pg.close()
+
+
+# the present panel on a phone: its share of the screen, whether it scrolls, each button's box, its text's size
+PHONE_PANEL = """() => {
+  const p = document.getElementById('present-panel');
+  return { share: p.getBoundingClientRect().height / innerHeight, scrolls: p.scrollHeight > p.clientHeight + 1
+    || p.scrollWidth > p.clientWidth + 1, px: parseFloat(getComputedStyle(p).fontSize),
+    buttons: Array.from(p.querySelectorAll('button')).filter((b) => b.getClientRects().length).map((b) => {
+      const r = b.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return [b.textContent, r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight
+        && (at === b || b.contains(at))];
+    }) };
+}"""
+
+
+def test_the_present_panel_on_a_phone_keeps_under_a_quarter_with_every_button_on_screen(
+    browser: Browser, app_url: str
+) -> None:
+    """390×844: the panel ≤ 25% of the screen, unscrolled, its eight buttons each whole on screen (← → A− A+ Words ⚙
+    Full ✕: ✕ leaves, by a tap); the formula shows with the words (W), not in the head."""
+    pg = browser.new_page(viewport={"width": 390, "height": 844})
+    pg.set_default_timeout(30_000)
+    pg.add_init_script("localStorage.setItem('pg-text-size', '1.5')")  # the Projector's text size
+    try:
+        pg.goto(f"{app_url}?preset=statquest-self&present=weights")
+        pg.wait_for_selector("#present-panel:not([hidden])")
+        pg.wait_for_timeout(300)
+        got = pg.evaluate(PHONE_PANEL)
+        print(got)
+        assert got["share"] <= 0.25 and not got["scrolls"] and got["px"] >= 27, got
+        assert [b for b, whole in got["buttons"] if not whole] == [] and len(got["buttons"]) == 8, got
+        assert pg.locator("#present-panel .pp-head .pp-formula").is_hidden()
+        pg.locator("#present-panel .pp-say").click()
+        pg.locator("#present-panel .pp-words .pp-wf").wait_for(state="visible")
+        assert "softmax" in pg.inner_text("#present-panel .pp-wf")
+        pg.locator("#present-panel .pp-say").click()  # (the words hidden again; the panel as it was)
+        pg.locator("#present-panel .pp-words").wait_for(state="hidden")
+        pg.locator("#present-panel .pp-exit").click()
+        pg.wait_for_selector("#present-panel", state="hidden")
     finally:
         pg.close()

@@ -43,7 +43,7 @@ def lesson_plans() -> dict[str, dict]:
 # the data-card names each stage lights up: the inputs, then the notebook's steps (attention_core's NOTEBOOK_STEPS)
 CARDS: dict[str, tuple[str, ...]] = {
     "inputs": ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
-    "qkv": ("q", "k", "v", "q_before", "k_before"),  # with RoPE on, q and k before it too
+    "qkv": ("q", "k", "v"),  # (with RoPE on, q before and after it: the RoPE stage's)
     "scores": ("scores", "alibi_bias"),  # ALiBi's bias, when on
     "scaled": ("scaled",),
     "masked": ("masked", "keep"),
