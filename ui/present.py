@@ -22,8 +22,9 @@ from ui.render.step_cells import formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 # what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
-# mask lab's boxes) and the present stage
-LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "present", "head_shown", "scenario"}
+# mask lab's boxes, and the fill convention its stage shows: lesson.js) and the present stage
+LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "fill_shown", "present", "head_shown",
+               "scenario"}  # fmt: skip
 
 
 def lesson_plans() -> dict[str, dict]:
