@@ -24,6 +24,7 @@ ON_SCREEN = """() => {
   const cells = document.querySelectorAll('#bench .card.p-now td[data-r], #bench .card.p-in td[data-r]');
   for (const td of cells) {
     if (td.closest('.card.collapsed')) continue;  // an identity W shown as one line ("= I"), its cells folded
+    if (!td.getClientRects().length) continue;  // another head's rows of a split W, at the Q, K, V stage
     const r = td.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const at = document.elementFromPoint(x, y);
@@ -32,7 +33,9 @@ ON_SCREEN = """() => {
       bad.push(`${name}[${td.dataset.r},${td.dataset.c}] at (${x | 0}, ${y | 0}) is under ${at ? at.tagName + '#'
         + at.id + '.' + at.className : 'nothing'}`);
     }
-    (td.closest('.p-now') ? now : other).push(parseFloat(getComputedStyle(td).fontSize));
+    // (a W's number rounded for the stage is its ::after's text: present.js oneHead)
+    const px = parseFloat(getComputedStyle(td, td.dataset.shown ? '::after' : null).fontSize);
+    (td.closest('.p-now') ? now : other).push(px);
   }
   return { bad, n: cells.length, now: Math.min(...now), other: Math.min(...other, Infinity),
     panel: document.getElementById('present-panel').getBoundingClientRect().height / innerHeight,
@@ -636,5 +639,114 @@ def test_a_lab_stage_with_its_settings_reopens_exactly(browser: Browser, app_url
         assert pg.locator("#lab-seed input").input_value() == "3"
         steady(pg, "#scaling-words")
         assert pg.evaluate(f"() => {LAB_WORDS}") == words
+    finally:
+        pg.close()
+
+
+# the present panel on a phone: its share of the screen, whether it scrolls, each button's box, its text's size
+PHONE_PANEL = """() => {
+  const p = document.getElementById('present-panel');
+  return { share: p.getBoundingClientRect().height / innerHeight, scrolls: p.scrollHeight > p.clientHeight + 1
+    || p.scrollWidth > p.clientWidth + 1, px: parseFloat(getComputedStyle(p).fontSize),
+    buttons: Array.from(p.querySelectorAll('button')).filter((b) => b.getClientRects().length).map((b) => {
+      const r = b.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return [b.textContent, r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight
+        && (at === b || b.contains(at))];
+    }) };
+}"""
+
+
+def test_the_present_panel_on_a_phone_keeps_under_a_quarter_with_every_button_on_screen(
+    browser: Browser, app_url: str
+) -> None:
+    """390×844: the panel ≤ 25% of the screen, unscrolled, its eight buttons each whole on screen (← → A− A+ Words ⚙
+    Full ✕: ✕ leaves, by a tap); the formula shows with the words (W), not in the head."""
+    pg = browser.new_page(viewport={"width": 390, "height": 844})
+    pg.set_default_timeout(30_000)
+    pg.add_init_script("localStorage.setItem('pg-text-size', '1.5')")  # the Projector's text size
+    try:
+        pg.goto(f"{app_url}?preset=statquest-self&present=weights")
+        pg.wait_for_selector("#present-panel:not([hidden])")
+        pg.wait_for_timeout(300)
+        got = pg.evaluate(PHONE_PANEL)
+        print(got)
+        assert got["share"] <= 0.25 and not got["scrolls"] and got["px"] >= 27, got
+        assert [b for b, whole in got["buttons"] if not whole] == [] and len(got["buttons"]) == 8, got
+        assert pg.locator("#present-panel .pp-head .pp-formula").is_hidden()
+        pg.locator("#present-panel .pp-say").click()
+        pg.locator("#present-panel .pp-words .pp-wf").wait_for(state="visible")
+        assert "softmax" in pg.inner_text("#present-panel .pp-wf")
+        pg.locator("#present-panel .pp-say").click()  # (the words hidden again; the panel as it was)
+        pg.locator("#present-panel .pp-words").wait_for(state="hidden")
+        pg.locator("#present-panel .pp-exit").click()
+        pg.wait_for_selector("#present-panel", state="hidden")
+    finally:
+        pg.close()
+
+
+# the mask lab's stage as shown: the fill conventions shown (their masked table's name), every visible number cell
+# found at its centre above the lesson's bar, the numbers' smallest size
+MASK_SHOWN = """() => {
+  const bar = document.getElementById('lesson-bar')?.getBoundingClientRect().top ?? 0, bad = [], px = [];
+  for (const td of document.querySelectorAll('#mask-lab-out td[data-r]')) {
+    if (!td.getClientRects().length) continue;
+    const r = td.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!at || !(td === at || td.contains(at)) || r.bottom > bar) {
+      bad.push(`${td.closest('table').dataset.name}[${td.dataset.r},${td.dataset.c}] at (${r.left | 0}, ${r.top | 0}) `
+        + `is under ${at ? `${at.tagName}#${at.id}.${at.className}` : 'nothing'}`);
+    }
+    // (a long number shown with four decimals is its ::after's text: lesson.js maskStage)
+    px.push(parseFloat(getComputedStyle(td, td.dataset.shown ? '::after' : null).fontSize));
+  }
+  return { fills: Array.from(document.querySelectorAll('#mask-lab-out .lab-col')).filter((c) => c.getClientRects()
+    .length).map((c) => c.querySelector('table').dataset.name), bad, px: Math.min(...px),
+    button: document.querySelector('#lesson-bar .lb-fill')?.textContent };
+}"""
+
+
+def mask_stage_shows(pg: Page, fill: str) -> dict[str, Any]:
+    """The mask stage once it shows ``fill``'s tables and has fitted them: MASK_SHOWN and the smallest visible text."""
+    pg.wait_for_function(f"(f) => ({MASK_SHOWN})().fills.join() === 'lab-masked' + f", arg=fill)
+    pg.wait_for_timeout(300)  # (the fit, a frame later)
+    return {**pg.evaluate(MASK_SHOWN), "smallest": pg.evaluate(SMALLEST_TEXT)}
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
+def test_the_mask_labs_stage_shows_one_fill_convention_at_a_time_and_keeps_it(
+    browser: Browser, app_url: str, tmp_path, size: tuple[int, int]
+) -> None:
+    """A plan of one mask lab stage loaded from a file, with the Projector's text size: the masks and one fill
+    convention's three tables (-inf first), every number on screen at 32 px or more, every text 32 px or more; N steps
+    -inf → -1e9 → additive → -inf; the stage (the address, a reload, the saved plan) keeps the one shown."""
+    plan = {"title": "masks", "stages": [{"title": "the mask lab", "query": {
+        "preset": "statquest-masked", "tab": "mask", "causal": "0", "pad": "2", "rows": "1"}}]}  # fmt: skip
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    pg = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    pg.set_default_timeout(30_000)
+    pg.add_init_script("localStorage.setItem('pg-text-size', '1.5'); localStorage.removeItem('pg-present-words')")
+    try:
+        pg.goto(f"{app_url}?preset=statquest-masked")
+        pg.click("#lesson-btn")
+        pg.set_input_files("#lesson-pop .lp-load input", str(tmp_path / "plan.json"))
+        pg.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('Loaded 1')")
+        with pg.expect_navigation():
+            pg.locator("#lesson-pop a[href*='lesson=own']").click()
+        pg.wait_for_selector("#mask-lab-out table[data-name=mask-causal] td")
+        steady(pg, "#mask-lab-out")  # (the lab's answers to the stage's boxes drawn)
+        for fill in ("-inf", "-1e9", "additive", "-inf"):
+            got = mask_stage_shows(pg, fill)
+            print(size, fill, got["px"], got["smallest"])
+            assert got["bad"] == [] and got["button"] == f"fill: {fill}", got
+            assert got["px"] >= 32 and got["smallest"]["least"] >= 32, got
+            pg.keyboard.press("n")
+        mask_stage_shows(pg, "-1e9")
+        assert "fill_shown=-1e9" in pg.url
+        pg.reload()
+        mask_stage_shows(pg, "-1e9")
+        pg.keyboard.press("l")  # the Lesson menu (its button steps aside with the title bar)
+        with pg.expect_download() as saved:
+            pg.click("#lesson-pop .lp-save")
+        saved.value.save_as(tmp_path / "saved.json")
+        assert json.loads((tmp_path / "saved.json").read_text())["stages"][0]["query"]["fill_shown"] == "-1e9"
     finally:
         pg.close()

@@ -22,8 +22,9 @@ from ui.render.step_cells import formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 # what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
-# mask lab's boxes) and the present stage
-LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "present", "head_shown", "scenario"}
+# mask lab's boxes, and the fill convention its stage shows: lesson.js) and the present stage
+LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "fill_shown", "present", "head_shown",
+               "scenario"}  # fmt: skip
 
 
 def lesson_plans() -> dict[str, dict]:
@@ -43,7 +44,7 @@ def lesson_plans() -> dict[str, dict]:
 # the data-card names each stage lights up: the inputs, then the notebook's steps (attention_core's NOTEBOOK_STEPS)
 CARDS: dict[str, tuple[str, ...]] = {
     "inputs": ("x", "x_k", "x_v", "W_q", "W_k", "W_v"),
-    "qkv": ("q", "k", "v", "q_before", "k_before"),  # with RoPE on, q and k before it too
+    "qkv": ("q", "k", "v"),  # (with RoPE on, q before and after it: the RoPE stage's)
     "scores": ("scores", "alibi_bias"),  # ALiBi's bias, when on
     "scaled": ("scaled",),
     "masked": ("masked", "keep"),

@@ -9,7 +9,7 @@ let started = false;  // (one page, one start: a second hook that imports this f
 
 const OWN = 'pg-lesson-own';
 const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'lab_seed', 'causal', 'pad', 'rows',
-  'present'];  // present.LESSON_KEYS
+  'fill_shown', 'present'];  // present.LESSON_KEYS
 const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
 const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -141,37 +141,92 @@ function labStage(bar) {
   });
 }
 
-// the mask lab's stage: its tables (the masks, then the scores under each fill) as large as the room above the
+// the mask lab's stage shows one fill convention's three tables at a time, under the masks (all thirteen tables
+// did not reach 32 px at 1280×720: 16 px): the stage's fill_shown, or -inf; N (or the bar's fill button) steps to
+// the next, writes it into the address and, in the lecturer's own plan, into the stage's saved query
+const FILLS = ['-inf', '-1e9', 'additive'];  // (ui/render/mask_tables.py FILL_TITLES)
+function fillShown(bar, { plan, name, n }) {
+  let at = Math.max(0, FILLS.indexOf(new URLSearchParams(location.search).get('fill_shown') || '-inf'));
+  const btn = document.createElement('button');
+  btn.type = 'button';
+  btn.className = 'lb-fill';
+  btn.title = 'the next fill convention (N)';
+  bar.querySelector('.lb-next').before(btn);
+  const mark = () => {  // (on <body>: present.css hides the other columns of every answer the lab draws)
+    btn.textContent = `fill: ${FILLS[at]}`;
+    document.body.dataset.fillShown = String(at + 1);
+  };
+  const next = () => {
+    at = (at + 1) % FILLS.length;
+    const q = new URLSearchParams(location.search);
+    q.set('fill_shown', FILLS[at]);
+    history.replaceState(history.state, '', `${location.pathname}?${q}${location.hash}`);
+    if (name === 'own') {  // (the saved stage keeps it, so the reload and the file open it again)
+      plan.stages[n - 1].query.fill_shown = FILLS[at];
+      localStorage.setItem(OWN, JSON.stringify(plan));
+    }
+    mark();
+    api.refit();  // (the stage fits again)
+  };
+  btn.addEventListener('click', (e) => { e.stopPropagation(); next(); });
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || (e.key !== 'n' && e.key !== 'N')
+      || e.target.closest?.('input, textarea, select, [contenteditable], table.grid, #lesson-pop')) return;
+    e.preventDefault();
+    next();
+  });
+  const api = { mark, refit: () => {} };
+  return api;
+}
+
+// the mask lab's stage: its tables (the masks, then one fill convention's scores) as large as the room above the
 // lesson's bar allows (--lab-fs, up to 40 px × the text size, as present mode's numbers), fitted again when the lab
 // answers, the window or text size changes, or its controls (C) or words (W) come and go
-function maskStage() {
+function maskStage(fills) {
   const out = () => document.getElementById('mask-lab-out');
   const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+  // the room above the lab's output (the page's padding, its heading), scrolled away once the tables are fitted
+  // (not with the controls shown, C: they are above it)
+  const top = () => (document.body.classList.contains('lab-tools') ? 0
+    : Math.max(0, out().getBoundingClientRect().top + scrollY - 4));
   const set = (px) => document.body.style.setProperty('--lab-fs', `${px.toFixed(2)}px`);
-  const fits = () => out().getBoundingClientRect().bottom <= document.getElementById('lesson-bar')
-    .getBoundingClientRect().top - 8 && document.documentElement.scrollWidth <= innerWidth;
+  const fits = () => out().getBoundingClientRect().bottom - top() <= document.getElementById('lesson-bar')
+    .getBoundingClientRect().top - 8 && document.documentElement.scrollWidth <= innerWidth
+    && Array.from(out().querySelectorAll('table')).every((t) => t.getBoundingClientRect().right <= innerWidth);
   let queued = false;
   const fit = () => {
     queued = false;
     if (!out()?.querySelector('table') || !document.body.classList.contains('lab-stage')) return;
+    out().querySelectorAll('td[data-r]').forEach((td) => {  // four decimals (the exact value: its text, its title)
+      const v = Number(td.textContent);  // (again at every answer: a cell redrawn in place keeps its attributes)
+      if (td.textContent.length > 7 && Number.isFinite(v)) {
+        td.dataset.shown = v.toFixed(4);
+        td.title = td.textContent;
+      } else if (td.dataset.shown) delete td.dataset.shown;
+    });
     scrollTo({ top: 0, behavior: 'instant' });
+    const at = top();
     let lo = 8, hi = 40 * ts();
     set(hi);
     if (!fits()) {
       while (hi - lo > 0.25) { const mid = (lo + hi) / 2; set(mid); if (fits()) lo = mid; else hi = mid; }
       set(lo);
     }
+    scrollTo({ top: at, behavior: 'instant' });  // (the page's room above the lab scrolled away)
   };
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(fit); } };
   const wait = setInterval(() => {
     if (!out()) return;
     clearInterval(wait);
-    new MutationObserver(later).observe(out(), { childList: true, subtree: true });
+    // (the whole body: the lab's answer may replace the output's own element, which an observer of it misses)
+    new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
     later();
   }, 200);
   new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   addEventListener('resize', later);
   document.addEventListener('pg-ts', later);
+  fills.refit = later;
+  fills.mark();
 }
 
 // ---- a lesson on: its bar (in present mode's panel when present mode is on), the keys step the stages ----------
@@ -193,7 +248,9 @@ function lessonOn({ plan, name, step, asked }) {
   bar.querySelector('.lb-next').disabled = n === plan.stages.length;
   document.body.appendChild(bar);
   if (plan.stages[n - 1].query.tab && !plan.stages[n - 1].query.present) labStage(bar);
-  if (plan.stages[n - 1].query.tab === 'mask' && !plan.stages[n - 1].query.present) maskStage();
+  if (plan.stages[n - 1].query.tab === 'mask' && !plan.stages[n - 1].query.present) {
+    maskStage(fillShown(bar, { plan, name, n }));
+  }
   const go = (d) => { if (n + d >= 1 && n + d <= plan.stages.length) location.assign(urlFor(n + d)); };
   bar.addEventListener('click', (e) => {
     const b = e.target.closest('.lb-prev, .lb-next');

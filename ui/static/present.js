@@ -17,7 +17,8 @@ let started = false;  // (one page, one start: a second hook that imports this f
 const KEY = 'pg-present-stage';
 const SAY = 'pg-present-words';  // the stage's words shown (W), remembered by the browser
 const CAP = 40;  // px of the current numbers at text size 1 (the Projector setting, 1.5: 60 px)
-const INPUT = 0.6;  // the inputs' numbers beside the current ones
+const INPUT = 0.6;  // the inputs' numbers beside the current ones, growing into the room left up to
+const INPUT_MAX = 0.7;  // (so the current numbers stay the largest, 1.4× the inputs', unless the floor says more)
 const body = document.body;
 // present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
@@ -34,7 +35,7 @@ export function mount({ element }) {
   P.kv = stepper();  // the KV-cache stage steps token t before it steps on
   watchPage();
   wire(root);
-  keys({ step, stop, tools, full, size, say });
+  keys({ step, stop, tools, full, size, say, head: nextHead });
   page.provide('present', { start, stop, goto, stage: () => (P.on ? stages()[P.at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
   const askedT = parseInt(new URLSearchParams(location.search).get('t'), 10);  // the KV-cache stage's token
@@ -155,7 +156,7 @@ function fit() {
   if (key !== P.fitted || !fits()) {
     P.fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
     const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
-    largest((r) => { setSize(px, r); return fits(); }, INPUT, 1);
+    largest((r) => { setSize(px, r); return fits(); }, INPUT, INPUT_MAX);
   }
   scrollTo({ top: Math.max(0, room().top - inset() - 4), left: 0, behavior: 'instant' });
 }
@@ -170,12 +171,55 @@ function mark(list) {
   now.forEach((c) => { c.classList.remove('p-done'); c.classList.add('p-now'); });
 }
 
+// ---- the Q, K, V stage: one head's W rows, the W's numbers rounded (H steps the head shown) ----------------
+// The W's of a split projection (d_model×d_model, split into heads after projecting) hold every head's rows: at
+// the Q, K, V stage only the rows of the head shown (W_q) and of the kv head it reads (W_k, W_v) show, and the W's
+// numbers show with two decimals, as X's (present.css: data-shown; the cell itself keeps the exact value, which its
+// editor shows, one click away)
+const headShown = () => {
+  const title = (n) => document.querySelector(`#overview [data-card="${n}"] .card-title`)?.textContent || '';
+  const [, h = '1', of = '1'] = /head (\d+) of (\d+)/.exec(title('q')) || [];
+  const [, g = h] = /kv head (\d+)/.exec(title('k')) || [];
+  return { h: h - 1, of: +of, g: g - 1, E: document.querySelectorAll('#overview table[data-name=q] tr:first-child th')
+    .length };
+};
+function oneHead(on) {
+  document.querySelectorAll('#bench .p-off').forEach((tr) => tr.classList.remove('p-off'));
+  document.querySelectorAll('#bench td[data-shown]').forEach((td) => delete td.dataset.shown);
+  if (!on) return;
+  const { h, g, E } = headShown();
+  for (const name of ['W_q', 'W_k', 'W_v']) {
+    const rows = Array.from(document.querySelectorAll(`#bench .p-in table[data-name=${name}] tr`)).slice(1);
+    const at = name === 'W_q' ? h : g;  // (rows = heads × E: a split projection's)
+    if (E && rows.length > E && rows.length % E === 0) {
+      rows.forEach((tr, i) => { if (Math.floor(i / E) !== at) tr.classList.add('p-off'); });
+    }
+    for (const tr of rows) {
+      for (const td of tr.querySelectorAll('td[data-r]')) {
+        const v = Number(td.textContent);
+        if (td.textContent && Number.isFinite(v)) td.dataset.shown = v.toFixed(2).replace(/^-0\.00$/, '0.00');
+      }
+    }
+  }
+}
+// H: the next head shown (the toolbar's box, applied as its Enter applies it: the page redraws, the fit follows)
+function nextHead() {
+  const { h, of } = headShown();
+  const box = document.querySelector('#tb-view-head input');
+  if (!box || of < 2) return;
+  box.value = String(((h + 1) % of) + 1);
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+  box.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));
+  box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+}
+
 function apply() {
   if (!P.on) return;
   const list = stages();
   P.at = Math.max(0, Math.min(P.at, list.length - 1));
   mark(list);
   const st = list[P.at];
+  oneHead(st.key === 'qkv');
   P.kv.show();
   const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
   body.dataset.presentStage = st.key;
@@ -187,9 +231,11 @@ function apply() {
     $('.pp-count').textContent = `${P.at + 1} / ${list.length}`;
     $('.pp-title').textContent = st.title;
     $('.pp-formula').innerHTML = st.formula;
-    $('.pp-words').textContent = words;
+    const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: st.formula });
+    $('.pp-words').replaceChildren(wf, words);  // (the formula: on a phone, with the words only)
   }
   $('.pp-live').textContent = live(st.key);
+  P.panel.classList.toggle('pp-narrow', innerWidth <= 760);  // (present.css: a phone's panel)
   $('.pp-prev').disabled = P.at === 0;
   $('.pp-next').disabled = P.at === list.length - 1 && (st.key !== 'kv_cache' || P.kv.at() === P.kv.count() - 1);
   fit();
@@ -237,6 +283,7 @@ function stop() {
   observer.disconnect();
   P.panel.hidden = true;
   body.classList.remove('presenting', 'pp-tools', 'pp-say');
+  oneHead(false);
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
@@ -324,7 +371,7 @@ function keys(act) {
     }
     if (busy(e.target) || (e.key === ' ' && e.target.closest && e.target.closest('button'))) return;
     const own = { c: act.tools, C: act.tools, w: act.say, W: act.say, f: act.full, F: act.full,
-      '+': () => act.size(1), '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
+      h: act.head, H: act.head, '+': () => act.size(1), '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
     if (own) { e.preventDefault(); own(); return; }
     const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
     if (d === undefined) return;
