@@ -20,6 +20,18 @@ from serving import rooms as rm
 
 WEIGHTS = "#overview table[data-name=weights]"
 TABS_Y = "() => document.querySelector('#tabs').getBoundingClientRect().top + scrollY"  # in the page, not the screen
+# where the tabs and the input cards stand in the page (the question's form is above them; the overview's cards change
+# with the question: its cell reads '?')
+BENCH = """() => [document.querySelector('#tabs'), ...document.querySelectorAll('#inputs .card')].map((e) => {
+  const r = e.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top + scrollY)]; })"""
+
+
+def benches_stay(lesson: dict, when: str) -> None:
+    """Every student's tabs and input cards stand where they stood before the first question (within 1 px)."""
+    for pg, before in zip(lesson["students"], lesson["benches"], strict=True):
+        after = pg.evaluate(BENCH)
+        moved = [(a, b) for a, b in zip(after, before, strict=True) if abs(a[0] - b[0]) > 1 or abs(a[1] - b[1]) > 1]
+        assert moved == [], f"{when}, on {pg.viewport_size}: the workbench moved (now, before): {moved}"
 
 
 def weights() -> list[list[float]]:
@@ -145,6 +157,7 @@ def test_predict_this_number_hides_the_cell_its_row_and_its_card_on_every_page(l
     cell stayed on screen, enlarged, while the header said "right answer hidden until Reveal"."""
     teacher, students = lesson["teacher"], lesson["students"]
     lesson["tabs_y"] = teacher.evaluate(TABS_Y)
+    lesson["benches"] = [pg.evaluate(BENCH) for pg in students]
     teacher.locator("#room [data-ask=predict]").click()
     teacher.locator(f"{WEIGHTS} td[data-r='1'][data-c='0']").click()
     teacher.wait_for_selector("#room .room-q b")
@@ -158,6 +171,9 @@ def test_predict_this_number_hides_the_cell_its_row_and_its_card_on_every_page(l
         assert not card_shown(pg), pg.viewport_size
         assert leaks(pg, [f"{w:.4f}", f"{w:.6f}"[:7]]) == [], pg.viewport_size
         pg.screenshot(path=f"/tmp/room/hide-ask-{pg.viewport_size['width']}-{id(pg) % 1000}.png")
+    for pg in students:
+        pg.wait_for_selector("#room .ra-value")
+    benches_stay(lesson, "the question arrived")  # (seen failing: it pushed a student's workbench down)
     assert "hidden" in hover_heat(teacher, "#weights-fig figure[data-name=hm-weights]", 1, 0)
     phone = students[0]
     phone.locator(f"{WEIGHTS} td[data-r='1'][data-c='1']").tap()  # the row's other cells would give it away (1 − sum)
@@ -182,6 +198,8 @@ def test_the_answers_chart_leaves_the_workbench_where_it_was(lesson: dict) -> No
                             ".fontSize)")  # fmt: skip
     assert size >= 16, size  # read from the back row
     teacher.screenshot(path="/tmp/room/hide-teacher-chart.png")
+    students[0].wait_for_selector("#room .ra-mine")
+    benches_stay(lesson, "the student answered")
 
 
 def test_reveal_shows_the_numbers_again(lesson: dict) -> None:
@@ -190,6 +208,9 @@ def test_reveal_shows_the_numbers_again(lesson: dict) -> None:
     w = f"{weights()[1][0]:.4f}"
     for pg in (teacher, *students):
         shows(pg, f"{WEIGHTS} td[data-r='1'][data-c='0']", w)
+    for pg in students:
+        pg.wait_for_selector("#room .ra-right")
+    benches_stay(lesson, "the answer revealed")
 
 
 def test_a_quiz_question_hides_the_row_that_answers_it_on_every_page(lesson: dict) -> None:

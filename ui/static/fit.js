@@ -15,8 +15,9 @@ const PROJECTOR = 1.5;  // present mode's numbers up to 60 px, every other text 
 const LO = 12, HI = 26, PHONE = 14;  // px at text size 1
 const root = document.documentElement;
 // the page's fit: the teacher's text size, what the last full fit was for (the tables' shapes, the bench's width,
-// the text size), the numbers' size it found and whether the first screen stopped them short of the text size
-const S = { ts: 1, fitted: '', size: 0, capped: false };
+// the text size), the numbers' size it found, whether that was a first-screen fit (not on a phone), and whether the
+// first screen stopped them short of the text size
+const S = { ts: 1, fitted: '', size: 0, free: true, capped: false };
 const bench = () => document.getElementById('bench');
 const set = (b, px) => { S.size = px; b.style.setProperty('--nfs', `${px.toFixed(2)}px`); };
 const shapes = (b) => Array.from(b.querySelectorAll('table[data-name]'),
@@ -52,8 +53,9 @@ function fit(force) {
   if (!b || !b.offsetWidth || document.body.classList.contains('presenting')) return;
   const key = `${shapes(b)}|${b.offsetWidth}|${S.ts}`;
   if (!force && key === S.fitted) {
-    // an edit made a number longer: shrink, never grow (nothing jumps while editing)
-    if (S.ts === 1 && S.size > LO && !fits(b)) best(b, LO, S.size);
+    // an edit made a number longer: shrink, never grow (nothing jumps while editing); a phone's bench never ends on
+    // the first screen, and keeps its size (every first edit shrank it 14 -> 12 px, moving each card below X)
+    if (S.ts === 1 && S.free && S.size > LO && !fits(b)) best(b, LO, S.size);
     return;
   }
   S.fitted = key;
@@ -63,6 +65,7 @@ function fit(force) {
   if (S.ts !== 1) root.style.setProperty('--ts', '1');
   const top = b.getBoundingClientRect().top + scrollY;
   const free = !(innerWidth <= 760 || top > innerHeight * 0.6);  // else a phone, or too short: no first-screen fit
+  S.free = free;
   if (free) best(b, LO, HI); else set(b, PHONE);
   S.capped = false;
   if (S.ts > 1 && free) {  // A+: larger by the text size while the bench still ends on the first screen, never

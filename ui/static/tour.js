@@ -232,14 +232,16 @@ function show(i) {
 
 function tick() {  // follow re-renders and scrolling; move on once the asked action is done
   if (T.at < 0) return;
-  place();
   const check = CHECKS[T.cur.check];
-  if (check && check() && !T.pop.dataset.passed) {
+  if (check && !T.pop.dataset.passed && check()) {
     T.pop.dataset.passed = '1';
     T.did.add(T.cur.check);
     $('.tp-done').textContent = 'Done ✓';
     setTimeout(() => { delete T.pop.dataset.passed; if (T.at >= 0) next(); }, 700);
   }
+  // once the action is done, the card stays where the learner read it until the next step: the action's own
+  // re-render (2 heads: a new card, the numbers fitted again) moved it 18 then 23 px (issue 37)
+  if (!T.pop.dataset.passed) place();
 }
 
 function next() {
