@@ -126,7 +126,7 @@ def test_eslint_refuses_a_js_function_over_80_lines() -> None:
 # a page-wide :has() (body:has(#x.y) or html:has(...), whose argument looks below the body's children) makes
 # Chromium restyle the whole page at every DOM change: two such rules took a T=64, d=64, 8-head edit from 74 to
 # 136 ms (style 3.9 -> 77.6 ms a frame, benchmarks/bench.py and a Chrome trace). A state of the page the CSS needs
-# is mirrored on <body> as a class instead (explain.js ex-shut, drawer.js more-open). Only body's own children may
+# is mirrored on <body> as a class instead (explain.js ex-shut). Only body's own children may
 # be asked about (body:has(> #lesson-bar)).
 PAGE_WIDE_HAS = re.compile(r"\b(?:html|body)(?:[.#\w-]*):has\(\s*(?!>)")
 

@@ -21,10 +21,6 @@ export function mount() {
     header.click();
     header.focus();
   });
-  // the drawer's open state, mirrored on <body> (app.css: a message is shown over it), after any click or key
-  const open = () => document.body.classList.toggle('more-open',
-    !!document.querySelector('#more > .label-wrap.open'));
-  for (const kind of ['click', 'keyup']) document.addEventListener(kind, () => requestAnimationFrame(open), true);
   const BOX = '#toolbar input[type=number], #more input[type=number]';
   const shown = new WeakMap();  // a number box -> the value it showed when the focus came to it
   document.addEventListener('focusin', (e) => { if (e.target.matches?.(BOX)) shown.set(e.target, e.target.value); });
