@@ -78,6 +78,12 @@ def _formatter(flat: list[float]) -> tuple[int, bool, bool]:
     return width, sci, int_mode
 
 
+def sci_mode(t: Tensor) -> bool:
+    """Whether torch's print writes ``t`` in scientific notation (``_Formatter``'s rule for its range: its largest
+    finite nonzero |value| over its smallest above 1000, the largest above 1e8 or the smallest below 1e-4)."""
+    return _formatter(t.reshape(-1).tolist())[1]
+
+
 def _number(v: float, fmt: tuple[int, bool, bool]) -> str:
     """``_Formatter.format``: one number, right-aligned to the width."""
     width, sci, int_mode = fmt
