@@ -9,17 +9,23 @@ parsed and their formats compared."""
 from __future__ import annotations
 
 import html
+import json
 import re
+import subprocess
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 import attention_core as ac
+from attention_core import MAX_ABS
 from ui import labs, pipeline, values
 from ui.render import grids
 from ui.render import tables as vw
 
+ROOT = Path(__file__).resolve().parent.parent
 PRESETS = [p.id for p in ac.all_presets()] + [p.id for p in ac.decoder_presets()]
 SCENARIOS = {p.id: p.scenario for p in [*ac.all_presets(), *ac.decoder_presets()]}
 
@@ -155,3 +161,40 @@ def test_an_input_cell_reads_as_a_redraw_writes_it(preset_id: str) -> None:
     assert not whole, f"whole numbers without '.0' among the grid's floats: {whole}"
     for t in texts:
         assert vw.fmt(float(t), v.dtype) == t  # what a redraw of this cell writes
+
+
+def grid_js_shown_text(cases: list[tuple[str, str]]) -> list[str]:
+    """grid.js's shownText (what a committed cell reads) for each (typed text, dtype), run by node from the file."""
+    src = (ROOT / "ui/static/grid.js").read_text()
+    parts = [re.search(p, src, re.S).group(0) for p in (r"const NUM = [^\n]*\n", r"const isNumber = [^\n]*\n",
+             r"const MAX_DIGITS = [^\n]*\n", r"const MAX_ABS = [^\n]*\n", r"function shownText\(.*?\n}\n")]  # fmt: skip
+    script = "".join(parts) + "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map(([t, d]) => "
+    script += "shownText(t, d))));"
+    out = subprocess.run(["node", "-e", script, json.dumps(cases)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def typed_numbers() -> list[str]:
+    g = torch.Generator().manual_seed(37)
+    scales = 10.0 ** torch.randint(-8, 7, (400,), generator=g)
+    values = (torch.randn(400, generator=g, dtype=torch.float64) * scales).tolist()
+    digits = torch.randint(1, 18, (400,), generator=g).tolist()  # typed to 1..17 significant digits
+    drawn = [f"{x:.{k}g}" for x, k in zip(values, digits, strict=True)]
+    typed = ["3", "03", "3.", ".5", "-0", "0", "1.16", "1.160", "+2.5", "1e-3", "1E-5", "-1.5e-05", "0.0001",
+             "0.00009999", "123456.7", "999999.9", "1000000", "1e6", "12345678901234", "0.1", "0.30000000000000004",
+             "2.5e-7", "-4.41", "1e16", "16777217", "0.123456789012345"]  # fmt: skip
+    return typed + drawn
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_committed_cell_reads_as_the_servers_grid_writes_it(dtype: str) -> None:
+    """A number typed into a grid cell is written, at once on commit (grid.js shownText), as every redraw of the
+    grid writes the value the server stores (shown_value of checked_cell's float): 3 reads 3.0 both times."""
+    typed = typed_numbers()
+    got = grid_js_shown_text([(t, dtype) for t in typed])
+    # (past MAX_ABS the cell keeps what was typed, and the server refuses it, naming the cell)
+    want = [grids.shown_value(grids.shortest(float(t), dtype), dtype) if abs(float(t)) <= MAX_ABS else t for t in typed]
+    wrong = [(t, g, w) for t, g, w in zip(typed, got, want, strict=True) if g != w]
+    assert not wrong, wrong[:20]
+    assert got[:2] == ["3.0", "3.0"]
+    assert grid_js_shown_text([("abc", dtype), ("", dtype)]) == ["abc", ""]  # a typo stays as typed
