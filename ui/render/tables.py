@@ -233,24 +233,21 @@ def sci_table(t: Tensor) -> bool:
     return bool(((a < 1e-4) | (a >= 1e5)).any()) if a.numel() else False
 
 
-FINITE = re.compile(r"^-?[0-9.]+(e[-+]?[0-9]+)?$")  # a number's text (not inf, -inf, nan)
-
-
 def one_format(texts: list[list[str]], sci: bool) -> list[list[str]]:
     """Exact texts (:func:`fmt`: each value's shortest exact text) in one format for the whole table, as torch's
     print writes a tensor: the same number of decimals for every number (at least one: 3.0, as the float it is),
     or, for ``sci`` (torch's rule for the table's range, printing.sci_mode), scientific for every number with the
     same number of decimals. Only zeros are added, so each text still reads its exact value: 1.16 in a table of
     8 decimals is 1.16000000, never 1.15999997. -inf, inf and nan are written out as before."""
-    flat = [t for row in texts for t in row if FINITE.match(t)]
+    flat = [t for row in texts for t in row if t[-1].isdigit()]  # (-inf, inf and nan end in a letter)
     if not flat:
         return texts
     if sci:
         sig = [len(Decimal(t).normalize().as_tuple().digits) for t in flat if float(t) != 0]
         width = max(1, *(n - 1 for n in sig)) if sig else 1
-        return [[_sci_text(t, width) if FINITE.match(t) else t for t in row] for row in texts]
+        return [[_sci_text(t, width) if t[-1].isdigit() else t for t in row] for row in texts]
     decimals = max(1, *(_decimals(t) for t in flat))
-    return [[_fixed_text(t, decimals) if FINITE.match(t) else t for t in row] for row in texts]
+    return [[_fixed_text(t, decimals) if t[-1].isdigit() else t for t in row] for row in texts]
 
 
 def _decimals(text: str) -> int:
