@@ -239,10 +239,12 @@ def test_float64_tables_show_at_most_ten_significant_digits(page: Page) -> None:
         """() => Array.from(document.querySelectorAll('.nb-view table.nt td[data-r], #inputs table.grid td[data-r]'))
             .map((td) => td.textContent.trim())"""
     )
-    digits = {t: len(re.sub(r"e.*|[^0-9]", "", t).lstrip("0")) for t in texts}
+    # (a table's zeros added for its one format, issue 37, are no significant digits: 2.8610460000 has 7)
+    digits = {t: len(re.sub(r"e.*|[^0-9]", "", t).strip("0")) for t in texts}
     assert texts and max(digits.values()) <= 10, [t for t, n in digits.items() if n > 10][:5]
     # q[t1, d1] = 1.16·0.54062945 + 0.23·0.5869042 in float64 is 0.7620960299999999: it reads 0.76209603
-    assert page.text_content("#html-qkv table[data-name=q] td[data-r='0'][data-c='0']") == "0.76209603"
+    q00 = page.text_content("#html-qkv table[data-name=q] td[data-r='0'][data-c='0']") or ""
+    assert re.fullmatch(r"0\.762096030*", q00), q00  # (then zeros, to its table's decimals)
 
 
 def test_identity_weights_name_their_own_role(browser: Browser, app_url: str) -> None:

@@ -8,6 +8,7 @@ import re
 import pytest
 import torch
 
+from ui.render import printing
 from ui.render import tables as vw
 
 
@@ -20,11 +21,25 @@ def values() -> torch.Tensor:
 
 
 def reference_cells(t: torch.Tensor, dtype: str, kind: str) -> list[tuple[str, str]]:
-    """(class, text) of every shown cell, one Python call per cell as the table used to be built."""
+    """(class, text) of every shown cell, one Python call per cell as the table used to be built, the texts then
+    put in the table's one format (issue 37: as torch prints the tensor, printing.sci_mode)."""
     shown = t[: vw.WINDOW, : vw.WINDOW]
     finite = shown[torch.isfinite(shown)]
     lim = float(finite.abs().max()) or 1.0
-    return [(vw._bucket(v, kind, lim), vw.fmt(v, dtype)) for row in shown.tolist() for v in row]
+    texts = vw.one_format([[vw.fmt(v, dtype) for v in row] for row in shown.tolist()], printing.sci_mode(shown))
+    classes = [vw._bucket(v, kind, lim) for row in shown.tolist() for v in row]
+    return list(zip(classes, [x for row in texts for x in row], strict=True))
+
+
+def exact(page: str, t: torch.Tensor, dtype: str) -> None:
+    """Every cell's text reads the value its own :func:`fmt` text reads, in the dtype (only zeros were added)."""
+    texts = re.findall(r"<td class='[a-z0-9]+' data-r='\d+' data-c='\d+'>([^<]*)</td>", page)
+    shown = t[: vw.WINDOW, : vw.WINDOW].reshape(-1).tolist()
+
+    def read(text: str) -> str:  # (as text: nan == nan)
+        return repr(vw.shortest(float(text), dtype))
+
+    assert [read(x) for x in texts] == [read(vw.fmt(v, dtype)) for v in shown]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -38,6 +53,7 @@ def test_every_cell_has_the_class_and_exact_text_of_the_cell_by_cell_rules(dtype
     page = vw.html_table(t, dtype, [f"r{i}" for i in range(n)], [f"c{j}" for j in range(n)], "q", kind=kind)
     got = re.findall(r"<td class='([a-z0-9]+)' data-r='\d+' data-c='\d+'>([^<]*)</td>", page)
     assert got == reference_cells(t, dtype, kind)
+    exact(page, t, dtype)
     assert len(got) == min(n, vw.WINDOW) ** 2
     assert (n * n <= vw.SMALL_TABLE) == (n < 30)  # both ways of writing the cells are checked
 
@@ -54,6 +70,7 @@ def test_a_small_table_of_many_scales_matches_the_large_tables_cells() -> None:
                     small = vw.html_table(block, dtype, ["a", "b", "c"], ["x", "y", "z"], "q")
                     got = re.findall(r"<td class='([a-z0-9]+)' data-r='\d+' data-c='\d+'>([^<]*)</td>", small)
                     assert got == reference_cells(block, dtype, "signed"), (sign, dtype, r, c)
+                    exact(small, block, dtype)
 
 
 @pytest.mark.parametrize(

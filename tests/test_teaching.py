@@ -221,7 +221,7 @@ def test_keyboard_only_editing_of_a_cell_and_explaining_a_number(page: Page) -> 
     page.keyboard.type("7")
     page.keyboard.press("Enter")
     page.wait_for_function("([s, b]) => document.querySelector(s).innerText !== b", arg=[OUT, out])
-    assert page.inner_text("#inputs table[data-name=x] td[data-r='1'][data-c='1']").strip() == "7"
+    assert page.inner_text("#inputs table[data-name=x] td[data-r='1'][data-c='1']").strip() == "7.0"  # (issue 37)
     # the read-only tables: one Tab stop each, arrows move, Enter explains
     assert tab_to(page, "q")["r"] == "0"
     page.keyboard.press("ArrowDown")

@@ -241,7 +241,7 @@ def grid_html(
         f"<div class='card in-card{' collapsed' if ident else ''}' data-card='{table}'><div class='card-title'>"
         f"{html.escape(name)} <span class='shape'>{shape}</span>{note}</div><div class='grid-wrap'>"
         f"<table class='grid' role='grid' data-name='{table}' aria-label='{html.escape(name)} (editable)'{hint} "
-        f"data-where='{html.escape(where)}' data-r0='{picked[0] if picked else 0}' "
+        f"data-where='{html.escape(where)}' data-r0='{picked[0] if picked else 0}' data-dtype='{html.escape(dtype)}' "
         f"style='--w:{width + 1}ch'><tr><td></td>{head}</tr>"
         f"{''.join(body)}</table></div></div>"
     )

@@ -78,6 +78,16 @@ def _formatter(flat: list[float]) -> tuple[int, bool, bool]:
     return width, sci, int_mode
 
 
+def sci_mode(t: Tensor) -> bool:
+    """Whether torch's print writes ``t`` in scientific notation (``_Formatter``'s rule for its range: its largest
+    finite nonzero |value| over its smallest above 1000, the largest above 1e8 or the smallest below 1e-4)."""
+    a = t[torch.isfinite(t) & (t != 0)].abs()  # (as _formatter's rule, without writing a number)
+    if not a.numel():
+        return False
+    lo, hi = float(a.min()), float(a.max())
+    return hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+
+
 def _number(v: float, fmt: tuple[int, bool, bool]) -> str:
     """``_Formatter.format``: one number, right-aligned to the width."""
     width, sci, int_mode = fmt

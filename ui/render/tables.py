@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import math
+import re
+from decimal import Decimal
 
 import numpy as np
 import torch
@@ -144,6 +146,9 @@ def html_table(
     listed, texts, classes = _cells(shown, dtype, kind, short)
     if kind == "count":  # counts (the KV cache's size) are whole numbers: 3, not 3.0000 (issue 37)
         texts = [[fmt(v, "mask") for v in row] for row in shown.tolist()]
+    elif dtype != "mask" and not short:  # the exact numbers in one format a table, as torch prints a tensor
+        # (issue 37; a compact table's own format is below, its cells' titles keep each exact value as it is)
+        texts = one_format(texts, printing.sci_mode(shown))
     sci = short and kind != "count" and sci_table(shown)
     body = []
     marked = marks and any(marks.values())
@@ -226,6 +231,45 @@ def sci_table(t: Tensor) -> bool:
     4-decimal numbers read as another kind of number); the exact value is each cell's title."""
     a = t[torch.isfinite(t) & (t != 0)].abs()
     return bool(((a < 1e-4) | (a >= 1e5)).any()) if a.numel() else False
+
+
+def one_format(texts: list[list[str]], sci: bool) -> list[list[str]]:
+    """Exact texts (:func:`fmt`: each value's shortest exact text) in one format for the whole table, as torch's
+    print writes a tensor: the same number of decimals for every number (at least one: 3.0, as the float it is),
+    or, for ``sci`` (torch's rule for the table's range, printing.sci_mode), scientific for every number with the
+    same number of decimals. Only zeros are added, so each text still reads its exact value: 1.16 in a table of
+    8 decimals is 1.16000000, never 1.15999997. -inf, inf and nan are written out as before."""
+    flat = [t for row in texts for t in row if t[-1].isdigit()]  # (-inf, inf and nan end in a letter)
+    if not flat:
+        return texts
+    if sci:
+        sig = [len(Decimal(t).normalize().as_tuple().digits) for t in flat if float(t) != 0]
+        width = max(1, *(n - 1 for n in sig)) if sig else 1
+        return [[_sci_text(t, width) if t[-1].isdigit() else t for t in row] for row in texts]
+    decimals = max(1, *(_decimals(t) for t in flat))
+    return [[_fixed_text(t, decimals) if t[-1].isdigit() else t for t in row] for row in texts]
+
+
+def _decimals(text: str) -> int:
+    """The decimals a number's text writes ('0.25' -> 2, '3.0' -> 1, '1e-05' -> 5)."""
+    if "e" in text:
+        return max(0, -int(Decimal(text).as_tuple().exponent))
+    return len(text) - text.index(".") - 1 if "." in text else 0
+
+
+def _fixed_text(text: str, decimals: int) -> str:
+    """``text`` with ``decimals`` decimals, zeros added (``decimals`` is at least the text's own)."""
+    if "e" in text or "." not in text:
+        return format(Decimal(text), f".{decimals}f")
+    return text + "0" * (decimals - _decimals(text))
+
+
+def _sci_text(text: str, width: int) -> str:
+    """``text`` in scientific notation with ``width`` decimals and a two-digit exponent, zeros added: 1.6200e-05."""
+    if float(text) == 0:
+        return f"{float(text):.{width}e}"
+    out = format(Decimal(text), f".{width}e")
+    return re.sub(r"e([-+])(\d)$", r"e\g<1>0\2", out)
 
 
 def _sci(v: float) -> str:

@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
+from ui.render import printing
 from ui.render import tables as vw
 
 Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML, as the caller draws its tables
@@ -200,13 +201,15 @@ def _decode(s: ac.Scenario, p: Any, h: int) -> str:
     )
     code = "past_key_values.update(k_t, v_t, layer_idx)  # the KV cache grows by one row a step\no_t = attn(q_t, K, V)"
     rows = []
-    for st in d.steps:
+    weights = [st.weights[h].reshape(-1) for st in d.steps]  # every step's weights: one format for all (issue 37)
+    texts = vw.one_format([[vw.fmt(x, s.dtype) for x in w.tolist()] for w in weights],
+                          printing.sci_mode(torch.cat(weights)))  # fmt: skip
+    for st, said in zip(d.steps, texts, strict=True):
         held = {int(pos): i for i, pos in enumerate(st.positions.tolist())}
         # every weight and '·' is kv_row's cell (step t, key j) and every count the cache's (step t), so a click or
         # Enter explains it as the overview's and present mode's cells do (watch.js: a cell's own data-name first)
         cells = [
-            f"<td data-r='{st.t}' data-c='{j}'>"
-            f"{html.escape(vw.fmt(float(st.weights[h][held[j]]), s.dtype)) if j in held else '·'}</td>"
+            f"<td data-r='{st.t}' data-c='{j}'>{html.escape(said[held[j]]) if j in held else '·'}</td>"
             for j in range(len(s.tokens))
         ]
         gone = ", ".join(s.tokens[e] for e in st.evicted)

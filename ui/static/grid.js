@@ -16,6 +16,8 @@ import { scrubber } from './scrub.js';
 
 const NUM = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const isNumber = (v) => NUM.test(v) && isFinite(parseFloat(v));
+const dtypeOf = (td) => td.closest('table')?.dataset.dtype || 'float32';
+const shownOf = (td, value) => shownText(value, dtypeOf(td));
 const at = (td) => ({ table: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c });
 const cellAt = (g, table, r, c) =>
   g.element.querySelector(`table.grid[data-name="${table}"] td[data-r="${r}"][data-c="${c}"]`);
@@ -341,13 +343,14 @@ function finish(g, inp, keep) {
   const was = inp.dataset.was;
   const good = td.dataset.good ?? was;  // what the server holds for this cell
   const value = keep ? inp.value : good;  // Escape puts back the last good value, even over a refused one
+  const shown = shownOf(td, value);  // (as a redraw writes it: a typed 3 reads 3.0 at once)
   inp.remove();
-  td.textContent = value;
+  td.textContent = shown;
   if (!keep && td.dataset.good !== undefined) { unmark(td); unsay(cellName(td)); g.since.delete(cellKey(at(td))); }
-  else if (value !== was) {
+  else if (shown !== was) {
     if (isNumber(value)) unmark(td); else mark(td, good);
     const edit = { ...at(td), value };
-    send(g, 'cell', edit, 'edit', answeredFor(g, td, value, good), isNumber(value) ? lookFor(g, edit) : null);
+    send(g, 'cell', edit, 'edit', answeredFor(g, td, shown, good), isNumber(value) ? lookFor(g, edit) : null);
   }
   noteStale(g);
   return td;
@@ -375,10 +378,11 @@ function keepEdits(g) {
   for (const [key, { value }] of g.since) {
     const [table, row, col] = key.split('|');
     const td = cellAt(g, table, row, col);
-    if (!td || td.querySelector('input') || td.textContent === value) continue;
+    const shown = td && shownOf(td, value);
+    if (!td || td.querySelector('input') || td.textContent === shown) continue;
     const old = td.textContent;  // (the value the event was computed with)
-    td.textContent = value;
-    send(g, 'cell', { table, row: +row, col: +col, value }, 'edit', answeredFor(g, td, value, old));
+    td.textContent = shown;
+    send(g, 'cell', { table, row: +row, col: +col, value }, 'edit', answeredFor(g, td, shown, old));
   }
 }
 function reopen(g, ed) {
@@ -396,6 +400,37 @@ function reopen(g, ed) {
   inp.focus({ preventScroll: true });
   inp.setSelectionRange(from, to);
 }
+
+// ---- a committed number as the server's grids write it ------------------------------------------------------------
+// ui/render/tables.py fmt: the shortest text exact in the working dtype, a whole number with its '.0' (3 -> 3.0, the
+// float it is), scientific below 1e-4 and from 1e6 in float32 (numpy's str) or 1e-4 and 1e16 in float64 (Python's
+// repr, by the shortest digits' exponent), a
+// float64 past 10 significant digits rounded to 10 (as '.10g'). A committed value is written so at once, so the cell
+// reads the same before and after any redraw (issue 37: a typed 3 read '3', then '3.0' after a preset and back).
+// What is sent is what was typed (the server keeps a float64's every digit).
+function shownText(text, dtype) {
+  const v = isNumber(text) ? (dtype === 'float32' ? Math.fround(parseFloat(text)) : parseFloat(text)) : NaN;
+  if (!Number.isFinite(v) || Math.abs(v) > MAX_ABS) return text;  // (a typo or past the range: the server names it)
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const same = dtype === 'float32' ? (t) => Math.fround(+t) === v : (t) => +t === v;
+  let digits = 1;
+  while (digits < 17 && !same(v.toPrecision(digits))) digits += 1;
+  const g = dtype !== 'float32' && digits > MAX_DIGITS;  // Python's '.10g': trailing zeros dropped, no '.0'
+  const [mant, e] = v.toExponential((g ? MAX_DIGITS : digits) - 1).split('e');
+  const exp = +e;
+  const sign = mant.startsWith('-') ? '-' : '';
+  const ds = mant.replace(/[-.]/g, '').replace(/0+$/, '') || '0';
+  const sci = dtype === 'float32' ? Math.abs(v) < 1e-4 || Math.abs(v) >= 1e6 : exp < -4 || exp >= (g ? MAX_DIGITS : 16);
+  if (sci) {
+    const m = ds.length > 1 ? `${ds[0]}.${ds.slice(1)}` : ds;
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  const whole = exp >= 0 ? ds.slice(0, exp + 1).padEnd(exp + 1, '0') : '0';
+  const frac = exp >= 0 ? ds.slice(exp + 1) : '0'.repeat(-exp - 1) + ds;
+  return `${sign}${whole}${frac ? `.${frac}` : g ? '' : '.0'}`;
+}
+const MAX_DIGITS = 10;  // significant digits a float64 cell shows at most (tables.py MAX_DIGITS)
+const MAX_ABS = 1e6;  // the largest |cell| the server takes (attention_core MAX_ABS)
 
 function onClick(g, e) {
   const btn = e.target.closest('button.expand');
