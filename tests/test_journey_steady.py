@@ -173,16 +173,34 @@ def test_a_message_moves_no_card_and_covers_nothing_the_learner_needs(browser: B
         pg.close()
 
 
+# every toolbar dropdown's choice, measured in its own font, ends left of its chevron: the toolbar dropdowns whose
+# text runs under the chevron (at 390×844 the dtype's 100 px box drew "float3⌄2"), as [label, text end, chevron]
+UNCOVERED_CHOICES = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  return [...document.querySelectorAll('#toolbar input[role=combobox]')].flatMap((inp) => {
+    const icon = inp.parentElement.querySelector('.icon-wrap path');  // (the arrow drawn, not its 20 px box)
+    if (!icon || !inp.offsetParent) return [];
+    const cs = getComputedStyle(inp);
+    ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const end = inp.getBoundingClientRect().left + parseFloat(cs.paddingLeft) + ctx.measureText(inp.value).width;
+    const chevron = icon.getBoundingClientRect().left;
+    return end <= chevron + 1 ? [] : [[inp.getAttribute('aria-label'), Math.round(end), Math.round(chevron)]];
+  });
+}"""
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (390, 844)], ids=["1280x720", "1920x1080", "390x844"])
 def test_the_temperature_and_padded_positions_boxes_move_no_card(browser: Browser, app_url: str,
                                                                  size: tuple[int, int]) -> None:  # fmt: skip
     """scale → temperature, then (on a phone with the temperature still shown) mask → padding, clicked as a learner
     clicks them: each box shows, whole in the toolbar, and no card moves (seen failing at 390×844: the temperature
-    box wrapped the toolbar, the cards 71 px lower)."""
+    box wrapped the toolbar, the cards 71 px lower), and no dropdown's chevron covers its choice (seen failing at
+    390×844 with the dtype's box at 100 px: "float32" ran under it)."""
     pg = open_page(browser, app_url, *size)
     try:
         pg.wait_for_timeout(500)
         cards = pg.evaluate(CARDS)
+        assert pg.evaluate(UNCOVERED_CHOICES) == [], "a dropdown's chevron is drawn over its choice"
         steps = [("scale", "temperature", "temperature (divide by)"), ("scale", "√d_k", ""),
                  ("mask", "padding", "padded key positions (e.g. 3 or 2, 3)")]  # fmt: skip
         if size[0] <= 760:  # (on a phone both boxes at once; at 1280 px they do not fit one row: not done yet)
@@ -202,5 +220,6 @@ def test_the_temperature_and_padded_positions_boxes_move_no_card(browser: Browse
             inside = inside and t["x"] <= b["x"] and b["x"] + b["width"] <= t["x"] + t["width"] + 1
             assert inside, f"the {label} box is not inside the toolbar"
             unmoved(pg, cards, f"the {label} box shown")
+        assert pg.evaluate(UNCOVERED_CHOICES) == [], "a dropdown's chevron is drawn over its choice"
     finally:
         pg.close()
