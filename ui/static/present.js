@@ -22,7 +22,8 @@ const INPUT_MAX = 0.7;  // (so the current numbers stay the largest, 1.4× the i
 const body = document.body;
 // present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
-const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null };
+const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null,
+  part: 'q', split: false, splitFor: '' };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
 const $ = (sel) => P.panel.querySelector(sel);
 
 export function mount({ element }) {
@@ -35,7 +36,7 @@ export function mount({ element }) {
   P.kv = stepper();  // the KV-cache stage steps token t before it steps on
   watchPage();
   wire(root);
-  keys({ step, stop, tools, full, size, say, head: nextHead });
+  keys({ step, stop, tools, full, size, say, head: nextHead, part: showPart });
   page.provide('present', { start, stop, goto, stage: () => (P.on ? stages()[P.at].key : null) });
   const asked = new URLSearchParams(location.search).get('present');
   const askedT = parseInt(new URLSearchParams(location.search).get('t'), 10);  // the KV-cache stage's token
@@ -92,7 +93,8 @@ function live(key) {  // the live numbers of this stage, read from what the over
   const head = document.querySelector('#overview [data-card=q] .shape + .shape')?.textContent || '';
   const say = {
     inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
-    qkv: `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
+    qkv: P.split ? `${P.part.toUpperCase()}: ${shape(P.part)} ${head} · keys Q K V`
+      : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
     scores: `scores: ${shape('scores')}`,
     scaled: `here: ${scale || ''}`,
     masked: `here: ${mask || ''}`,
@@ -148,11 +150,11 @@ function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() 
   return lo;
 }
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+const fitKey = () => [P.at, shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join(),
+  innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset()].join('|');
 function fit() {
   body.style.setProperty('--pp-inset', `${inset()}px`);  // (room above the cards for the words: present.css)
-  const shapes = shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join();
-  const key = [P.at, shapes, innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset()]
-    .join('|');
+  const key = fitKey();
   if (key !== P.fitted || !fits()) {
     P.fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
     const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
@@ -202,6 +204,31 @@ function oneHead(on) {
     }
   }
 }
+// When the whole Q, K, V stage would leave its numbers under present mode's text size (32.25 px with the Projector:
+// llama-style at 1280×720, X and three W's wider than the screen), it shows one projection at a time, in one row as
+// its formula reads: X, W_q and Q (X·W_q = Q); Q, K and V (the keys) show the other two. Decided once per screen,
+// text size and cards (the fit of the whole stage, run once), so the cards do not flip between the two.
+const SPLIT = { q: ['q', 'W_q', 'b_q'], k: ['k', 'W_k', 'b_k', 'x_k'], v: ['v', 'W_v', 'b_v', 'x_v'] };
+function onePart() {
+  const whole = fitKey();
+  if (P.splitFor !== whole) {
+    P.splitFor = whole;
+    P.fitted = '';
+    fit();
+    P.split = parseFloat(body.style.getPropertyValue('--p-now')) < FLOOR * ts() - 0.01;
+  }
+  if (!P.split) return;
+  for (const [part, names] of Object.entries(SPLIT)) {
+    if (part === P.part) continue;
+    named(names).forEach((c) => c.classList.remove('p-now', 'p-in'));
+  }
+}
+function showPart(part) {
+  if (!P.split || stages()[P.at]?.key !== 'qkv') return false;
+  P.part = part;
+  apply();
+  return true;
+}
 // H: the next head shown (the toolbar's box, applied as its Enter applies it: the page redraws, the fit follows)
 function nextHead() {
   const { h, of } = headShown();
@@ -220,6 +247,8 @@ function apply() {
   mark(list);
   const st = list[P.at];
   oneHead(st.key === 'qkv');
+  if (st.key === 'qkv') onePart(); else P.split = false;
+  body.classList.toggle('pp-part', P.split);  // (present.css: the projection's title wraps, so the row holds it)
   P.kv.show();
   const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
   body.dataset.presentStage = st.key;
@@ -282,7 +311,7 @@ function stop() {
   P.on = false;
   observer.disconnect();
   P.panel.hidden = true;
-  body.classList.remove('presenting', 'pp-tools', 'pp-say');
+  body.classList.remove('presenting', 'pp-tools', 'pp-say', 'pp-part');
   oneHead(false);
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
@@ -299,6 +328,7 @@ const step = (d) => {
   if (list[P.at]?.key === 'kv_cache' && P.kv.move(d)) { apply(); return; }  // the next token first
   P.at = Math.max(0, Math.min(P.at + d, list.length - 1));
   if (list[P.at]?.key === 'kv_cache') P.kv.enter(d);
+  P.part = 'q';  // (the Q, K, V stage, when it shows one projection at a time, starts at Q)
   P.shownKey = '';
   apply();
 };
@@ -373,6 +403,7 @@ function keys(act) {
     const own = { c: act.tools, C: act.tools, w: act.say, W: act.say, f: act.full, F: act.full,
       h: act.head, H: act.head, '+': () => act.size(1), '=': () => act.size(1), '-': () => act.size(-1) }[e.key];
     if (own) { e.preventDefault(); own(); return; }
+    if (/^[qkvQKV]$/.test(e.key) && act.part(e.key.toLowerCase())) { e.preventDefault(); return; }
     const d = { ArrowRight: 1, ArrowDown: 1, PageDown: 1, ' ': 1, ArrowLeft: -1, ArrowUp: -1, PageUp: -1 }[e.key];
     if (d === undefined) return;
     e.preventDefault();
