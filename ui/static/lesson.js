@@ -182,6 +182,22 @@ function fillShown(bar, { plan, name, n }) {
 // the mask lab's stage: its tables (the masks, then one fill convention's scores) as large as the room above the
 // lesson's bar allows (--lab-fs, up to 40 px × the text size, as present mode's numbers), fitted again when the lab
 // answers, the window or text size changes, or its controls (C) or words (W) come and go
+// a lab table's long numbers, shown shorter at the stage in one format a table, as the page writes them (the exact
+// value stays the cell's text and its title): four decimals, or, in a table written in scientific notation (-1e9's
+// masked scores), two decimals of the mantissa (-1.00e+09, 3.61e-01). Again at every answer: a cell redrawn in place
+// keeps its attributes.
+const exponent = (t) => t.replace(/e([+-])(\d)$/, 'e$10$2');  // (as python writes it: e+09, not e+9)
+function shorten(table) {
+  const cells = Array.from(table.querySelectorAll('td[data-r]'));
+  const sci = cells.some((td) => /\de[+-]\d/.test(td.textContent));
+  for (const td of cells) {
+    const v = Number(td.textContent);
+    if (Number.isFinite(v) && (sci || td.textContent.length > 7)) {
+      td.dataset.shown = sci ? exponent(v.toExponential(2)) : v.toFixed(4);
+      td.title = td.textContent;
+    } else if (td.dataset.shown) delete td.dataset.shown;
+  }
+}
 function maskStage(fills) {
   const out = () => document.getElementById('mask-lab-out');
   const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
@@ -197,13 +213,7 @@ function maskStage(fills) {
   const fit = () => {
     queued = false;
     if (!out()?.querySelector('table') || !document.body.classList.contains('lab-stage')) return;
-    out().querySelectorAll('td[data-r]').forEach((td) => {  // four decimals (the exact value: its text, its title)
-      const v = Number(td.textContent);  // (again at every answer: a cell redrawn in place keeps its attributes)
-      if (td.textContent.length > 7 && Number.isFinite(v)) {
-        td.dataset.shown = v.toFixed(4);
-        td.title = td.textContent;
-      } else if (td.dataset.shown) delete td.dataset.shown;
-    });
+    out().querySelectorAll('table').forEach(shorten);
     scrollTo({ top: 0, behavior: 'instant' });
     const at = top();
     let lo = 8, hi = 40 * ts();
