@@ -147,13 +147,13 @@ def test_a_student_tries_it_and_comes_back(lesson: dict) -> None:
     assert "Trying it yourself" in a.locator("#room .room-status").inner_text()
     assert a.locator("#room .room-try").inner_text() == "Back to the teacher"
     edit(a, 0, 1, "7")
-    shows(a, CELL.format(r=0, c=1), "7")
+    shows(a, CELL.format(r=0, c=1), "7.0")
     edit(teacher, 2, 1, "-1.5")
     shows(b, CELL.format(r=2, c=1), "-1.5")  # the others follow on
     a.wait_for_timeout(800)
-    assert a.locator(CELL.format(r=0, c=1)).inner_text().strip() == "7"  # the student's own edit stays theirs
+    assert a.locator(CELL.format(r=0, c=1)).inner_text().strip() == "7.0"  # the student's own edit stays theirs
     assert a.locator(CELL.format(r=2, c=1)).inner_text().strip() != "-1.5"
-    assert teacher.locator(CELL.format(r=0, c=1)).inner_text().strip() != "7"  # nobody else sees it
+    assert teacher.locator(CELL.format(r=0, c=1)).inner_text().strip() != "7.0"  # nobody else sees it
     a.locator("#room .room-try").click()
     a.wait_for_selector(FOLLOWING)
     shows(a, CELL.format(r=2, c=1), "-1.5")
