@@ -278,3 +278,47 @@ def test_a_drawer_opened_with_the_padded_positions_moves_no_card(browser: Browse
 # the widths of the toolbar's controls and buttons (More settings, Share · export), left to right
 BUTTONS = """() => [...document.querySelectorAll('#toolbar > .form > .block, #more, #share')]
   .filter((e) => e.offsetParent).map((e) => Math.round(e.getBoundingClientRect().width))"""
+
+
+# the badge's lines that its fixed height cuts through (a line neither wholly shown nor wholly hidden), as
+# [line top, line bottom, the badge's visible bottom], and whether a cut text ends in "…" (a line clamp)
+CUT_LINES = """() => {
+  const b = document.querySelector('#topbar > #badge .badge');
+  const r = b.getBoundingClientRect(), cs = getComputedStyle(b);
+  const bottom = r.bottom - parseFloat(cs.borderBottomWidth) - parseFloat(cs.paddingBottom);
+  const range = document.createRange(); range.selectNodeContents(b);
+  const lines = [...range.getClientRects()].filter((l) => l.height > 0);
+  const cut = lines.filter((l) => l.top < bottom - 1 && l.bottom > bottom + 1)
+    .map((l) => [Math.round(l.top), Math.round(l.bottom), Math.round(bottom)]);
+  const hidden = lines.some((l) => l.top >= bottom - 1);
+  return {cut, hidden, clamped: cs.webkitLineClamp !== 'none'};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_a_long_badge_ends_in_an_ellipsis_at_its_height(browser: Browser, app_url: str,
+                                                        size: tuple[int, int]) -> None:  # fmt: skip
+    """llama-style, then mask → none, normalise → sum, scale → off and fill → -1e9 clicked as a learner does: the
+    yellow badge's long text ("…compare with its torch-checked numbers") keeps the badge's height, the pipeline
+    stays, and no line is cut mid-height: a longer text ends in "…" (seen failing at 1280×720: its fifth line cut in
+    half, with no ellipsis); pointed at, the whole text shows."""
+    pg = open_page(browser, app_url + "?preset=llama-style", *size)
+    try:
+        pg.wait_for_timeout(500)
+        top, tall = pg.evaluate(TOP), pg.evaluate("() => document.querySelector('#badge').offsetHeight")
+        for control, choice in [("mask", "none"), ("normalise", "sum"), ("scale", "off"), ("fill", "-1e9")]:
+            choose(pg, control, choice)
+        pg.wait_for_function("() => document.querySelector('#badge').innerText.includes('normalise, scale')")
+        pg.wait_for_timeout(500)
+        assert pg.evaluate("() => document.querySelector('#badge').offsetHeight") == tall
+        still(pg, top, "the long yellow badge")  # (the cards' widths follow their new numbers)
+        seen = pg.evaluate(CUT_LINES)
+        assert seen["cut"] == [], f"the badge's text is cut mid-line: {seen['cut']}"
+        assert not seen["hidden"] or seen["clamped"], "the badge's text is cut with no '…'"
+        pg.locator("#badge").hover()  # pointed at: the whole text
+        pg.wait_for_timeout(200)
+        cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
+                          "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
+        assert cut <= 1, cut
+    finally:
+        pg.close()
