@@ -189,37 +189,136 @@ UNCOVERED_CHOICES = """() => {
 }"""
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (390, 844)], ids=["1280x720", "1920x1080", "390x844"])
+SHOWS = """([c, v]) => [...document.querySelectorAll('#toolbar input[role=combobox]')]
+  .some((i) => i.getAttribute('aria-label') === c && i.value === v)"""
+
+
+def choose(pg: Page, control: str, choice: str) -> None:
+    """``choice`` clicked in the toolbar's ``control`` dropdown, as a learner picks it; waits until the box shows it."""
+    pg.get_by_label(control, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{choice}']").click()
+    pg.wait_for_function(SHOWS, arg=[control, choice])
+
+
+def inside_toolbar(pg: Page, label: str) -> None:
+    box = pg.get_by_label(label, exact=True)
+    box.wait_for(state="visible")
+    pg.wait_for_timeout(300)
+    t, b = pg.locator("#toolbar").bounding_box(), box.bounding_box()
+    assert t and b, label
+    inside = t["y"] <= b["y"] and b["y"] + b["height"] <= t["y"] + t["height"] + 1
+    inside = inside and t["x"] <= b["x"] and b["x"] + b["width"] <= t["x"] + t["width"] + 1
+    assert inside, f"the {label} box is not inside the toolbar"
+
+
+SIZES = [(1280, 720), (1920, 1080), (390, 844)]
+PAD = "padded key positions (e.g. 3 or 2, 3)"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x720", "1920x1080", "390x844"])
 def test_the_temperature_and_padded_positions_boxes_move_no_card(browser: Browser, app_url: str,
                                                                  size: tuple[int, int]) -> None:  # fmt: skip
-    """scale → temperature, then (on a phone with the temperature still shown) mask → padding, clicked as a learner
-    clicks them: each box shows, whole in the toolbar, and no card moves (seen failing at 390×844: the temperature
-    box wrapped the toolbar, the cards 71 px lower), and no dropdown's chevron covers its choice (seen failing at
-    390×844 with the dtype's box at 100 px: "float32" ran under it)."""
+    """scale → temperature, then, the temperature still shown, mask → padding, fill → additive mask M and mask →
+    causal+padding (the longest choices), clicked as a learner clicks them: each box shows, whole in the toolbar, no
+    card moves (seen failing at 390×844: the temperature box wrapped the toolbar, the cards 71 px lower; at 1280×720:
+    the temperature with the padded positions wrapped the dtype to a second row, 64 px), and no dropdown's chevron
+    covers its choice (seen failing at 390×844 with the dtype's box at 100 px: "float32" ran under it; at every size
+    with "additive mask M": its "M" under the fill's arrow, [['fill', 255, 245]] at 1280×720)."""
     pg = open_page(browser, app_url, *size)
     try:
         pg.wait_for_timeout(500)
         cards = pg.evaluate(CARDS)
         assert pg.evaluate(UNCOVERED_CHOICES) == [], "a dropdown's chevron is drawn over its choice"
-        steps = [("scale", "temperature", "temperature (divide by)"), ("scale", "√d_k", ""),
-                 ("mask", "padding", "padded key positions (e.g. 3 or 2, 3)")]  # fmt: skip
-        if size[0] <= 760:  # (on a phone both boxes at once; at 1280 px they do not fit one row: not done yet)
-            steps = [steps[0], steps[2]]
+        steps = [("scale", "temperature", "temperature (divide by)"), ("mask", "padding", PAD),
+                 ("fill", "additive mask M", ""), ("mask", "causal+padding", PAD)]  # fmt: skip
         for control, choice, label in steps:
-            pg.get_by_label(control, exact=True).click()
-            pg.locator(f"li[role='option'][aria-label='{choice}']").click()
-            if not label:
-                pg.get_by_label("temperature (divide by)", exact=True).wait_for(state="hidden")
-                continue
-            box = pg.get_by_label(label, exact=True)
-            box.wait_for(state="visible")
+            choose(pg, control, choice)
+            if label:
+                inside_toolbar(pg, label)
             pg.wait_for_timeout(300)
-            t, b = pg.locator("#toolbar").bounding_box(), box.bounding_box()
-            assert t and b, label
-            inside = t["y"] <= b["y"] and b["y"] + b["height"] <= t["y"] + t["height"] + 1
-            inside = inside and t["x"] <= b["x"] and b["x"] + b["width"] <= t["x"] + t["width"] + 1
-            assert inside, f"the {label} box is not inside the toolbar"
-            unmoved(pg, cards, f"the {label} box shown")
-        assert pg.evaluate(UNCOVERED_CHOICES) == [], "a dropdown's chevron is drawn over its choice"
+            unmoved(pg, cards, f"{control} → {choice}")
+            assert pg.evaluate(UNCOVERED_CHOICES) == [], f"{control} → {choice}: a chevron is drawn over a choice"
+        inside_toolbar(pg, "temperature (divide by)")
+    finally:
+        pg.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280x720", "1920x1080", "390x844"])
+def test_a_drawer_opened_with_the_padded_positions_moves_no_card(browser: Browser, app_url: str,
+                                                                 size: tuple[int, int]) -> None:  # fmt: skip
+    """mask → padding, then More settings and Share · export opened and closed in turn: the toolbar's buttons keep
+    their width, nothing wraps, and no card moves (seen failing at 1280×720: the open button widened from 108 to
+    170 px, the dtype wrapped to a second row, and the cards moved down 64 px)."""
+    pg = open_page(browser, app_url, *size)
+    try:
+        pg.wait_for_timeout(500)
+        cards = pg.evaluate(CARDS)
+        choose(pg, "mask", "padding")
+        inside_toolbar(pg, PAD)
+        unmoved(pg, cards, "the padded positions shown")
+        height = pg.evaluate("() => document.querySelector('#toolbar').offsetHeight")
+        for drawer, inner in [("#more", "T (query tokens)"), ("#share", "Make a link to this exact state")]:
+            widths = pg.evaluate(BUTTONS)
+            pg.locator(f"{drawer} > button.label-wrap").click()
+            if drawer == "#more":
+                pg.get_by_label(inner, exact=True).wait_for(state="visible")
+            else:
+                pg.get_by_role("button", name=inner).wait_for()
+            pg.wait_for_timeout(300)
+            assert pg.evaluate(BUTTONS) == widths, f"{drawer} opened: the toolbar's buttons changed width"
+            assert pg.evaluate("() => document.querySelector('#toolbar').offsetHeight") == height, drawer
+            unmoved(pg, cards, f"{drawer} opened with the padded positions shown")
+            pg.locator(f"{drawer} > button.label-wrap").click()
+            pg.wait_for_timeout(300)
+            unmoved(pg, cards, f"{drawer} closed")
+    finally:
+        pg.close()
+
+
+# the widths of the toolbar's controls and buttons (More settings, Share · export), left to right
+BUTTONS = """() => [...document.querySelectorAll('#toolbar > .form > .block, #more, #share')]
+  .filter((e) => e.offsetParent).map((e) => Math.round(e.getBoundingClientRect().width))"""
+
+
+# the badge's lines that its fixed height cuts through (a line neither wholly shown nor wholly hidden), as
+# [line top, line bottom, the badge's visible bottom], and whether a cut text ends in "…" (a line clamp)
+CUT_LINES = """() => {
+  const b = document.querySelector('#topbar > #badge .badge');
+  const r = b.getBoundingClientRect(), cs = getComputedStyle(b);
+  const bottom = r.bottom - parseFloat(cs.borderBottomWidth) - parseFloat(cs.paddingBottom);
+  const range = document.createRange(); range.selectNodeContents(b);
+  const lines = [...range.getClientRects()].filter((l) => l.height > 0);
+  const cut = lines.filter((l) => l.top < bottom - 1 && l.bottom > bottom + 1)
+    .map((l) => [Math.round(l.top), Math.round(l.bottom), Math.round(bottom)]);
+  const hidden = lines.some((l) => l.top >= bottom - 1);
+  return {cut, hidden, clamped: cs.webkitLineClamp !== 'none'};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_a_long_badge_ends_in_an_ellipsis_at_its_height(browser: Browser, app_url: str,
+                                                        size: tuple[int, int]) -> None:  # fmt: skip
+    """llama-style, then mask → none, normalise → sum, scale → off and fill → -1e9 clicked as a learner does: the
+    yellow badge's long text ("…compare with its torch-checked numbers") keeps the badge's height, the pipeline
+    stays, and no line is cut mid-height: a longer text ends in "…" (seen failing at 1280×720: its fifth line cut in
+    half, with no ellipsis); pointed at, the whole text shows."""
+    pg = open_page(browser, app_url + "?preset=llama-style", *size)
+    try:
+        pg.wait_for_timeout(500)
+        top, tall = pg.evaluate(TOP), pg.evaluate("() => document.querySelector('#badge').offsetHeight")
+        for control, choice in [("mask", "none"), ("normalise", "sum"), ("scale", "off"), ("fill", "-1e9")]:
+            choose(pg, control, choice)
+        pg.wait_for_function("() => document.querySelector('#badge').innerText.includes('normalise, scale')")
+        pg.wait_for_timeout(500)
+        assert pg.evaluate("() => document.querySelector('#badge').offsetHeight") == tall
+        still(pg, top, "the long yellow badge")  # (the cards' widths follow their new numbers)
+        seen = pg.evaluate(CUT_LINES)
+        assert seen["cut"] == [], f"the badge's text is cut mid-line: {seen['cut']}"
+        assert not seen["hidden"] or seen["clamped"], "the badge's text is cut with no '…'"
+        pg.locator("#badge").hover()  # pointed at: the whole text
+        pg.wait_for_timeout(200)
+        cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
+                          "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
+        assert cut <= 1, cut
     finally:
         pg.close()
