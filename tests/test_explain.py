@@ -225,9 +225,25 @@ def test_a_decode_step_says_what_it_reads_and_equals_the_full_causal_row() -> No
             assert_shows(e.lines[2].replace("weight", "="), float(want[step, j]))
             assert e.lines[3].endswith("the same row, equal"), e.lines[3]
     size = explain(tr, 0, "cache", 2, 0, {})
-    assert size.value == 3 and "tokens 1, 2, 3" in size.lines[0]
+    assert size.value == 3 and size.lines[0].endswith("tokens 1 … 3"), size.lines
     with pytest.raises(IndexError):
         explain(tr, 0, "kv_row", t, 0, {})
+
+
+@pytest.mark.parametrize(
+    ("window", "held", "rows"),
+    [
+        (None, ["token 1", "tokens 1, 2", "tokens 1 … 3", "tokens 1 … 4"], ["1 row", "2 rows", "3 rows", "4 rows"]),
+        (2, ["token 1", "tokens 1, 2", "tokens 2, 3", "tokens 3, 4"], ["1 row", "2 rows", "2 rows", "2 rows"]),
+    ],
+)
+def test_the_cache_size_is_worded_for_one_token_and_for_many(window: int | None, held: list, rows: list) -> None:
+    _, tr = decoding(window=window)  # the llama-style preset: 5 tokens, its first 4 decode steps
+    for t in range(4):
+        e = explain(tr, 0, "cache", t, 0, {})
+        assert e.value == int(rows[t].split()[0])
+        assert e.lines[0] == f"after decode step {t + 1} the cache holds the K and V rows of {held[t]}", e.lines
+        assert e.lines[1].startswith("it grows by one row per token") and e.lines[1].endswith(f": {rows[t]}"), e.lines
 
 
 def test_q_and_k_before_rope_are_the_projections() -> None:

@@ -313,6 +313,14 @@ def test_a_wrong_which_key_answer_names_the_keys(page: Page) -> None:
     page.wait_for_selector("#quiz-q .quiz-q[data-kind=argmax]")
     prompt = page.locator("#quiz-q .quiz-q").inner_text()
     i = int(re.search(r"from query t(\d)", prompt).group(1)) - 1
+    for where, name in (("#overview", "weights"), ("#overview", "output"), ("#html-output", "output")):
+        # the asked row reads '?', and so does its output (weights · V: output t3 beside V t3 named key t3); the
+        # text, not innerText: a closed notebook step has none
+        page.wait_for_function(
+            "(s) => { const tds = [...document.querySelectorAll(s)];"
+            " return tds.length > 0 && tds.every((td) => td.textContent.trim() === '?'); }",
+            arg=f"{where} table[data-name={name}] td[data-r='{i}']",
+        )
     row = preset_weights()[i]
     wrong = min(range(len(row)), key=lambda j: row[j])
     right = max(range(len(row)), key=lambda j: row[j])

@@ -304,3 +304,14 @@ def test_a_pause_after_the_runs_last_check_or_a_second_pause_still_ends_on_pause
         assert tu.run_of(kept) == 1 + (2 if second_pause else 1) and tu.unpack(kept).step == 50
     finally:
         wiring.STORE.drop(key)
+
+
+@pytest.mark.parametrize("kind", ["argmax", "mask"])
+def test_a_which_key_question_hides_its_querys_output_row_too(kind: str) -> None:
+    """Output t3 = weights t3 · V sat beside V t3 and named the key with the most weight (issue 37's walk): the asked
+    query's output and combine rows are hidden with its scores and weights, in cells, prints and explanations."""
+    spec = lu.hidden(kind, "weights", 1, 2, None)
+    for name in ("scores", "scaled", "masked", "weights", "output", "combine"):
+        assert [name, 2, None] in spec["cells"] and name in spec["prints"], (name, spec)
+    assert ["output", 2] in spec["explain"] and ["combine", 2] in spec["explain"]
+    assert all(c[1] == 2 for c in spec["cells"])  # (the other queries' rows stay)

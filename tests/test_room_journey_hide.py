@@ -221,7 +221,7 @@ def test_a_quiz_question_hides_the_row_that_answers_it_on_every_page(lesson: dic
     prompt = students[0].inner_text("#room .ra-prompt")
     row = int(re.search(r"query t(\d)", prompt).group(1)) - 1
     for pg in (teacher, *students):
-        for name in ("scores", "weights"):
+        for name in ("scores", "weights", "output"):  # (output = weights · V: its row points at the largest weight)
             row_hidden(pg, "#overview", name, row)
     assert teacher.locator(f"{WEIGHTS} td[data-r='{(row + 1) % 3}'][data-c='0']").inner_text().strip()[0].isdigit()
     teacher.locator("#room .room-reveal").click()

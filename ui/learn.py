@@ -134,7 +134,8 @@ def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[s
     A number: its cell, and the same number where a later step shows it again (scaled and masked are scores
     divided; a single head's combine is its output). A weight: its query's whole row (1 − the rest of the row
     gives it), and that query's output and combine rows (weights · V gives them back). "Which key gets the most
-    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights (issue 37)."""
+    weight" and "which keys can it see": the query's row of scores, scaled, masked and weights (issue 37), and its
+    output and combine rows (output t3 beside V t3 named the key with the most weight)."""
     figs = ["hm-masked", "hm-weights", f"hm-head{head + 1}"]
     if kind == "number" and step != "weights":
         names = SAME_VALUE.get(step, (step,))
@@ -145,7 +146,7 @@ def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[s
         later = ["weights", "output", "combine"] if step in ("scores", "scaled", "masked") else ["combine"]
         return {"cells": cells, "prints": sorted({c[0] for c in cells}), "heat": heat,
                 "explain": [[n, row] for n in later]}  # fmt: skip
-    names = ["weights", "output", "combine"] if kind == "number" else list(ROW_STEPS)
+    names = ["weights", "output", "combine"] if kind == "number" else [*ROW_STEPS, "output", "combine"]
     heat = [[f, row, None] for f in (figs[1:] if kind == "number" else figs)]
     return {
         "cells": [[n, row, None] for n in names],

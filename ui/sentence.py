@@ -204,6 +204,9 @@ def build_sentence(page: Page, tabs: Any) -> None:
         out = gr.HTML(elem_id="sentence-out")
         drawn = gr.State(69)  # the seed the table's drawn rows came from (the seed box's value when they were drawn)
         said = gr.State(SENTENCE)  # the sentence the views show
+        # d_out's value in force; inside the tab: a component beside the tabs counts among them, so the tabs after
+        # this one registered in the next one's place (clicking "Real model" showed it twice, and Train not at all)
+        d_out_kept = gr.State(D_OUT)
     ins, outs = [text, d, seed, table, d_out, drawn, said], [table, tokens, out, msg, drawn, seed, said, text, d]
     for trigger, action in (
         (tab.select, "text"),
@@ -221,7 +224,6 @@ def build_sentence(page: Page, tabs: Any) -> None:
     # the range's arrow keys once let go. Unprocessed, so gradio's own range check (a red "Value 17 is greater than
     # maximum value 16", and no answer) is not in the way of clamped()
     d.release(bind(sentence, "width"), ins, outs, preprocess=False, **COMMON)
-    d_out_kept = gr.State(D_OUT)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
         trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)

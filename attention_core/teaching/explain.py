@@ -417,6 +417,21 @@ def _decode_step(tr: Trace, head: int, t: int, j: int, tag: str) -> Explanation:
     return Explanation(f"KV-cache decode step {t + 1}, key {j + 1}{tag}", tuple(lines), got)
 
 
+def _rows(n: int) -> str:
+    """'1 row', '3 rows'."""
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def _tokens(held: list[int]) -> str:
+    """Cached positions (0-based, ascending) as words: 'token 1', 'tokens 1, 2', 'tokens 1 … 3' (a run of 3 or more)."""
+    shown = [str(p + 1) for p in held]
+    if len(held) == 1:
+        return f"token {shown[0]}"
+    if len(held) >= 3 and held == list(range(held[0], held[-1] + 1)):
+        return f"tokens {shown[0]} … {shown[-1]}"
+    return f"tokens {', '.join(shown)}"
+
+
 def _cache_size(tr: Trace, t: int, j: int) -> Explanation:
     """The KV cache's size after step t: one row per token so far (at most the window's with a rolling buffer)."""
     d = tr.decoding
@@ -426,8 +441,8 @@ def _cache_size(tr: Trace, t: int, j: int) -> Explanation:
     held = [int(p) for p in st.positions.tolist()]
     cap = f", at most {d.window} (a rolling buffer)" if d.window else ""
     lines = (
-        f"after decode step {t + 1} the cache holds the K and V rows of tokens {', '.join(str(p + 1) for p in held)}",
-        f"it grows by one row a token{cap}: {st.cache_size} rows",
+        f"after decode step {t + 1} the cache holds the K and V rows of {_tokens(held)}",
+        f"it grows by one row per token{cap}: {_rows(st.cache_size)}",
     )
     return Explanation(f"KV cache size after step {t + 1}", lines, float(st.cache_size))
 
