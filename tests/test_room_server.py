@@ -263,7 +263,9 @@ def test_a_question_tells_every_page_what_to_hide_and_never_the_number(client: T
     assert right not in str(sent["hide"]) and "right" not in sent
     q = client.post(f"/room/{room.code}/ask", json={"kind": "token", "row": 2}, headers=teacher).json()["question"]
     rows = room.public()["question"]["hide"]["cells"]
-    assert [n for n, r, c in rows if r == 2 and c is None] == ["scores", "scaled", "masked", "weights"]
+    # (the asked query's output and heads-combined rows too: they point at the key it weighs most, misc2's 3c5e1e6)
+    hidden_rows = ["scores", "scaled", "masked", "weights", "output", "combine"]
+    assert [n for n, r, c in rows if r == 2 and c is None] == hidden_rows
     client.post(f"/room/{room.code}/end", json={"reveal": True}, headers=teacher)
     assert "hide" not in room.public()["question"] and room.public()["question"]["id"] == q  # revealed: nothing hidden
 
