@@ -243,11 +243,17 @@ def one_format(texts: list[list[str]], sci: bool) -> list[list[str]]:
     if not flat:
         return texts
     if sci:
-        sig = [len(Decimal(t).normalize().as_tuple().digits) for t in flat if float(t) != 0]
+        sig = [_significant(t) for t in flat if float(t) != 0]
         width = max(1, *(n - 1 for n in sig)) if sig else 1
         return [[_sci_text(t, width) if t[-1].isdigit() else t for t in row] for row in texts]
     decimals = max(1, *(_decimals(t) for t in flat))
     return [[_fixed_text(t, decimals) if t[-1].isdigit() else t for t in row] for row in texts]
+
+
+def _significant(text: str) -> int:
+    """The significant digits a nonzero number's text writes ('0.00120' -> 2, '-1.5e-05' -> 2, '1200.0' -> 2), as
+    Decimal's normalised digits count them, read off the text."""
+    return len(text.split("e", maxsplit=1)[0].replace("-", "").replace(".", "").strip("0"))
 
 
 def _decimals(text: str) -> int:
