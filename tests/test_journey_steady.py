@@ -92,6 +92,15 @@ NEEDED = [
 ]
 
 
+def badge_whole_when_pointed_at(pg: Page) -> None:
+    """Pointed at, the badge shows its whole text (nothing left to scroll in it)."""
+    pg.locator("#badge").hover()
+    pg.wait_for_timeout(200)
+    cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
+                      "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
+    assert cut <= 1, cut
+
+
 def unmoved(pg: Page, before: list[list[float]], what: str) -> None:
     after = pg.evaluate(CARDS)
     assert len(after) == len(before), what
@@ -128,11 +137,7 @@ def test_the_phones_badge_keeps_one_height(browser: Browser, app_url: str) -> No
     try:
         pg.wait_for_timeout(500)
         assert pg.evaluate("() => document.querySelector('#badge').offsetHeight") == tall, "llama-style's badge"
-        pg.locator("#badge").hover()  # pointed at: the whole text
-        pg.wait_for_timeout(200)
-        cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
-                          "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
-        assert cut <= 1, cut
+        badge_whole_when_pointed_at(pg)
     finally:
         pg.close()
 
@@ -315,10 +320,6 @@ def test_a_long_badge_ends_in_an_ellipsis_at_its_height(browser: Browser, app_ur
         seen = pg.evaluate(CUT_LINES)
         assert seen["cut"] == [], f"the badge's text is cut mid-line: {seen['cut']}"
         assert not seen["hidden"] or seen["clamped"], "the badge's text is cut with no '…'"
-        pg.locator("#badge").hover()  # pointed at: the whole text
-        pg.wait_for_timeout(200)
-        cut = pg.evaluate("() => { const b = document.querySelector('#badge .badge'); "
-                          "return b.scrollHeight - b.clientHeight; }")  # fmt: skip
-        assert cut <= 1, cut
+        badge_whole_when_pointed_at(pg)
     finally:
         pg.close()
