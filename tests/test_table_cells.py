@@ -4,6 +4,7 @@ workbench's usual case), against the cell-by-cell rules (fmt, _bucket)."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 import torch
@@ -88,3 +89,26 @@ def test_a_compact_table_writes_its_numbers_in_one_format(rows: list[list[float]
     t = torch.tensor(rows, dtype=torch.float64)
     page = vw.html_table(t, "float64", ["a", "b"], ["c", "d"], "weights", kind="prob", short=True)
     assert re.findall(r"<td class='[^']*' data-r='\d' data-c='\d' title='[^']*'>([^<]*)</td>", page) == want
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_scientific_tables_texts_equal_decimals_own_writing_of_each_exact_text(dtype: str) -> None:
+    """one_format's scientific texts (the widest scan stopped at the dtype's most digits, one format method for the
+    table) against Decimal's writing of each exact text with the table's width, found without stopping."""
+    g = torch.Generator().manual_seed(5)
+    t = torch.randn(40, 40, generator=g, dtype=torch.float64) * 10 ** torch.randint(-12, 12, (40, 40), generator=g)
+    t[0, :3] = torch.tensor([0.0, 1.5, 2e-5])  # short texts first: the scan must not stop at them
+    if dtype == "float32":
+        t = t.float().double()
+    texts = [[vw.fmt(v, dtype) for v in row] for row in t.tolist()]
+    width = max(len(x.split("e")[0].replace("-", "").replace(".", "").strip("0")) for row in texts for x in row) - 1
+    assert width == (8 if dtype == "float32" else vw.MAX_DIGITS - 1)  # (the widest texts have the dtype's digits)
+
+    def decimal(x: str) -> str:  # (Decimal writes a zero's exponent from its text: 0.0 -> 0e-1)
+        if float(x) == 0:
+            return f"{float(x):.{width}e}"
+        return re.sub(r"e([-+])(\d)$", r"e\g<1>0\2", format(Decimal(x), f".{width}e"))
+
+    got = vw.one_format(texts, True, vw.DIGITS[dtype])
+    assert got == [[decimal(x) for x in row] for row in texts]
+    assert got == vw.one_format(texts, True)  # (no stop: the same)

@@ -148,7 +148,7 @@ def html_table(
         texts = [[fmt(v, "mask") for v in row] for row in shown.tolist()]
     elif dtype != "mask" and not short:  # the exact numbers in one format a table, as torch prints a tensor
         # (issue 37; a compact table's own format is below, its cells' titles keep each exact value as it is)
-        texts = one_format(texts, printing.sci_mode(shown))
+        texts = one_format(texts, printing.sci_mode(shown), DIGITS.get(dtype, 17))
     sci = short and kind != "count" and sci_table(shown)
     body = []
     marked = marks and any(marks.values())
@@ -233,26 +233,47 @@ def sci_table(t: Tensor) -> bool:
     return bool(((a < 1e-4) | (a >= 1e5)).any()) if a.numel() else False
 
 
-def one_format(texts: list[list[str]], sci: bool) -> list[list[str]]:
+def one_format(texts: list[list[str]], sci: bool, digits: int = 17) -> list[list[str]]:
     """Exact texts (:func:`fmt`: each value's shortest exact text) in one format for the whole table, as torch's
     print writes a tensor: the same number of decimals for every number (at least one: 3.0, as the float it is),
     or, for ``sci`` (torch's rule for the table's range, printing.sci_mode), scientific for every number with the
     same number of decimals. Only zeros are added, so each text still reads its exact value: 1.16 in a table of
-    8 decimals is 1.16000000, never 1.15999997. -inf, inf and nan are written out as before."""
+    8 decimals is 1.16000000, never 1.15999997. -inf, inf and nan are written out as before.
+
+    ``digits``: the most significant digits a text of the table can have (:data:`DIGITS`: 9 for float32's
+    shortest texts): the scan for the widest stops at the first text that has them."""
     flat = [t for row in texts for t in row if t[-1].isdigit()]  # (-inf, inf and nan end in a letter)
     if not flat:
         return texts
     if sci:
-        sig = [_significant(t) for t in flat if float(t) != 0]
-        width = max(1, *(n - 1 for n in sig)) if sig else 1
+        width = max(1, _most_significant(flat, digits) - 1)
+        if width < 15:  # (see _sci_text) one format method for the whole table: a quarter of the cost of f-strings
+            write = f"{{:.{width}e}}".format
+            return [[write(float(t)) if t[-1].isdigit() else t for t in row] for row in texts]
         return [[_sci_text(t, width) if t[-1].isdigit() else t for t in row] for row in texts]
     decimals = max(1, *(_decimals(t) for t in flat))
     return [[_fixed_text(t, decimals) if t[-1].isdigit() else t for t in row] for row in texts]
 
 
+DIGITS = {"float32": 9, "float64": MAX_DIGITS}  # the most significant digits fmt writes for a dtype
+
+
+def _most_significant(texts: list[str], digits: int) -> int:
+    """The most significant digits any of ``texts`` writes (0 for zeros only), stopping at ``digits``: at T=64 the
+    first few of a table's 576 numbers usually have them."""
+    most = 0
+    for text in texts:
+        n = _significant(text)
+        if n > most:
+            most = n
+            if most >= digits:
+                break
+    return most
+
+
 def _significant(text: str) -> int:
-    """The significant digits a nonzero number's text writes ('0.00120' -> 2, '-1.5e-05' -> 2, '1200.0' -> 2), as
-    Decimal's normalised digits count them, read off the text."""
+    """The significant digits a number's text writes ('0.00120' -> 2, '-1.5e-05' -> 2, '1200.0' -> 2, '0.0' -> 0),
+    as Decimal's normalised digits count them, read off the text."""
     return len(text.split("e", maxsplit=1)[0].replace("-", "").replace(".", "").strip("0"))
 
 
