@@ -46,6 +46,7 @@ from ui.assets import ROOM_JS
 from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
 from ui.render import match_badge
+from ui.render.mask_tables import FILL_TITLES
 from ui.share import encode_link, link_values
 from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
@@ -329,7 +330,7 @@ async def answer(request: Request) -> Response:
 
 async def teacher(request: Request) -> Response:
     """The teacher's calls, each with ``X-Room-Secret`` (403 without): ``POST /room/CODE/view`` ``{"tab",
-    "stage", "t", "explain"}`` (t: the KV-cache stage's token), ``/close``, ``/ask`` ``{"kind", "name", "head",
+    "stage", "t", "part", "fill", "explain"}`` (:func:`view_state`), ``/close``, ``/ask`` ``{"kind", "name", "head",
     "row", "col"}``, ``/end`` ``{"reveal"}``; ``GET /room/CODE/results.csv``."""
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
@@ -346,7 +347,7 @@ async def teacher(request: Request) -> Response:
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
         body = await body_of(request)
         if action == "view":
-            state = {k: body[k] for k in ("tab", "stage", "t", "explain") if k in body}
+            state = view_state(body)
             return JSONResponse({"v": await store(ROOMS.set_state, room.code, secret, state)})
         if action == "close":
             await store(ROOMS.close, room.code, secret)
@@ -361,6 +362,23 @@ async def teacher(request: Request) -> Response:
         raise RoomError(404, f"room: no action {action[:20]!r}")
     except RoomError as e:
         return refused(e)
+
+
+VIEW_FIELDS = ("tab", "stage", "t", "part", "fill", "explain")
+PARTS = ("q", "k", "v")  # the Q, K, V stage's projection shown, when present mode shows one at a time (present.js)
+
+
+def view_state(body: dict[str, Any]) -> dict[str, Any]:
+    """What the teacher's page shows, as its followers follow it: the tab, present mode's stage, the KV-cache
+    stage's token ``t``, the Q, K, V stage's projection ``part`` (``"q"``, ``"k"``, ``"v"``), a lesson's mask lab
+    stage's fill convention ``fill`` (mask_tables.FILL_TITLES: ``"-inf"``, ``"-1e9"``, ``"additive"``), the explained
+    number. ``part`` and ``fill`` are null or one of theirs (400 naming the field otherwise)."""
+    state = {k: body[k] for k in VIEW_FIELDS if k in body}
+    for field, allowed in (("part", PARTS), ("fill", tuple(FILL_TITLES))):
+        v = state.get(field)
+        if v is not None and (not isinstance(v, str) or v not in allowed):
+            raise RoomError(400, f"{field}: {str(v)[:20]!r} is not one of {', '.join(allowed)} (or null)")
+    return state
 
 
 def as_text_cell(v: Any) -> Any:
