@@ -14,10 +14,13 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_room_journey import FOLLOWING, join_by_code, page_in, shows
 
+import attention_core as ac
+
 LIVE = "#present-panel .pp-live"
 # the cards present mode shows now (p-now), as the screen has them
 SHOWN = """() => Array.from(document.querySelectorAll('#bench .card.p-now')).filter((c) => c.getClientRects().length)
   .map((c) => c.dataset.card)"""
+PRESET = "document.querySelector('#preset input')?.value"  # the preset the picker shows
 # the mask lab's fill conventions on screen: their masked scores' table names
 FILLS = """() => Array.from(document.querySelectorAll('#mask-lab-out .lab-col')).filter((c) => c.getClientRects()
   .length).map((c) => c.querySelector('table').dataset.name)"""
@@ -96,8 +99,11 @@ def test_a_student_who_tries_it_keeps_their_own_keys(room: dict) -> None:
 
 
 def test_followers_show_the_fill_convention_of_the_lecturers_mask_stage(room: dict, tmp_path: Path) -> None:
+    """The lecturer opens a lesson's mask lab stage (its own preset, not the room's): the lecturer's page, its room
+    taken back after the lesson's page loaded, keeps the stage's preset and the class follows it there."""
     teacher, students = room["teacher"], room["students"]
-    plan = {"title": "masks", "stages": [{"title": "the mask lab", "query": {"preset": "llama-style", "tab": "mask"}}]}
+    plan = {"title": "masks", "stages": [{"title": "the mask lab", "query": {"preset": "statquest-masked",
+                                                                             "tab": "mask"}}]}  # fmt: skip
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     teacher.keyboard.press("l")  # the Lesson menu (its button steps aside with the title bar in present mode)
     teacher.set_input_files("#lesson-pop .lp-load input", str(tmp_path / "plan.json"))
@@ -105,6 +111,9 @@ def test_followers_show_the_fill_convention_of_the_lecturers_mask_stage(room: di
     with teacher.expect_navigation():
         teacher.locator("#lesson-pop a[href*='lesson=own']").click()
     shows(teacher, "#room .room-code-now", room["code"])  # the room taken back after the lesson's page loaded
+    title = ac.get_preset("statquest-masked").title
+    for pg in (teacher, *students):
+        pg.wait_for_function(f"(t) => ({PRESET}) === t", arg=title)
     teacher.wait_for_function(f"() => ({FILLS})().join() === 'lab-masked-inf'")
     for s in students:
         s.wait_for_function("() => !document.body.dataset.presentStage")  # present mode left with the teacher
@@ -118,3 +127,4 @@ def test_followers_show_the_fill_convention_of_the_lecturers_mask_stage(room: di
     teacher.keyboard.press("n")
     for s in students:
         s.wait_for_function(f"() => ({FILLS})().join() === 'lab-maskedadditive'")
+    assert teacher.evaluate(PRESET) == title and "preset=statquest-masked" in teacher.url  # (kept, not the room's)

@@ -118,7 +118,7 @@ AFTER_WRITE.append(publish)
 def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: PageValues | None,
             evt: gr.EventData, request: gr.Request) -> dict[Any, Any]:  # fmt: skip
     """The room element's event: ``{"kind": "open"}`` (the teacher), ``{"kind": "follow", "code"}`` (a student:
-    the room's state, whole), ``{"kind": "resume", "code", "secret"}`` (the teacher's page reloaded)."""
+    the room's state, whole), ``{"kind": "resume", "code", "secret", "own"?}`` (the teacher's page reloaded)."""
     data = getattr(evt, "_data", None) or {}
     kind, html_el = data.get("kind"), parts["room"]
     if vals is None and kind not in ("follow", "resume"):  # (these get the room's whole state)
@@ -131,7 +131,7 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: Page
             query = room.state.get("query") or {}
             return page.answer(*room_values(json.dumps(query, sort_keys=True)))
         if kind == "resume":  # the teacher's page reloaded: it drives the room again, from the room's state
-            return {**resume(page, data, request), html_el: json.dumps({"resumed": True})}
+            return {**resume(page, data, request, preset_id, vals), html_el: json.dumps({"resumed": True})}
     except RoomError as e:
         return {html_el: json.dumps({"error": str(e), "n": data.get("n")})}
     return {}
@@ -146,14 +146,20 @@ def on_chart(parts: dict[str, Any], evt: gr.EventData, request: gr.Request) -> d
         return {parts["room"]: json.dumps({"error": str(e)})}
 
 
-def resume(page: Page, data: dict[str, Any], request: gr.Request) -> dict[Any, Any]:
-    """A teacher's page that reloaded takes its room back (its code and secret kept by the tab, room.js)."""
+def resume(page: Page, data: dict[str, Any], request: gr.Request, preset_id: str | None,
+           vals: PageValues | None) -> dict[Any, Any]:  # fmt: skip
+    """A teacher's page that reloaded takes its room back (its code and secret kept by the tab, room.js), at the
+    room's state; with ``own`` (a lesson's stage opened: its own preset and view, lesson.js) the room takes the
+    page's state instead, and the class follows the lecturer to the stage."""
     room = ROOMS.drive(data.get("code"), data.get("secret"))
     if room.closed:
         raise RoomError(410, "room: this room is closed")
     key = getattr(request, "session_hash", None)
     if key:
         TEACHING[key] = (room.code, room.secret)
+    if data.get("own") is True and vals is not None:
+        ROOMS.set_state(room.code, room.secret, {"query": room_query(preset_id, vals)})
+        return {}
     return page.answer(*room_values(json.dumps(room.state.get("query") or {}, sort_keys=True)))
 
 

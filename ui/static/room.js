@@ -50,7 +50,9 @@ export function mount({ element, trigger, props, watch }) {
   if (kept) {
     (async () => {
       while (!loaded()) await sleep(100);
-      trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret });
+      // (at a lesson's stage the page keeps the stage's own state, and the room takes it: lesson.js)
+      trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret,
+        own: new URLSearchParams(location.search).has('lesson') });
       teach(R, kept, false);
       // "Teaching room CODE" once the room's state is on this page (the resume's answer), not before
       status(`Taking room <b>${esc(kept.code)}</b> back…`, 'resuming');
