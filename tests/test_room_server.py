@@ -63,6 +63,32 @@ def test_every_teacher_call_without_the_secret_is_a_403(client: TestClient, room
     assert ok.status_code == 200 and room.state["tab"] == "Train"
 
 
+def test_the_views_projection_and_fill_are_checked_and_set_by_the_teacher_only(client: TestClient, room: rm.Room):
+    """part (the Q, K, V stage's projection shown) and fill (a mask lab stage's fill convention): one of theirs or
+    null, else a 400 naming the field; without the room's secret a 403; either way the room's state unchanged."""
+    teacher = {"X-Room-Secret": room.secret}
+    view = f"/room/{room.code}/view"
+    ok = client.post(view, json={"tab": "Workbench", "stage": "qkv", "part": "k", "fill": None}, headers=teacher)
+    assert ok.status_code == 200 and (room.state["part"], room.state["stage"], room.state["fill"]) == ("k", "qkv", None)
+    version = room.version
+    for body, field in (({"part": "x"}, "part"), ({"part": "K"}, "part"), ({"part": 1}, "part"),
+                        ({"part": ["k"]}, "part"), ({"fill": "-1e8"}, "fill"), ({"fill": 3}, "fill"),
+                        ({"fill": {"n": 1}}, "fill"), ({"part": "v", "fill": "inf"}, "fill")):  # fmt: skip
+        r = client.post(view, json={"stage": "qkv", **body}, headers=teacher)
+        assert r.status_code == 400, (body, r.text)
+        assert r.json()["detail"].startswith(f"{field}: ") and "is not one of" in r.json()["detail"], r.text
+    assert room.state["part"] == "k" and room.state["fill"] is None and room.version == version  # nothing taken
+    token = client.post(f"/room/{room.code}/join", json={}).json()["token"]
+    for headers in ({}, {"X-Room-Secret": token}, {"X-Room-Secret": "wrong"}):
+        r = client.post(view, json={"part": "v", "fill": "additive"}, headers=headers)
+        assert r.status_code == 403 and "only the teacher" in r.json()["detail"], r.text
+    assert room.state["part"] == "k" and room.state["fill"] is None and room.version == version
+    for fill in ("-inf", "-1e9", "additive"):  # every fill convention the mask lab draws (mask_tables.FILL_TITLES)
+        r = client.post(view, json={"tab": "Mask lab", "stage": None, "part": None, "fill": fill}, headers=teacher)
+        assert r.status_code == 200 and room.state["fill"] == fill and room.state["part"] is None
+    assert room.version == version + 3  # each a change the followers are woken for
+
+
 def test_wrong_codes_get_a_clear_message_and_a_flood_a_429(client: TestClient, room: rm.Room) -> None:
     r = client.post("/room/0OIl1/join", json={})
     assert r.status_code == 404 and "not a room code" in r.json()["detail"]

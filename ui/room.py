@@ -46,6 +46,7 @@ from ui.assets import ROOM_JS
 from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
 from ui.render import match_badge
+from ui.render.mask_tables import FILL_TITLES
 from ui.share import encode_link, link_values
 from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
@@ -117,7 +118,7 @@ AFTER_WRITE.append(publish)
 def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: PageValues | None,
             evt: gr.EventData, request: gr.Request) -> dict[Any, Any]:  # fmt: skip
     """The room element's event: ``{"kind": "open"}`` (the teacher), ``{"kind": "follow", "code"}`` (a student:
-    the room's state, whole), ``{"kind": "resume", "code", "secret"}`` (the teacher's page reloaded)."""
+    the room's state, whole), ``{"kind": "resume", "code", "secret", "own"?}`` (the teacher's page reloaded)."""
     data = getattr(evt, "_data", None) or {}
     kind, html_el = data.get("kind"), parts["room"]
     if vals is None and kind not in ("follow", "resume"):  # (these get the room's whole state)
@@ -130,7 +131,7 @@ def on_room(page: Page, parts: dict[str, Any], preset_id: str | None, vals: Page
             query = room.state.get("query") or {}
             return page.answer(*room_values(json.dumps(query, sort_keys=True)))
         if kind == "resume":  # the teacher's page reloaded: it drives the room again, from the room's state
-            return {**resume(page, data, request), html_el: json.dumps({"resumed": True})}
+            return {**resume(page, data, request, preset_id, vals), html_el: json.dumps({"resumed": True})}
     except RoomError as e:
         return {html_el: json.dumps({"error": str(e), "n": data.get("n")})}
     return {}
@@ -145,14 +146,20 @@ def on_chart(parts: dict[str, Any], evt: gr.EventData, request: gr.Request) -> d
         return {parts["room"]: json.dumps({"error": str(e)})}
 
 
-def resume(page: Page, data: dict[str, Any], request: gr.Request) -> dict[Any, Any]:
-    """A teacher's page that reloaded takes its room back (its code and secret kept by the tab, room.js)."""
+def resume(page: Page, data: dict[str, Any], request: gr.Request, preset_id: str | None,
+           vals: PageValues | None) -> dict[Any, Any]:  # fmt: skip
+    """A teacher's page that reloaded takes its room back (its code and secret kept by the tab, room.js), at the
+    room's state; with ``own`` (a lesson's stage opened: its own preset and view, lesson.js) the room takes the
+    page's state instead, and the class follows the lecturer to the stage."""
     room = ROOMS.drive(data.get("code"), data.get("secret"))
     if room.closed:
         raise RoomError(410, "room: this room is closed")
     key = getattr(request, "session_hash", None)
     if key:
         TEACHING[key] = (room.code, room.secret)
+    if data.get("own") is True and vals is not None:
+        ROOMS.set_state(room.code, room.secret, {"query": room_query(preset_id, vals)})
+        return {}
     return page.answer(*room_values(json.dumps(room.state.get("query") or {}, sort_keys=True)))
 
 
@@ -329,7 +336,7 @@ async def answer(request: Request) -> Response:
 
 async def teacher(request: Request) -> Response:
     """The teacher's calls, each with ``X-Room-Secret`` (403 without): ``POST /room/CODE/view`` ``{"tab",
-    "stage", "t", "explain"}`` (t: the KV-cache stage's token), ``/close``, ``/ask`` ``{"kind", "name", "head",
+    "stage", "t", "part", "fill", "explain"}`` (:func:`view_state`), ``/close``, ``/ask`` ``{"kind", "name", "head",
     "row", "col"}``, ``/end`` ``{"reveal"}``; ``GET /room/CODE/results.csv``."""
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
@@ -346,7 +353,7 @@ async def teacher(request: Request) -> Response:
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
         body = await body_of(request)
         if action == "view":
-            state = {k: body[k] for k in ("tab", "stage", "t", "explain") if k in body}
+            state = view_state(body)
             return JSONResponse({"v": await store(ROOMS.set_state, room.code, secret, state)})
         if action == "close":
             await store(ROOMS.close, room.code, secret)
@@ -361,6 +368,23 @@ async def teacher(request: Request) -> Response:
         raise RoomError(404, f"room: no action {action[:20]!r}")
     except RoomError as e:
         return refused(e)
+
+
+VIEW_FIELDS = ("tab", "stage", "t", "part", "fill", "explain")
+PARTS = ("q", "k", "v")  # the Q, K, V stage's projection shown, when present mode shows one at a time (present.js)
+
+
+def view_state(body: dict[str, Any]) -> dict[str, Any]:
+    """What the teacher's page shows, as its followers follow it: the tab, present mode's stage, the KV-cache
+    stage's token ``t``, the Q, K, V stage's projection ``part`` (``"q"``, ``"k"``, ``"v"``), a lesson's mask lab
+    stage's fill convention ``fill`` (mask_tables.FILL_TITLES: ``"-inf"``, ``"-1e9"``, ``"additive"``), the explained
+    number. ``part`` and ``fill`` are null or one of theirs (400 naming the field otherwise)."""
+    state = {k: body[k] for k in VIEW_FIELDS if k in body}
+    for field, allowed in (("part", PARTS), ("fill", tuple(FILL_TITLES))):
+        v = state.get(field)
+        if v is not None and (not isinstance(v, str) or v not in allowed):
+            raise RoomError(400, f"{field}: {str(v)[:20]!r} is not one of {', '.join(allowed)} (or null)")
+    return state
 
 
 def as_text_cell(v: Any) -> Any:

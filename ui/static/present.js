@@ -253,6 +253,7 @@ function apply() {
   const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
   body.dataset.presentStage = st.key;
   if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
+  if (P.split) body.dataset.presentPart = P.part; else delete body.dataset.presentPart;  // (a room follows it too)
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
   if (P.shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
@@ -315,6 +316,7 @@ function stop() {
   oneHead(false);
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
+  delete body.dataset.presentPart;
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
     .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
   if (document.fullscreenElement) document.exitFullscreen?.();
@@ -347,15 +349,17 @@ const say = (shown) => {
 const full = () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement
   .requestFullscreen?.().catch(() => {}));
 const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
-// goto(key, t): that stage (at the KV-cache stage, token t), starting present mode if needed (a lesson room's
-// followers: room.js)
-const goto = (key, t) => {
+// goto(key, t, part): that stage (at the KV-cache stage, token t; at the Q, K, V stage, the projection part shown when
+// it shows one at a time), starting present mode if needed (a lesson room's followers: room.js)
+const goto = (key, t, part) => {
   const i = stages().findIndex((st) => st.key === key);
   if (i < 0) return;
   const token = key === 'kv_cache' ? parseInt(t, 10) - 1 : NaN;
   const moved = token >= 0 && token !== P.kv.at();
   if (moved) P.kv.set(token);
-  if (!P.on) start(key); else if (i !== P.at || moved) { P.at = i; P.shownKey = ''; apply(); }
+  const turned = key === 'qkv' && Object.hasOwn(SPLIT, String(part)) && part !== P.part;
+  if (turned) P.part = part;
+  if (!P.on) start(key); else if (i !== P.at || moved || turned) { P.at = i; P.shownKey = ''; apply(); }
 };
 
 function wire(root) {  // the panel's buttons, the Present button, the KV-cache stepper's own buttons

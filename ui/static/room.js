@@ -50,7 +50,9 @@ export function mount({ element, trigger, props, watch }) {
   if (kept) {
     (async () => {
       while (!loaded()) await sleep(100);
-      trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret });
+      // (at a lesson's stage the page keeps the stage's own state, and the room takes it: lesson.js)
+      trigger('click', { kind: 'resume', code: kept.code, secret: kept.secret,
+        own: new URLSearchParams(location.search).has('lesson') });
       teach(R, kept, false);
       // "Teaching room CODE" once the room's state is on this page (the resume's answer), not before
       status(`Taking room <b>${esc(kept.code)}</b> back…`, 'resuming');
@@ -143,6 +145,10 @@ const tabNow = () => tabButtons().find((b) => b.getAttribute('aria-selected') ==
   || 'Workbench';
 const stageNow = () => document.body.dataset.presentStage || null;
 const tNow = () => Number(document.body.dataset.presentT) || null;  // the KV-cache stage's token (present.js)
+const partNow = () => document.body.dataset.presentPart || null;  // the Q, K, V stage's projection shown (present.js)
+// a lesson's mask lab stage: the fill convention shown (lesson.js fillShown: 1-based, N steps it)
+const FILLS = ['-inf', '-1e9', 'additive'];  // (lesson.js's; ui/render/mask_tables.py FILL_TITLES)
+const fillNow = () => FILLS[Number(document.body.dataset.fillShown) - 1] || null;
 // the overview's number whose explain card is open (watch.js records the pick), or null
 const explainNow = () => {
   const card = document.getElementById('explain');
@@ -166,11 +172,16 @@ function showTab(name) {
   if (!name || tabNow() === name) return;
   tabButtons().find((b) => b.textContent.trim() === name)?.click();
 }
-function showStage(key, t) {
+function showStage(key, t, part) {
   const pres = page.present();
   if (!pres) return;
-  if (key) pres.goto(key, t);
+  if (key) pres.goto(key, t, part);
   else if (pres.stage()) pres.stop();
+}
+function showFill(fill) {  // the mask lab shows that fill convention's tables only (present.css), or all three
+  const n = FILLS.indexOf(fill) + 1;
+  if (n) document.body.dataset.fillShown = String(n);
+  else delete document.body.dataset.fillShown;
 }
 
 // ---- the teacher -----------------------------------------------------------------------------------------
@@ -193,13 +204,14 @@ function teach(R, room, fresh = true) {
     <button type="button" class="room-csv">Download results (CSV)</button>
     <button type="button" class="room-close">Close the room</button>
     <div class="room-q" aria-live="polite"></div>`;
-  const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), t: tNow(), explain: explainNow() },
-    hdr)
+  const view = () => post(`${room.code}/view`, { tab: tabNow(), stage: stageNow(), t: tNow(), part: partNow(),
+    fill: fillNow(), explain: explainNow() }, hdr)
     .catch(() => {});
   let queued = false;
   const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
   new MutationObserver(later).observe(document.body,
-    { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t'] });
+    { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t', 'data-present-part',
+      'data-fill-shown'] });
   const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
   if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
   new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
@@ -370,7 +382,8 @@ async function apply(R, S, p) {
     R.trigger('click', { kind: 'follow', code: S.me.code });
   }
   showTab(st.tab);
-  showStage(st.stage, st.t);
+  showStage(st.stage, st.t, st.part);
+  showFill(st.fill);
   showExplain(R, st.explain || null);
 }
 function ask(S, p) {
@@ -438,7 +451,8 @@ function studentClicks(R, S) {  // an answer sent, following or trying it, the s
     if (e.target.closest('.room-try')) {
       S.following = !S.following;
       if (S.following && S.last) { S.applied = ''; apply(R, S, S.last); }
-      if (!S.following) showStage(null);  // trying it: the whole workbench to edit, not the teacher's present stage
+      if (!S.following) { showStage(null); showFill(null); }  // trying it: the whole workbench and labs, not the
+      // teacher's present stage or fill convention
       mode(R, S);
     }
   });
