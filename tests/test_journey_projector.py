@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import ROOT, open_page
+from browser import LOADED, ROOT, open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -748,5 +748,37 @@ def test_the_mask_labs_stage_shows_one_fill_convention_at_a_time_and_keeps_it(
             pg.click("#lesson-pop .lp-save")
         saved.value.save_as(tmp_path / "saved.json")
         assert json.loads((tmp_path / "saved.json").read_text())["stages"][0]["query"]["fill_shown"] == "-1e9"
+    finally:
+        pg.close()
+
+
+def test_a_reload_mid_lesson_keeps_an_edit_made_at_the_stage(browser: Browser, app_url: str) -> None:
+    """Lesson stage 3 (the causal mask): the lecturer leaves present mode (Escape), types a new X[0][0] key by key
+    and reloads. The stage comes back with the edit, as the address followed it, not with the stage's saved state
+    (which the page used to put back: the edit was lost)."""
+    x00 = "#inputs table[data-name=x] td[data-r='0'][data-c='0']"
+    pg = browser.new_page(viewport={"width": 1280, "height": 720})
+    pg.set_default_timeout(30_000)
+    pg.add_init_script(FIRST_LOAD)
+    try:
+        pg.goto(f"{app_url}?lesson=five-stage-lecture&step=3")
+        lesson_stage(pg, 3)
+        pg.keyboard.press("Escape")
+        pg.wait_for_function("() => !document.body.classList.contains('presenting')")
+        pg.locator(x00).click()
+        editor = pg.locator("#inputs table.grid td input")
+        editor.press("Control+a")
+        editor.press_sequentially("1.75", delay=80)
+        editor.press("Enter")
+        pg.wait_for_function("(s) => document.querySelector(s)?.textContent.trim() === '1.75'", arg=x00)
+        pg.wait_for_function("() => /[?&](scenario|s)=/.test(location.search) && !/[?&]preset=/.test(location.search)")
+        output = pg.inner_text("#overview table[data-name=output]")
+        pg.reload()
+        pg.wait_for_function("() => document.querySelector('#lesson-bar .lb-count')?.textContent === 'Lesson 3 / 5'")
+        pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
+        pg.wait_for_function(LOADED)
+        assert pg.locator(x00).text_content().strip() == "1.75"
+        assert pg.inner_text("#overview table[data-name=output]") == output
+        assert not pg.evaluate("() => document.body.classList.contains('presenting')")  # (left before the reload)
     finally:
         pg.close()

@@ -245,7 +245,10 @@ function lessonOn({ plan, name, step, asked }) {
     step: n })}`;
   const n = Math.min(step, plan.stages.length);
   const want = new URLSearchParams(urlFor(n).split('?')[1]);
-  if (KEYS.some((k) => (asked.get(k) || '') !== (want.get(k) || ''))) { location.replace(urlFor(n)); return; }
+  // a stage opened (a link, the keys) shows the stage's own state; a reload or Back keeps the address as it is: it
+  // followed the lecturer's edits at this stage (address.js), which the stage's state would undo
+  const again = ['reload', 'back_forward'].includes(performance.getEntriesByType('navigation')[0]?.type);
+  if (!again && KEYS.some((k) => (asked.get(k) || '') !== (want.get(k) || ''))) { location.replace(urlFor(n)); return; }
   const bar = document.createElement('nav');
   bar.id = 'lesson-bar';
   bar.setAttribute('aria-label', 'lesson');
