@@ -250,7 +250,7 @@ async def teacher_page(client: httpx.AsyncClient) -> tuple[dict[str, Any], int]:
 async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=a.followers + a.learners + 50)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        idle = await idle_p95(url)
+        idle = await idle_p95(url, a.idle_edits)
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):
             t, comp = await teacher_page(client)
@@ -342,6 +342,7 @@ def main() -> None:
     ap.add_argument("--learners", type=int, default=60, help="other learners editing beside the room")
     ap.add_argument("--seconds", type=float, default=20.0, help="how long they edit")
     ap.add_argument("--idle", type=int, default=1000, help="idle followers for the memory figure")
+    ap.add_argument("--idle-edits", type=int, default=60, help="a lone learner's edits, for the idle p95")
     ap.add_argument("--browsers", type=int, default=3, help="real Chromium followers timed to the repaint (0: none)")
     ap.add_argument("--out", default=None, help="the table's file (artifacts/room.md, or room-redis.md)")
     ap.add_argument("--env", default="", help="KEY=VALUE for the server, e.g. AP_ROOMS_REDIS=redis://…")

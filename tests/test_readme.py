@@ -95,7 +95,7 @@ def run_load(_: Path) -> None:
 def run_classroom(tmp: Path) -> None:
     out = tmp / "classroom.md"
     r = run([sys.executable, "benchmarks/classroom.py", "--sizes", "3", "--seconds", "2", "--extras", "1",
-             "--out", str(out)], 300)  # fmt: skip
+             "--idle-edits", "10", "--out", str(out)], 300)  # fmt: skip
     rounds = json.loads(r.stdout.strip().splitlines()[-1])["rounds"]
     assert rounds[0]["learners"] == 3 and rounds[0]["edits"] > 0 and rounds[0]["wrong"] == 0, rounds
     assert "| 3 |" in out.read_text() and "p95 ÷ idle p95" in out.read_text()
@@ -123,7 +123,8 @@ def run_fuzz(_: Path) -> None:
 
 def run_room(tmp: Path) -> None:
     out = tmp / "room.md"
-    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5", "--browsers", "1"]
+    small = ["--followers", "3", "--edits", "2", "--learners", "2", "--seconds", "2", "--idle", "5", "--browsers", "1",
+             "--idle-edits", "10"]  # fmt: skip
     r = run([sys.executable, "benchmarks/room.py", *small, "--out", str(out)], 600)
     assert "| teacher edit → follower has it, 3 followers |" in out.read_text(), out.read_text()
     assert "painted on 1 real Chromium followers' screens" in out.read_text(), out.read_text()
