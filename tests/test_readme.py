@@ -281,9 +281,18 @@ def test_every_docs_page_is_linked_from_another_page(page: Path) -> None:
         assert credit in README, credit
 
 
-@pytest.mark.parametrize("command", sorted({c for c in QUICK if QUICK[c] is not run_bench} | {"bench"}))
+def one_command_a_check() -> list[str]:
+    """The first command (in sorted order) of each check: a check that several commands share (bench.py's two forms,
+    the three commands of two replicas on Redis) runs once for them all."""
+    first: dict[Callable[[Path], None], str] = {}
+    for command in sorted(QUICK):
+        first.setdefault(QUICK[command], command)
+    return sorted(first.values())
+
+
+@pytest.mark.parametrize("command", one_command_a_check())
 def test_readme_command_runs(command: str, tmp_path: Path) -> None:
-    (run_bench if command == "bench" else QUICK[command])(tmp_path)
+    QUICK[command](tmp_path)
 
 
 def printed_runs(text: str) -> list[list[float]]:
