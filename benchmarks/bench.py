@@ -1,7 +1,7 @@
 """Attention Playground benchmark: every number next to a floor measured in the same run.
 
     python benchmarks/bench.py            # full run (a few minutes), table to stdout and artifacts/bench.md
-    python benchmarks/bench.py --quick    # a smoke run: few repetitions, small core size
+    python benchmarks/bench.py --quick    # a smoke run: each measure once, one page a server, small core size
 
 P1 browser edit -> full repaint (headless Debian Chromium) vs the bare page (bare_app.py: one fetch, the answer
    written in), and gradio's floor app where a Dataframe edit updates a Textbox; timed on a clock that asks the
@@ -25,7 +25,8 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -199,24 +200,13 @@ def edit(page: Any, app: bool, value: str, arm: Callable[[], None] = lambda: Non
     page.keyboard.press("Enter")
 
 
-def bench_browser(
-    url: str,
-    selectors: list[str],
-    reps: int,
-    with_plot: bool,
-    app: bool = True,
-    clock: str = "observer",
-    way: str = "typed",
-) -> dict[str, float]:
-    """Commit an edit with Enter and time until every listed view (and the heatmap) has repainted, on the observer
-    clock (ARM) or the rAF-polled one (REPAINTED); each edit made ``way`` (see ``edit``).
+Run = tuple[str, str]  # (clock, way): "observer" or "raf", and how the edit is made (see ``edit``)
 
-    Also counts the bytes the browser sends for each edit (request bodies to the server, P3 sent).
-    """
-    print(f"browser ({clock} clock): {url[:60]}", file=sys.stderr)
-    assert clock == "raf" or with_plot or not app, "the observer sees the app's views through the heatmap (ARM)"
-    times: list[float] = []
-    sizes: list[int] = []
+
+@contextmanager
+def bench_page(url: str, selectors: list[str], app: bool, settle_ms: int) -> Iterator[tuple[Any, list[int]]]:
+    """A fresh headless Chromium on ``url``, loaded and left ``settle_ms`` to settle: (its page, the request bodies'
+    sizes it sends, which the page's POSTs append to)."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
@@ -230,31 +220,77 @@ def bench_browser(
                       "window.__t0 = performance.now(); }, true)")  # fmt: skip
         if app:  # the page's load event has filled every view (an edit before that would be overwritten)
             page.wait_for_function(LOADED)
-        page.wait_for_timeout(2000)
-        for i in range(reps + 2):
-            before = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
-            z = page.evaluate(pg_z()) if with_plot else None
-            sent.clear()
-            arg = [selectors, before, z]
-            try:
-                if clock == "observer":
-                    edit(page, app, f"{0.3 + 0.1 * i:.2f}", lambda a=arg: page.evaluate(ARM, a), way)
-                    page.wait_for_function("() => window.__t1 !== undefined", polling=50)
-                else:
-                    edit(page, app, f"{0.3 + 0.1 * i:.2f}", way=way)
-                    page.wait_for_function(REPAINTED, arg=arg, polling="raf")
-            except Exception:
-                now = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
-                stuck = [s for s, a, b in zip(selectors, before, now, strict=True) if a == b]
-                raise RuntimeError(f"edit {i}: views that did not repaint: {stuck}") from None
-            dt = page.evaluate("window.__t1 - window.__t0")
-            page.evaluate("delete window.__t1; delete window.__stopped")
-            if i >= 2:
-                times.append(dt)
-            page.wait_for_timeout(150)
-            sizes.append(sum(sent))
+        page.wait_for_timeout(settle_ms)
+        yield page, sent
         browser.close()
+
+
+def time_edits(
+    page: Any, sent: list[int], selectors: list[str], reps: int, with_plot: bool, app: bool, run: Run
+) -> dict[str, float]:
+    """``reps`` timed edits (after two warm-ups) on ``page`` (bench_page), each committed with Enter and timed until
+    every listed view (and the heatmap) has repainted, on the observer clock (ARM) or the rAF-polled one
+    (REPAINTED); also the most bytes the browser sent for one edit (request bodies to the server, P3 sent)."""
+    clock, way = run
+    print(f"browser ({clock} clock, {way}): {page.url[:60]}", file=sys.stderr)
+    assert clock == "raf" or with_plot or not app, "the observer sees the app's views through the heatmap (ARM)"
+    times: list[float] = []
+    sizes: list[int] = []
+    for i in range(reps + 2):
+        before = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
+        z = page.evaluate(pg_z()) if with_plot else None
+        sent.clear()
+        arg = [selectors, before, z]
+        try:
+            if clock == "observer":
+                edit(page, app, f"{0.3 + 0.1 * i:.2f}", lambda a=arg: page.evaluate(ARM, a), way)
+                page.wait_for_function("() => window.__t1 !== undefined", polling=50)
+            else:
+                edit(page, app, f"{0.3 + 0.1 * i:.2f}", way=way)
+                page.wait_for_function(REPAINTED, arg=arg, polling="raf")
+        except Exception:
+            now = page.evaluate("(sels) => { " + TXT + " return sels.map(txt); }", selectors)
+            stuck = [s for s, a, b in zip(selectors, before, now, strict=True) if a == b]
+            raise RuntimeError(f"edit {i}: views that did not repaint: {stuck}") from None
+        dt = page.evaluate("window.__t1 - window.__t0")
+        page.evaluate("delete window.__t1; delete window.__stopped")
+        if i >= 2:
+            times.append(dt)
+        page.wait_for_timeout(150)
+        sizes.append(sum(sent))
     return {"p50": statistics.median(times), "p95": pct(times, 0.95), "sent": max(sizes)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Speed:
+    """How long a run takes: timed edits a case (after two warm-ups), the settling wait after a page's load, and
+    whether one page makes every run of one address in turn (the smoke run) or each run has a browser of its own."""
+
+    reps: int
+    settle_ms: int
+    one_page: bool
+    waits: tuple[int, ...]  # the frame budget's server waits (ms)
+    drag_s: float  # the scrub's drag
+
+
+FULL = Speed(reps=20, settle_ms=2000, one_page=False, waits=(4, 8, 16), drag_s=3.0)
+# --quick, a smoke run: each measure once, to show that it still runs
+QUICK = Speed(reps=1, settle_ms=300, one_page=True, waits=(8,), drag_s=1.0)
+
+
+def bench_browser(
+    url: str, selectors: list[str], reps: int, with_plot: bool, runs: list[Run], speed: Speed, app: bool = True
+) -> list[dict[str, float]]:
+    """Each of ``runs`` (time_edits) on ``url``: each in a fresh browser, or with ``speed.one_page`` one after the
+    other on one page."""
+    if speed.one_page:
+        with bench_page(url, selectors, app, speed.settle_ms) as (page, sent):
+            return [time_edits(page, sent, selectors, reps, with_plot, app, run) for run in runs]
+    out = []
+    for run in runs:
+        with bench_page(url, selectors, app, speed.settle_ms) as (page, sent):
+            out.append(time_edits(page, sent, selectors, reps, with_plot, app, run))
+    return out
 
 
 # Scrub rate: a MutationObserver marks the overview dirty; the next animation frame reads the output table's text
@@ -274,37 +310,34 @@ SAMPLER = """() => {
 }"""
 
 
-def bench_scrub(url: str, seconds: float) -> float:
+def bench_scrub(url: str, seconds: float, settle_ms: int) -> float:
+    """scrub_on a fresh page of ``url``, left ``settle_ms`` after its load."""
+    with bench_page(url, ["#overview table[data-name=output] td[data-r]"], True, settle_ms) as (page, _):
+        return scrub_on(page, seconds)
+
+
+def scrub_on(page: Any, seconds: float) -> float:
     """Drag X[1, 2] back and forth (200 px, 4 px a move, the moves at 60 Hz as a mouse reports them) for ``seconds``
     in headless Chromium, as a learner scrubs it; returns the distinct output tables painted a second while the drag
     lasted."""
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.set_default_timeout(60_000)
-        page.goto(url)
-        page.wait_for_selector("#overview table[data-name=output] td[data-r]")
-        page.wait_for_function(LOADED)
-        page.wait_for_timeout(2000)
-        page.evaluate(SAMPLER)
-        box = page.locator(GRID_CELL).bounding_box()
-        assert box, GRID_CELL
-        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        page.mouse.move(x, y)
-        page.mouse.down()
-        page.evaluate("() => { window.__paints = 0; }")
-        t0, i = time.perf_counter(), 0
-        while time.perf_counter() - t0 < seconds:
-            i += 1
-            pos = (i * 4) % 400  # a triangle wave: 5 to 205 px right of the press and back
-            page.mouse.move(x + 5 + (pos if pos <= 200 else 400 - pos), y)
-            ahead = i / 60 - (time.perf_counter() - t0)  # the next move's time on the 60 Hz clock
-            if ahead > 0:
-                page.wait_for_timeout(ahead * 1000)
-        rate = page.evaluate("() => window.__paints") / (time.perf_counter() - t0)
-        page.mouse.up()
-        page.wait_for_function("() => !document.documentElement.classList.contains('ap-scrub')")
-        browser.close()
+    page.evaluate(SAMPLER)
+    box = page.locator(GRID_CELL).bounding_box()
+    assert box, GRID_CELL
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.evaluate("() => { window.__paints = 0; }")
+    t0, i = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        i += 1
+        pos = (i * 4) % 400  # a triangle wave: 5 to 205 px right of the press and back
+        page.mouse.move(x + 5 + (pos if pos <= 200 else 400 - pos), y)
+        ahead = i / 60 - (time.perf_counter() - t0)  # the next move's time on the 60 Hz clock
+        if ahead > 0:
+            page.wait_for_timeout(ahead * 1000)
+    rate = page.evaluate("() => window.__paints") / (time.perf_counter() - t0)
+    page.mouse.up()
+    page.wait_for_function("() => !document.documentElement.classList.contains('ap-scrub')")
     return rate
 
 
@@ -363,7 +396,7 @@ def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
     return res
 
 
-def p1_rows(reps: int, app: dict[str, Any], polled: dict[str, Any], quick: bool) -> list[tuple[str, ...]]:
+def p1_rows(speed: Speed, app: dict[str, Any], polled: dict[str, Any]) -> list[tuple[str, ...]]:
     """P1's rows: the floors (the bare page twice as many times, for its time is a frame's luck: see ARM), the app
     on the observer clock against the bare page; both with a learner's pause before the Enter, and the app's edit
     when it cannot look ahead; the same on the rAF-polled clock (earlier stops' numbers), the bare page with a slower
@@ -371,19 +404,23 @@ def p1_rows(reps: int, app: dict[str, Any], polled: dict[str, Any], quick: bool)
     paused = {c: app[c, "paused"] for c in ("default", "large")}
     unseen = {c: app[c, "unseen"] for c in ("default", "large")}
     app = {c: app[c, "typed"] for c in ("default", "large")}
+    reps = speed.reps
+
+    def floor_of(url: str, runs: list[Run], sel: str = "#bare-out", n: int = 2 * reps) -> list[dict[str, float]]:
+        return bench_browser(url, [sel], n, False, runs, speed, app=False)
+
     with serve("benchmarks/bare_app.py") as url:  # the physical floor: one fetch, the answer written in
-        bare = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False)
-        bare_polled = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False, clock="raf")
-        bare_paused = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False, way="paused")
+        runs = [("observer", "typed"), ("raf", "typed"), ("observer", "paused")]
+        bare, bare_polled, bare_paused = floor_of(url, runs)
     budget = {}
-    for wait in (8,) if quick else (4, 8, 16):
+    for wait in speed.waits:
         with serve("benchmarks/bare_app.py", env={"BARE_DELAY_MS": str(wait)}) as url:
-            budget[wait] = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False)
+            budget[wait] = floor_of(url, [("observer", "typed")])[0]
     # the same 8 ms server, the page showing its Enter at once as the app does (its editor closes): a frame of its own
     with serve("benchmarks/bare_app.py", env={"BARE_DELAY_MS": "8", "BARE_SHOW_ENTER": "1"}) as url:
-        shown = bench_browser(url, ["#bare-out"], 2 * reps, False, app=False)
+        shown = floor_of(url, [("observer", "typed")])[0]
     with serve("benchmarks/floor_app.py") as url:  # gradio's own floor, for comparison
-        floor = bench_browser(url, ["#floor-out textarea"], reps, False, app=False)
+        floor = floor_of(url, [("observer", "typed")], "#floor-out textarea", reps)[0]
     ms = lambda r: (f"{r['p50']:.0f} ms", f"{r['p95']:.0f} ms")  # noqa: E731
     rows = [("P1 browser", "bare page", *ms(bare), "the floor"),
             ("P1 browser", "gradio floor app", *ms(floor), f"{floor['p50'] / bare['p50']:.2f}× bare page")]  # fmt: skip
@@ -411,12 +448,48 @@ def p1_rows(reps: int, app: dict[str, Any], polled: dict[str, Any], quick: bool)
     return rows
 
 
+@contextmanager
+def timed_serve(script: str, starts: dict[str, float]) -> Iterator[str]:
+    """serve(``script``), its time from the start to the first HTTP 200 kept in ``starts[script]`` (bench_cold's
+    measure: the smoke run takes P4 from its first servers instead of starting each again)."""
+    t0 = time.perf_counter()
+    with serve(script) as url:
+        starts[script] = time.perf_counter() - t0
+        yield url
+
+
+VIEWS = ["#html-output pre.tensor", "#html-qkv table", "#html-weights table", "#html-combine table",
+         "#overview table[data-name=output]"]  # fmt: skip
+
+
+def app_runs(url: str, speed: Speed) -> tuple[dict[Any, Any], dict[str, Any], dict[str, float]]:
+    """The app's P1 runs on the default and the large case (each way on the observer clock, then typed on the
+    rAF-polled one), and the scrub rate of each: (runs by case and way, rAF runs by case, scrub rates by case)."""
+    urls = {"default": url, "large": f"{url}?scenario={share.encode_link(large_scenario())}"}
+    app, polled = {}, {}
+    ways = ("typed", "paused", "unseen")
+    large = max(min(3, speed.reps), speed.reps // 2)  # (a large edit takes longer)
+    runs = [*(("observer", w) for w in ways), ("raf", "typed")]
+    scrub = {}
+    for case, n in (("default", speed.reps), ("large", large)):
+        if speed.one_page:  # every run on one page, then the scrub on it
+            with bench_page(urls[case], VIEWS, True, speed.settle_ms) as (page, sent):
+                *timed, polled[case] = [time_edits(page, sent, VIEWS, n, True, True, run) for run in runs]
+                scrub[case] = scrub_on(page, speed.drag_s)
+        else:
+            *timed, polled[case] = bench_browser(urls[case], VIEWS, n, True, runs, speed)
+            scrub[case] = bench_scrub(urls[case], speed.drag_s, speed.settle_ms)
+        app |= {(case, w): r for w, r in zip(ways, timed, strict=True)}
+    return app, polled, scrub
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="few repetitions and a small core size (CI smoke run)")
+    ap.add_argument("--quick", action="store_true", help="each measure once, a small core size (CI smoke run)")
     ap.add_argument("--out", default=str(ROOT / "artifacts" / "bench.md"))
     args = ap.parse_args()
-    reps = 3 if args.quick else 20
+    speed = QUICK if args.quick else FULL
+    reps = speed.reps
     rows: list[tuple[str, str, str, str, str]] = []  # what, case, p50, p95, ratio/target
 
     for case, target_ms, target_kb in (("default", 5, 25), ("large", 15, 400)):
@@ -424,38 +497,35 @@ def main() -> None:
         rows.append(("P2 handler", case, f"{h['p50']:.1f} ms", f"{h['p95']:.1f} ms", f"target ≤{target_ms} ms"))
         rows.append(("P3 payload", case, f"{h['bytes'] / 1000:.1f} KB", "", f"target ≤{target_kb} KB"))
 
-    with serve("benchmarks/trivial_app.py") as url:  # the REST floor: /echo in a trivial app, same queue
+    starts: dict[str, float] = {}  # the first servers' cold starts
+    with timed_serve("benchmarks/trivial_app.py", starts) as url:  # the REST floor: /echo in a trivial app
         rest = {"echo": bench_rest(url, "echo", ["hello"], reps)}
-    with serve("playground.py") as url:
+    with timed_serve("playground.py", starts) as url:
         rest["compute"] = bench_rest(url, "compute", [ac.scenario_of("statquest-masked")], reps)
         r = rest["compute"]["p50"] / rest["echo"]["p50"]
         rows.append(("REST /echo", "floor", f"{rest['echo']['p50']:.1f} ms", f"{rest['echo']['p95']:.1f} ms", ""))
         rows.append(("REST /compute", "000 masked", f"{rest['compute']['p50']:.1f} ms",
                      f"{rest['compute']['p95']:.1f} ms", f"{r:.2f}× echo"))  # fmt: skip
-        views = ["#html-output pre.tensor", "#html-qkv table", "#html-weights table", "#html-combine table",
-                 "#overview table[data-name=output]"]  # fmt: skip
-        link = share.encode_link(large_scenario())
-        app, polled = {}, {}
-        for case, u, n in (("default", url, reps), ("large", f"{url}?scenario={link}", max(3, reps // 2))):
-            for way in ("typed", "paused", "unseen"):
-                app[case, way] = bench_browser(u, views, n, True, way=way)
-            polled[case] = bench_browser(u, views, n, True, clock="raf")
-        drag_s = 1.0 if args.quick else 3.0
-        scrub = {"default": bench_scrub(url, drag_s), "large": bench_scrub(f"{url}?scenario={link}", drag_s)}
-    with serve("playground.py") as url:  # a fresh server, so the first request loads the model
-        m = bench_model(url, reps)
+        if args.quick:  # this server has not loaded the model yet either (AP_WARM=0, harness.serve)
+            m = bench_model(url, reps)
+        app, polled, scrub = app_runs(url, speed)
+    if not args.quick:
+        with serve("playground.py") as url:  # a fresh server, so the first request loads the model
+            m = bench_model(url, reps)
     rows.append(("Model", "first /model_attention", f"{m['first']:.0f} ms", "", "imports transformers, loads"))
     rows.append(("Model", "warm /model_attention", f"{m['p50']:.1f} ms", f"{m['p95']:.1f} ms", "13 tokens, L3H7"))
     rows.append(("Model", "RSS added", f"{m['rss_mb']:.0f} MB", "", "server, after vs before the first request"))
-    rows += p1_rows(reps, app, polled, args.quick)
+    rows += p1_rows(speed, app, polled)
     for case, goal in (("default", 30), ("large", 10)):
         rows.append(("Scrub rate", case, f"{scrub[case]:.1f} repaints/s", "",
-                     f"{drag_s:.0f} s drag (target ≥{goal}/s)"))  # fmt: skip
+                     f"{speed.drag_s:.0f} s drag (target ≥{goal}/s)"))  # fmt: skip
     for case in ("default", "large"):
         rows.append(("P3 sent per edit", case, f"{app[case, 'typed']['sent'] / 1000:.2f} KB", "", "target ≤2 KB"))
 
-    cold_reps = 1 if args.quick else 3
-    trivial, play = bench_cold("benchmarks/trivial_app.py", cold_reps), bench_cold("playground.py", cold_reps)
+    if args.quick:  # one start each: the first servers' own
+        trivial, play = starts["benchmarks/trivial_app.py"], starts["playground.py"]
+    else:
+        trivial, play = bench_cold("benchmarks/trivial_app.py", 3), bench_cold("playground.py", 3)
     rows.append(("P4 cold start", "trivial app", f"{trivial:.2f} s", "", ""))
     rows.append(("P4 cold start", "playground", f"{play:.2f} s", "", f"{play / trivial:.2f}× (target ≤1.25×)"))
 

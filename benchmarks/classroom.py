@@ -269,12 +269,15 @@ async def warm(url: str) -> None:
             await api_user(client, api, 0, time.monotonic() + 0.01, [])
 
 
-def run(sizes: tuple[int, ...], seconds: float, period: float, n_extras: int) -> tuple[float, list[dict[str, Any]]]:
-    """Serve the app once, measure its idle p95, then each class size in turn (fresh pages each round)."""
+def run(
+    sizes: tuple[int, ...], seconds: float, period: float, n_extras: int, idle_edits: int = 60
+) -> tuple[float, list[dict[str, Any]]]:
+    """Serve the app once, measure its idle p95 (over ``idle_edits`` edits), then each class size in turn (fresh
+    pages each round)."""
     with serve() as url:
         pid = server_pid(url)
         asyncio.run(warm(url))
-        idle = asyncio.run(idle_p95(url))
+        idle = asyncio.run(idle_p95(url, idle_edits))
         rounds = [asyncio.run(class_round(url, pid, n, seconds, period, n_extras)) for n in sizes]
     return idle, rounds
 
@@ -300,9 +303,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0, help="editing time per class size")
     ap.add_argument("--period", type=float, default=2.0, help="seconds between one learner's edits (±50%%)")
     ap.add_argument("--extras", type=int, default=5, help="real-model learners, and as many training")
+    ap.add_argument("--idle-edits", type=int, default=60, help="the lone learner's edits, for the idle p95")
     ap.add_argument("--out", default=str(ROOT / "artifacts" / "classroom.md"))
     a = ap.parse_args()
-    idle, rounds = run(tuple(int(s) for s in a.sizes.split(",")), a.seconds, a.period, a.extras)
+    idle, rounds = run(tuple(int(s) for s in a.sizes.split(",")), a.seconds, a.period, a.extras, a.idle_edits)
     text = table(idle, rounds)
     print(text)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
@@ -53,8 +52,9 @@ from classroom import (  # noqa: E402
     post_edit,
     rss_mb,
 )
-from harness import CHROMIUM_ARGS, LOADED, chromium_path, redis_server, serve  # noqa: E402
+from harness import redis_server, serve  # noqa: E402
 from load import server_pid  # noqa: E402
+from room_follow import Follower, followers  # noqa: E402
 
 
 def room_fn(html: str) -> int:
@@ -83,61 +83,13 @@ async def open_room(client: httpx.AsyncClient, fn: int, key: str) -> dict[str, A
     raise RuntimeError("the open event never completed")
 
 
-class Follower:
-    """One student's stream: when each version arrived, and the question count the teacher's stream showed."""
-
-    def __init__(self) -> None:
-        self.seen: dict[int, float] = {}
-        self.last: dict[str, Any] = {}
-        self.ready = asyncio.Event()
-
-    async def run(self, client: httpx.AsyncClient, code: str, token: str | None, headers: dict[str, str]) -> None:
-        params = {"token": token} if token else {}
-        async with client.stream("GET", f"room/{code}/events", params=params, headers=headers) as s:
-            if s.status_code != 200:  # a refused stream fails the run loudly: nothing would ever set ready
-                raise RuntimeError(f"follower refused: {s.status_code} {(await s.aread()).decode()[:200]}")
-            async for line in s.aiter_lines():
-                if line.startswith("data:"):
-                    got = json.loads(line[5:])
-                    self.seen[got.get("v", -1)] = time.perf_counter()
-                    self.last = got
-                    self.ready.set()
-
-
-async def followers(client: httpx.AsyncClient, code: str, n: int, join: bool) -> tuple[list[Follower], list[Any]]:
-    """``n`` followers connected (``join``: each a joined student with its token), once each has its first event."""
-    out, tasks, tokens = [], [], []
-    for k in range(0, n, 50):  # a class arrives a few at a time
-        batch = []
-        for _ in range(min(50, n - k)):
-            token = None
-            if join:
-                r = await client.post(f"room/{code}/join", json={})
-                r.raise_for_status()
-                token = r.json()["token"]
-            f = Follower()
-            out.append(f)
-            tokens.append(token)
-            tasks.append(asyncio.create_task(f.run(client, code, token, {})))
-            batch.append(f)
-        all_ready = asyncio.ensure_future(asyncio.gather(*(f.ready.wait() for f in batch)))
-        while not all_ready.done():  # until every one has its first event, or one stream ends (a refusal raises)
-            await asyncio.wait([all_ready, *tasks], return_when=asyncio.FIRST_COMPLETED)
-            for task in tasks:
-                if task.done() and not all_ready.done():
-                    all_ready.cancel()
-                    task.result()  # the refusal's RuntimeError
-                    raise RuntimeError("a follower's stream ended before its first event")
-    return out, [tasks, tokens]
-
-
 async def fan_out(follow_url: str, client: httpx.AsyncClient, pids: list[int], t: dict[str, Any], comp: int, n: int,
                   edits: int, gap: float, browsers: int = 0) -> dict[str, Any]:  # fmt: skip
     """``edits`` teacher edits with ``n`` followers (on the server at ``follow_url``: the teacher's, or another
     replica): latency to each follower, and the servers' CPU per edit (summed over ``pids``). The followers run in
-    a process of their own (:func:`follow_only`), which reports when each version reached each of them
+    a process of their own (room_follow.py), which reports when each version reached each of them
     (perf_counter is the system's monotonic clock, the same in both processes). With ``browsers``, that many real
-    Chromium followers join too (:func:`chromium_followers`), timed from the edit's POST to the frame painting its
+    Chromium followers join too (room_follow.py), timed from the edit's POST to the frame painting its
     value ("paint_p50"/"paint_p95"); their pages' own requests then count in the CPU."""
     chromium = await follower_process(follow_url, t["code"], browsers, "--chromium") if browsers else None
     proc = await follower_process(follow_url, t["code"], n)
@@ -216,10 +168,11 @@ async def beside(url: str, client: httpx.AsyncClient, t: dict[str, Any], comp: i
 
 
 async def follower_process(url: str, code: str, n: int, how: str = "--follow") -> asyncio.subprocess.Process:
-    """``n`` followers in a process of their own (:func:`follow_only`; ``how="--chromium"``: real Chromium pages,
-    :func:`chromium_followers`): their reading does not slow this process's clients; returns once all follow."""
+    """``n`` followers in a process of their own (room_follow.py's ``follow_only``; ``how="--chromium"``: real
+    Chromium pages, its ``chromium_followers``): their reading does not slow this process's clients; returns once
+    all follow."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, __file__, how, url, code, str(n),
+        sys.executable, str(ROOT / "benchmarks" / "room_follow.py"), how, url, code, str(n),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)  # fmt: skip
     assert proc.stdout is not None
     assert (await proc.stdout.readline()).strip() == b"ready"
@@ -235,40 +188,6 @@ async def stop(proc: asyncio.subprocess.Process) -> list[dict[str, float]]:
     return seen
 
 
-FOLLOWING = "#room .room-status[data-kind=following]"
-# In each Chromium follower: at every change of the input grid x, in the frame that paints it, the wall-clock time
-# (ms since the epoch: performance.timeOrigin + now, the clock time.time() reads in the teacher's process) and the
-# grid's numbers.
-WATCH_X = """() => {
-  const seen = [];
-  const grid = () => [...document.querySelectorAll('#inputs table[data-name=x] tr')].map(
-    (tr) => [...tr.querySelectorAll('td[data-r]')].map((td) => parseFloat(td.innerText))).filter((r) => r.length);
-  new MutationObserver(() => requestAnimationFrame(() => seen.push([performance.timeOrigin + performance.now(),
-    grid()]))).observe(document.querySelector('#inputs'), {subtree: true, childList: true, characterData: true});
-  return seen;
-}"""
-
-
-def chromium_followers(url: str, code: str, n: int) -> None:
-    """``--chromium``: ``n`` real Chromium pages join room ``code`` by its link (``?room=CODE``), as students'
-    laptops do; "ready" once all follow; when stdin closes, what each painted and when (``WATCH_X``), as JSON."""
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        pages = []
-        for _ in range(n):
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(f"{url}?room={code}")
-            page.wait_for_selector(FOLLOWING, timeout=60_000)
-            page.wait_for_function(LOADED, timeout=60_000)
-            page.evaluate(f"() => {{ window.__seen = ({WATCH_X})(); }}")  # the benchmark's own probe
-            pages.append(page)
-        print("ready", flush=True)
-        sys.stdin.read()
-        seen = [page.evaluate("() => window.__seen") for page in pages]
-        browser.close()
-    print(json.dumps(seen), flush=True)
-
-
 def painted_ms(seen: list[list[Any]], sent: list[tuple[float, dict[str, Any]]]) -> list[float]:
     """Per Chromium follower and teacher edit: ms from the edit's POST (epoch seconds) to the first frame painting
     the edit's value in its cell."""
@@ -281,19 +200,6 @@ def painted_ms(seen: list[list[Any]], sent: list[tuple[float, dict[str, Any]]]) 
                 raise RuntimeError(f"a Chromium follower never painted {edit} (its frames: {frames[-3:]})")
             out.append(hit[0])
     return out
-
-
-async def follow_only(url: str, code: str, n: int) -> None:
-    """``--follow``: ``n`` joined followers of room ``code`` until stdin closes, "ready" printed once all have
-    their first event, then (at the end) when each version reached each follower, as JSON."""
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=httpx.Limits(max_connections=n + 10)) as client:
-        fs, (tasks, _) = await followers(client, code, n, join=True)
-        print("ready", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        print(json.dumps([f.seen for f in fs]), flush=True)
 
 
 async def idle_memory(url: str, pid: int, code: str, n: int) -> dict[str, float]:
@@ -344,7 +250,7 @@ async def teacher_page(client: httpx.AsyncClient) -> tuple[dict[str, Any], int]:
 async def run(url: str, pid: int, a: argparse.Namespace) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=a.followers + a.learners + 50)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
-        idle = await idle_p95(url)
+        idle = await idle_p95(url, a.idle_edits)
         out: dict[str, Any] = {"idle_p95": idle, "fan": []}
         for n in (1, a.followers):
             t, comp = await teacher_page(client)
@@ -430,20 +336,13 @@ def table(r: dict[str, Any], a: argparse.Namespace) -> str:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--follow"]:
-        url, code, n = sys.argv[2:5]
-        asyncio.run(follow_only(url, code, int(n)))
-        return
-    if sys.argv[1:2] == ["--chromium"]:
-        url, code, n = sys.argv[2:5]
-        chromium_followers(url, code, int(n))
-        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--followers", type=int, default=200)
     ap.add_argument("--edits", type=int, default=20, help="teacher edits per fan-out round")
     ap.add_argument("--learners", type=int, default=60, help="other learners editing beside the room")
     ap.add_argument("--seconds", type=float, default=20.0, help="how long they edit")
     ap.add_argument("--idle", type=int, default=1000, help="idle followers for the memory figure")
+    ap.add_argument("--idle-edits", type=int, default=60, help="a lone learner's edits, for the idle p95")
     ap.add_argument("--browsers", type=int, default=3, help="real Chromium followers timed to the repaint (0: none)")
     ap.add_argument("--out", default=None, help="the table's file (artifacts/room.md, or room-redis.md)")
     ap.add_argument("--env", default="", help="KEY=VALUE for the server, e.g. AP_ROOMS_REDIS=redis://…")

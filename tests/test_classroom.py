@@ -15,7 +15,7 @@ import classroom
 
 
 def test_twenty_learners_at_once_get_only_right_answers() -> None:
-    idle, rounds = classroom.run((20,), seconds=4.0, period=1.0, n_extras=1)
+    idle, rounds = classroom.run((20,), seconds=4.0, period=1.0, n_extras=1, idle_edits=10)
     (r,) = rounds
     assert r["learners"] == 20 and r["edits"] >= 40  # every learner edited, about four times each
     assert r["extra_calls"] >= 2  # the model user and the trainer were answered too
