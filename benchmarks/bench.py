@@ -37,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import gradio as gr  # noqa: E402
 import httpx  # noqa: E402
+from classroom import family  # noqa: E402
 from harness import CHROMIUM_ARGS, LOADED, chromium_path, serve  # noqa: E402
 from load import API_PREFIX, rss_kb, server_pid  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
@@ -356,13 +357,15 @@ def bench_cold(script: str, reps: int) -> float:
 
 def bench_model(url: str, reps: int) -> dict[str, float]:
     """/model_attention on a fresh server: the first request (transformers import + model load + one head), warm
-    requests after it, and the server's RSS before and after the model loaded."""
+    requests after it, and the RSS of the server and its worker processes (the model loads in its worker,
+    serving/workers.py) before and after the model loaded."""
     pid = server_pid(url)
-    before = rss_kb(pid)
+    before = sum(rss_kb(p) for p in family(pid))
     req = [{"sentence": "The cat sat on the mat because it was tired.", "layer": 3, "head": 7}]
     first = bench_rest(url, "model_attention", req, 0, warmup=0)["p50"]
     warm = bench_rest(url, "model_attention", req, reps)
-    return {"first": first, "p50": warm["p50"], "p95": warm["p95"], "rss_mb": (rss_kb(pid) - before) / 1024}
+    after = sum(rss_kb(p) for p in family(pid))
+    return {"first": first, "p50": warm["p50"], "p95": warm["p95"], "rss_mb": (after - before) / 1024}
 
 
 def bench_core(t: int, d: int, heads: int, reps: int) -> dict[str, float]:
@@ -514,7 +517,7 @@ def main() -> None:
             m = bench_model(url, reps)
     rows.append(("Model", "first /model_attention", f"{m['first']:.0f} ms", "", "imports transformers, loads"))
     rows.append(("Model", "warm /model_attention", f"{m['p50']:.1f} ms", f"{m['p95']:.1f} ms", "13 tokens, L3H7"))
-    rows.append(("Model", "RSS added", f"{m['rss_mb']:.0f} MB", "", "server, after vs before the first request"))
+    rows.append(("Model", "RSS added", f"{m['rss_mb']:.0f} MB", "", "server + worker, after vs before the first"))
     rows += p1_rows(speed, app, polled)
     for case, goal in (("default", 30), ("large", 10)):
         rows.append(("Scrub rate", case, f"{scrub[case]:.1f} repaints/s", "",
