@@ -246,12 +246,12 @@ function apply() {
   P.at = Math.max(0, Math.min(P.at, list.length - 1));
   mark(list);
   const st = list[P.at];
+  body.dataset.presentStage = st.key;  // (first: present.css keys the stage's own rules on it, which the fit measures)
   oneHead(st.key === 'qkv');
   if (st.key === 'qkv') onePart(); else P.split = false;
   body.classList.toggle('pp-part', P.split);  // (present.css: the projection's title wraps, so the row holds it)
   P.kv.show();
   const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
-  body.dataset.presentStage = st.key;
   if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
