@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from browser import open_page
 from playwright.sync_api import Browser, Page
-from test_journey_projector import ON_SCREEN
+from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
 
 
 @pytest.fixture
@@ -53,3 +53,24 @@ def test_the_qkv_stages_first_visit_is_fitted_with_its_own_layout(lecture: Page)
     lecture.wait_for_timeout(300)
     again = step_to(lecture, "qkv")
     assert abs(again["now"] - got["now"]) < 0.5, (got, again)  # the same fit on every visit
+
+
+IDENT = """() => {
+  const e = document.querySelector('#bench .card[data-card=W_q] .card-title .sub.ident');
+  if (!e || !e.getClientRects().length) return null;
+  const r = e.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return { text: e.textContent, px: parseFloat(getComputedStyle(e).fontSize), top: e === at || e.contains(at) };
+}"""
+
+
+@pytest.mark.parametrize("lecture", [("numpy-scaled", 1280, 720), ("llm-simplified", 1920, 1080)], indirect=True,
+                         ids=["numpy-720p", "llm-1080p"])  # fmt: skip
+def test_an_identity_w_says_so_at_the_qkv_stage(lecture: Page) -> None:
+    """numpy-scaled's and llm-simplified's W_q is the identity, shown folded as "= I (the identity: q = x)". At the
+    Q, K, V stage that line was hidden with the W's other notes, so the card read "W_q [edit cells]" beside Q = X·W_q,
+    and "edit cells" was the stage's smallest text (29 px, under the 32 px every text has with the Projector)."""
+    step_to(lecture, "qkv")
+    ident = lecture.evaluate(IDENT)
+    assert ident and ident["text"].startswith("= I") and ident["top"] and ident["px"] >= 32, ident
+    smallest = lecture.evaluate(SMALLEST_TEXT)
+    assert smallest["least"] >= 32, smallest
