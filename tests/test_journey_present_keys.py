@@ -74,3 +74,33 @@ def test_an_identity_w_says_so_at_the_qkv_stage(lecture: Page) -> None:
     assert ident and ident["text"].startswith("= I") and ident["top"] and ident["px"] >= 32, ident
     smallest = lecture.evaluate(SMALLEST_TEXT)
     assert smallest["least"] >= 32, smallest
+
+
+LIVE = """() => {
+  const p = document.querySelector('#present-panel .pp-live'), nav = document.querySelector('#present-panel .pp-nav');
+  const r = p.getBoundingClientRect(), px = parseFloat(getComputedStyle(p).fontSize);
+  return { text: p.textContent, lines: Math.round(r.height / (1.25 * px)),
+    clear: r.right <= nav.getBoundingClientRect().left };
+}"""
+
+
+@pytest.mark.parametrize("lecture", [("llama-style", 1280, 720), ("llama-style", 1920, 1080)], indirect=True,
+                         ids=["720p", "1080p"])  # fmt: skip
+def test_the_panel_says_h_steps_the_head_at_the_qkv_stage(lecture: Page) -> None:
+    """H (the next head shown) works at the Q, K, V stage, but the panel said only "keys Q K V" (720p, one projection
+    at a time) or nothing (1080p): a lecturer reads which keys work from the panel, not from a button's title. The
+    live line names H, stays one line clear of the buttons, and H then shows head 2."""
+    step_to(lecture, "qkv")
+    got = lecture.evaluate(LIVE)
+    assert "head 1 of 2" in got["text"] and got["text"].endswith("H"), got
+    assert got["lines"] == 1 and got["clear"], got
+    lecture.keyboard.press("h")
+    lecture.wait_for_function("() => /head 2 of 2/.test(document.querySelector('#present-panel .pp-live').textContent)")
+    assert lecture.evaluate(LIVE)["text"].endswith("H")
+
+
+@pytest.mark.parametrize("lecture", [("statquest-self", 1280, 720)], indirect=True, ids=["720p"])
+def test_one_head_names_no_h(lecture: Page) -> None:
+    """With one head, H does nothing, and the panel does not name it."""
+    step_to(lecture, "qkv")
+    assert "H" not in lecture.evaluate(LIVE)["text"]

@@ -91,10 +91,11 @@ function live(key) {  // the live numbers of this stage, read from what the over
   const [scale, mask, norm] = opSpans();
   const shape = (n) => document.querySelector(`#overview [data-card="${n}"] .shape`)?.textContent || '';
   const head = document.querySelector('#overview [data-card=q] .shape + .shape')?.textContent || '';
+  const h = headShown().of > 1 ? ' H' : '';  // (the keys that work here, said on screen: H the next head)
   const say = {
     inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
-    qkv: P.split ? `${P.part.toUpperCase()}: ${shape(P.part)} ${head} · keys Q K V`
-      : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
+    qkv: P.split ? `${P.part.toUpperCase()}: ${shape(P.part)} ${head} · keys Q K V${h}`
+      : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}${h && ' · key H'}`,
     scores: `scores: ${shape('scores')}`,
     scaled: `here: ${scale || ''}`,
     masked: `here: ${mask || ''}`,
