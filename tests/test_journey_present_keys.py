@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+import torch
 from browser import open_page
 from playwright.sync_api import Browser, Page
 from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
@@ -104,3 +105,34 @@ def test_one_head_names_no_h(lecture: Page) -> None:
     """With one head, H does nothing, and the panel does not name it."""
     step_to(lecture, "qkv")
     assert "H" not in lecture.evaluate(LIVE)["text"]
+
+
+# the Q, K, V stage's numbers, each cell's exact value (an input cell's own text; Q's as shown)
+CELLS = """(n) => Array.from(document.querySelector(`#bench table[data-name=${n}]`).querySelectorAll('tr'))
+  .map((tr) => Array.from(tr.querySelectorAll('td[data-r]')).map((td) => Number(td.textContent)))
+  .filter((r) => r.length)"""
+
+
+@pytest.mark.parametrize("lecture", [("llama-style", 1280, 720)], indirect=True, ids=["720p"])
+def test_the_qkv_stages_formula_is_what_its_numbers_are(lecture: Page) -> None:
+    """With RoPE on, the Q card at the Q, K, V stage holds q turned by its position (its title says RoPE(X·W_q)), as
+    plain torch computes it from the X and W_q on screen; the panel's formula said "Q = X·W_q", which the row
+    X, W_q, Q (one projection at a time) then read as a false product. The formula now says RoPE; a state without
+    RoPE keeps the plain one (the next test)."""
+    step_to(lecture, "qkv")
+    x = torch.tensor(lecture.evaluate(CELLS, "x"), dtype=torch.float64)  # (T, d_model)
+    w_q = torch.tensor(lecture.evaluate(CELLS, "W_q"), dtype=torch.float64)  # (heads·E, d_model), nn.Linear's
+    q = torch.tensor(lecture.evaluate(CELLS, "q"), dtype=torch.float64)  # (T, E) head 1, 4 decimals
+    q1 = (x @ w_q.T)[:, : q.shape[1]]  # head 1's columns
+    t = torch.arange(x.shape[0], dtype=torch.float64)[:, None]  # positions 0..T-1; E = 2: one pair, θ = 1
+    turned = torch.cat((q1[:, :1] * t.cos() - q1[:, 1:] * t.sin(), q1[:, 1:] * t.cos() + q1[:, :1] * t.sin()), 1)
+    torch.testing.assert_close(q, turned, atol=5e-5, rtol=0)  # (half the last printed digit)
+    assert (q1 - q).abs().max() > 0.1  # (X·W_q alone is not what the card shows)
+    formula = lecture.inner_text("#present-panel .pp-formula")
+    assert "RoPE(X·W" in formula and formula.startswith("Q = RoPE"), formula
+
+
+@pytest.mark.parametrize("lecture", [("statquest-self", 1280, 720)], indirect=True, ids=["720p"])
+def test_without_rope_the_qkv_formula_is_the_plain_product(lecture: Page) -> None:
+    step_to(lecture, "qkv")
+    assert lecture.inner_text("#present-panel .pp-formula").startswith("Q = X·W")

@@ -256,12 +256,13 @@ function apply() {
   if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
-  if (P.shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
-    P.shownKey = st.key + words;
+  const formula = (st.formulas || []).find(([when]) => variantOn(when))?.[1] || st.formula;  // (and its formula)
+  if (P.shownKey !== st.key + words + formula) {  // the text changes with the stage only: focus and reading stay
+    P.shownKey = st.key + words + formula;
     $('.pp-count').textContent = `${P.at + 1} / ${list.length}`;
     $('.pp-title').textContent = st.title;
-    $('.pp-formula').innerHTML = st.formula;
-    const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: st.formula });
+    $('.pp-formula').innerHTML = formula;
+    const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: formula });
     $('.pp-words').replaceChildren(wf, words);  // (the formula: on a phone, with the words only)
   }
   $('.pp-live').textContent = live(st.key);
