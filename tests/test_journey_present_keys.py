@@ -80,8 +80,9 @@ def test_an_identity_w_says_so_at_the_qkv_stage(lecture: Page) -> None:
 LIVE = """() => {
   const p = document.querySelector('#present-panel .pp-live'), nav = document.querySelector('#present-panel .pp-nav');
   const r = p.getBoundingClientRect(), px = parseFloat(getComputedStyle(p).fontSize);
-  return { text: p.textContent, lines: Math.round(r.height / (1.25 * px)),
-    clear: r.right <= nav.getBoundingClientRect().left };
+  const n = nav.getBoundingClientRect();  // (clear: beside the buttons, on their row, so the panel keeps its height)
+  return { text: p.textContent, lines: Math.round(r.height / (1.25 * px)), clear: r.right <= n.left
+    && n.top < r.bottom && r.top < n.bottom };
 }"""
 
 
@@ -90,7 +91,8 @@ LIVE = """() => {
 def test_the_panel_says_h_steps_the_head_at_the_qkv_stage(lecture: Page) -> None:
     """H (the next head shown) works at the Q, K, V stage, but the panel said only "keys Q K V" (720p, one projection
     at a time) or nothing (1080p): a lecturer reads which keys work from the panel, not from a button's title. The
-    live line names H, stays one line clear of the buttons, and H then shows head 2."""
+    live line names H, stays one line beside the buttons (it took a row of its own at 720p, the panel 16% -> 22% of
+    the screen, until the projection's shape, on its card beside, left the line), and H then shows head 2."""
     step_to(lecture, "qkv")
     got = lecture.evaluate(LIVE)
     assert "head 1 of 2" in got["text"] and got["text"].endswith("H"), got

@@ -94,7 +94,7 @@ function live(key) {  // the live numbers of this stage, read from what the over
   const h = headShown().of > 1 ? ' H' : '';  // (the keys that work here, said on screen: H the next head)
   const say = {
     inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
-    qkv: P.split ? `${P.part.toUpperCase()}: ${shape(P.part)} ${head} · keys Q K V${h}`
+    qkv: P.split ? `${P.part.toUpperCase()} ${head} · keys Q K V${h}`  // (its shape is on its card, beside)
       : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}${h && ' · key H'}`,
     scores: `scores: ${shape('scores')}`,
     scaled: `here: ${scale || ''}`,
