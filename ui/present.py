@@ -308,6 +308,13 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 }  # fmt: skip
 
 
+# a stage's formula while a variant is on (by the stage's key: what shows it is on, as in VARIANT_WORDS; the formula):
+# with RoPE the Q and K cards of the Q, K, V stage show q and k turned, as their titles say
+VARIANT_FORMULAS: dict[str, tuple[tuple[str, str], ...]] = {
+    "qkv": (("q_before", formula_html("Q = RoPE(X·W_q),  K = RoPE(X·W_k),  V = X·W_v")),),
+}
+
+
 # the cards each stage is computed from, kept on screen beside it in present mode (so "output = weights·V" can be
 # pointed at): the stage's direct inputs, by the stage's key
 USES: dict[str, tuple[str, ...]] = {
@@ -394,13 +401,18 @@ def with_more(stages: list[dict]) -> list[dict]:
 
 def stages_json() -> str:
     """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards, uses,
-    extra}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention, see
-    VARIANT_WORDS)."""
+    extra, formulas}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention,
+    see VARIANT_WORDS; formulas: [when, formula] pairs, VARIANT_FORMULAS)."""
     keys = ("key", "title", "formula", "words", "cards")
     return json.dumps(
         with_more(
             [
-                {**dict(zip(keys, st, strict=True)), "uses": USES.get(st[0], ()), "extra": VARIANT_WORDS.get(st[0], ())}
+                {
+                    **dict(zip(keys, st, strict=True)),
+                    "uses": USES.get(st[0], ()),
+                    "extra": VARIANT_WORDS.get(st[0], ()),
+                    "formulas": VARIANT_FORMULAS.get(st[0], ()),
+                }
                 for st in STAGES
             ]
         )

@@ -91,10 +91,11 @@ function live(key) {  // the live numbers of this stage, read from what the over
   const [scale, mask, norm] = opSpans();
   const shape = (n) => document.querySelector(`#overview [data-card="${n}"] .shape`)?.textContent || '';
   const head = document.querySelector('#overview [data-card=q] .shape + .shape')?.textContent || '';
+  const h = headShown().of > 1 ? ' H' : '';  // (the keys that work here, said on screen: H the next head)
   const say = {
     inputs: `X is ${shape('x') || document.querySelector('#inputs [data-card=x] .shape')?.textContent || ''}`,
-    qkv: P.split ? `${P.part.toUpperCase()}: ${shape(P.part)} ${head} · keys Q K V`
-      : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}`,
+    qkv: P.split ? `${P.part.toUpperCase()} ${head} · keys Q K V${h}`  // (its shape is on its card, beside)
+      : `Q, K, V: ${shape('q')}, ${shape('k')}, ${shape('v')} ${head}${h && ' · key H'}`,
     scores: `scores: ${shape('scores')}`,
     scaled: `here: ${scale || ''}`,
     masked: `here: ${mask || ''}`,
@@ -246,22 +247,23 @@ function apply() {
   P.at = Math.max(0, Math.min(P.at, list.length - 1));
   mark(list);
   const st = list[P.at];
+  body.dataset.presentStage = st.key;  // (first: present.css keys the stage's own rules on it, which the fit measures)
   oneHead(st.key === 'qkv');
   if (st.key === 'qkv') onePart(); else P.split = false;
   body.classList.toggle('pp-part', P.split);  // (present.css: the projection's title wraps, so the row holds it)
   P.kv.show();
   const t = st.key === 'kv_cache' ? P.kv.at() + 1 : null;  // (1-based, as the card says it; a room follows it)
-  body.dataset.presentStage = st.key;
   if (t) body.dataset.presentT = t; else delete body.dataset.presentT;
   if (P.split) body.dataset.presentPart = P.part; else delete body.dataset.presentPart;  // (a room follows it too)
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
-  if (P.shownKey !== st.key + words) {  // the text changes with the stage only: focus and reading position stay
-    P.shownKey = st.key + words;
+  const formula = (st.formulas || []).find(([when]) => variantOn(when))?.[1] || st.formula;  // (and its formula)
+  if (P.shownKey !== st.key + words + formula) {  // the text changes with the stage only: focus and reading stay
+    P.shownKey = st.key + words + formula;
     $('.pp-count').textContent = `${P.at + 1} / ${list.length}`;
     $('.pp-title').textContent = st.title;
-    $('.pp-formula').innerHTML = st.formula;
-    const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: st.formula });
+    $('.pp-formula').innerHTML = formula;
+    const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: formula });
     $('.pp-words').replaceChildren(wf, words);  // (the formula: on a phone, with the words only)
   }
   $('.pp-live').textContent = live(st.key);

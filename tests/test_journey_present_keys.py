@@ -1,0 +1,140 @@
+"""Present mode as a demanding lecturer walks it (issue 41's walk): the Projector button pressed on the page, the
+stages stepped with the keys, and what the back row then reads: the Q, K, V stage's numbers as large as the room
+allows on the first visit, and an identity W still saying it is the identity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+from browser import open_page
+from playwright.sync_api import Browser, Page
+from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
+
+
+@pytest.fixture
+def lecture(browser: Browser, app_url: str, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """``request.param``: (preset, width, height); the page at the first stage after a press of Projector (text size
+    150% and present mode), as a lecturer starts."""
+    preset, w, h = request.param
+    pg = open_page(browser, f"{app_url}?preset={preset}", w, h)
+    try:
+        pg.click("button.projector")
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
+        pg.wait_for_timeout(300)
+        yield pg
+    finally:
+        pg.close()
+
+
+def step_to(pg: Page, key: str) -> dict:
+    """→ pressed (small pauses, as a person presses it) until the stage is ``key``; then what ON_SCREEN reads."""
+    for _ in range(12):
+        if pg.evaluate("() => document.body.dataset.presentStage") == key:
+            break
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_timeout(150)
+    pg.wait_for_timeout(400)  # (the fit, a frame later)
+    got = pg.evaluate(ON_SCREEN)
+    assert got["stage"] == key, got
+    return got
+
+
+@pytest.mark.parametrize("lecture", [("llama-style", 1920, 1080)], indirect=True, ids=["1080p"])
+def test_the_qkv_stages_first_visit_is_fitted_with_its_own_layout(lecture: Page) -> None:
+    """At 1920×1080 llama-style's whole Q, K, V stage fits at about 60 px (docs/projector.md). The first → into it
+    fitted the cards while the W's notes ("d_model×d_model, split into 2 heads…", hidden at this stage by present.css
+    keyed on the stage's name) were still there, two rows of W's, and kept that fit: 34.5 px, the room under Q, K, V
+    empty; leaving the stage and coming back gave 58.7 px."""
+    got = step_to(lecture, "qkv")
+    assert got["bad"] == [] and got["now"] >= 55, got
+    assert not lecture.evaluate("() => document.body.classList.contains('pp-part')")  # (the whole stage: Q, K and V)
+    lecture.keyboard.press("ArrowLeft")
+    lecture.wait_for_timeout(300)
+    again = step_to(lecture, "qkv")
+    assert abs(again["now"] - got["now"]) < 0.5, (got, again)  # the same fit on every visit
+
+
+IDENT = """() => {
+  const e = document.querySelector('#bench .card[data-card=W_q] .card-title .sub.ident');
+  if (!e || !e.getClientRects().length) return null;
+  const r = e.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return { text: e.textContent, px: parseFloat(getComputedStyle(e).fontSize), top: e === at || e.contains(at) };
+}"""
+
+
+@pytest.mark.parametrize("lecture", [("numpy-scaled", 1280, 720), ("llm-simplified", 1920, 1080)], indirect=True,
+                         ids=["numpy-720p", "llm-1080p"])  # fmt: skip
+def test_an_identity_w_says_so_at_the_qkv_stage(lecture: Page) -> None:
+    """numpy-scaled's and llm-simplified's W_q is the identity, shown folded as "= I (the identity: q = x)". At the
+    Q, K, V stage that line was hidden with the W's other notes, so the card read "W_q [edit cells]" beside Q = X·W_q,
+    and "edit cells" was the stage's smallest text (29 px, under the 32 px every text has with the Projector)."""
+    step_to(lecture, "qkv")
+    ident = lecture.evaluate(IDENT)
+    assert ident and ident["text"].startswith("= I") and ident["top"] and ident["px"] >= 32, ident
+    smallest = lecture.evaluate(SMALLEST_TEXT)
+    assert smallest["least"] >= 32, smallest
+
+
+LIVE = """() => {
+  const p = document.querySelector('#present-panel .pp-live'), nav = document.querySelector('#present-panel .pp-nav');
+  const r = p.getBoundingClientRect(), px = parseFloat(getComputedStyle(p).fontSize);
+  const n = nav.getBoundingClientRect();  // (clear: beside the buttons, on their row, so the panel keeps its height)
+  return { text: p.textContent, lines: Math.round(r.height / (1.25 * px)), clear: r.right <= n.left
+    && n.top < r.bottom && r.top < n.bottom };
+}"""
+
+
+@pytest.mark.parametrize("lecture", [("llama-style", 1280, 720), ("llama-style", 1920, 1080)], indirect=True,
+                         ids=["720p", "1080p"])  # fmt: skip
+def test_the_panel_says_h_steps_the_head_at_the_qkv_stage(lecture: Page) -> None:
+    """H (the next head shown) works at the Q, K, V stage, but the panel said only "keys Q K V" (720p, one projection
+    at a time) or nothing (1080p): a lecturer reads which keys work from the panel, not from a button's title. The
+    live line names H, stays one line beside the buttons (it took a row of its own at 720p, the panel 16% -> 22% of
+    the screen, until the projection's shape, on its card beside, left the line), and H then shows head 2."""
+    step_to(lecture, "qkv")
+    got = lecture.evaluate(LIVE)
+    assert "head 1 of 2" in got["text"] and got["text"].endswith("H"), got
+    assert got["lines"] == 1 and got["clear"], got
+    lecture.keyboard.press("h")
+    lecture.wait_for_function("() => /head 2 of 2/.test(document.querySelector('#present-panel .pp-live').textContent)")
+    assert lecture.evaluate(LIVE)["text"].endswith("H")
+
+
+@pytest.mark.parametrize("lecture", [("statquest-self", 1280, 720)], indirect=True, ids=["720p"])
+def test_one_head_names_no_h(lecture: Page) -> None:
+    """With one head, H does nothing, and the panel does not name it."""
+    step_to(lecture, "qkv")
+    assert "H" not in lecture.evaluate(LIVE)["text"]
+
+
+# the Q, K, V stage's numbers, each cell's exact value (an input cell's own text; Q's as shown)
+CELLS = """(n) => Array.from(document.querySelector(`#bench table[data-name=${n}]`).querySelectorAll('tr'))
+  .map((tr) => Array.from(tr.querySelectorAll('td[data-r]')).map((td) => Number(td.textContent)))
+  .filter((r) => r.length)"""
+
+
+@pytest.mark.parametrize("lecture", [("llama-style", 1280, 720)], indirect=True, ids=["720p"])
+def test_the_qkv_stages_formula_is_what_its_numbers_are(lecture: Page) -> None:
+    """With RoPE on, the Q card at the Q, K, V stage holds q turned by its position (its title says RoPE(X·W_q)), as
+    plain torch computes it from the X and W_q on screen; the panel's formula said "Q = X·W_q", which the row
+    X, W_q, Q (one projection at a time) then read as a false product. The formula now says RoPE; a state without
+    RoPE keeps the plain one (the next test)."""
+    step_to(lecture, "qkv")
+    x = torch.tensor(lecture.evaluate(CELLS, "x"), dtype=torch.float64)  # (T, d_model)
+    w_q = torch.tensor(lecture.evaluate(CELLS, "W_q"), dtype=torch.float64)  # (heads·E, d_model), nn.Linear's
+    q = torch.tensor(lecture.evaluate(CELLS, "q"), dtype=torch.float64)  # (T, E) head 1, 4 decimals
+    q1 = (x @ w_q.T)[:, : q.shape[1]]  # head 1's columns
+    t = torch.arange(x.shape[0], dtype=torch.float64)[:, None]  # positions 0..T-1; E = 2: one pair, θ = 1
+    turned = torch.cat((q1[:, :1] * t.cos() - q1[:, 1:] * t.sin(), q1[:, 1:] * t.cos() + q1[:, :1] * t.sin()), 1)
+    torch.testing.assert_close(q, turned, atol=5e-5, rtol=0)  # (half the last printed digit)
+    assert (q1 - q).abs().max() > 0.1  # (X·W_q alone is not what the card shows)
+    formula = lecture.inner_text("#present-panel .pp-formula")
+    assert "RoPE(X·W" in formula and formula.startswith("Q = RoPE"), formula
+
+
+@pytest.mark.parametrize("lecture", [("statquest-self", 1280, 720)], indirect=True, ids=["720p"])
+def test_without_rope_the_qkv_formula_is_the_plain_product(lecture: Page) -> None:
+    step_to(lecture, "qkv")
+    assert lecture.inner_text("#present-panel .pp-formula").startswith("Q = X·W")
