@@ -4,13 +4,17 @@ allows on the first visit, and an identity W still saying it is the identity."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import pytest
 import torch
+import torch.nn.functional as F
 from browser import open_page
 from playwright.sync_api import Browser, Page
 from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
+
+import attention_core as ac
 
 
 @pytest.fixture
@@ -138,3 +142,86 @@ def test_the_qkv_stages_formula_is_what_its_numbers_are(lecture: Page) -> None:
 def test_without_rope_the_qkv_formula_is_the_plain_product(lecture: Page) -> None:
     step_to(lecture, "qkv")
     assert lecture.inner_text("#present-panel .pp-formula").startswith("Q = X·W")
+
+
+# the combine stage's input cards on screen (every .p-in card but W_o), in the page's order: each card's title, its
+# numbers as shown (4 decimals), the cells not themselves at their centre (elementFromPoint: under the panel, cut, or
+# scrolled inside the card), its box and its numbers' font size; and the combined card's numbers
+JOINED = """() => {
+  const nums = (c) => Array.from(c.querySelectorAll('tr')).map((tr) => Array.from(tr.querySelectorAll('td[data-r]'))
+    .map((td) => Number(td.textContent))).filter((r) => r.length);
+  const cards = Array.from(document.querySelectorAll('#bench .card.p-in')).filter((c) => c.getClientRects().length
+    && c.dataset.card !== 'W_o');
+  const heads = cards.map((c) => {
+    const tds = Array.from(c.querySelectorAll('td[data-r]'));
+    const hidden = tds.filter((td) => {
+      const r = td.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !at || !(td === at || td.contains(at));
+    }).length;
+    const r = c.getBoundingClientRect();
+    return { title: c.querySelector('.card-title').textContent.trim(), rows: nums(c), hidden, n: tds.length,
+      box: [r.left, r.top, r.right, r.bottom], px: parseFloat(getComputedStyle(tds[0]).fontSize) };
+  });
+  return { heads, combined: nums(document.querySelector('#bench .card.p-now[data-card=combine]')) };
+}"""
+
+
+def head_outputs(preset: str) -> list[torch.Tensor]:
+    """Each head's output (T, E), by plain torch from the preset's X and the weights its computation used:
+    nn.Linear's layout (x @ W.T); concat mode has a W per head, split mode one W whose rows come in heads of E;
+    grouped-query heads read kv head h·G/H; RoPE (E = 2: one pair, θ = 1) turns q and k by their positions; the
+    preset's causal mask; ÷√E; softmax. torch's own scaled_dot_product_attention does the last three."""
+    sc = ac.scenario_of(preset)
+    used = ac.compute(sc)["weights_used"]
+    assert used["layout"] == "linear" and used["W_o"] is None, used["layout"]  # (the two presets asked for)
+    x = torch.tensor(sc.get("x", sc.get("x_q")), dtype=torch.float64)  # (T, D): self-attention in both
+    w = {n: torch.tensor(used[n], dtype=torch.float64) for n in ("W_q", "W_k", "W_v")}  # (n_mats, out, in)
+    heads = sc["heads"]
+    if sc["head_mode"] == "concat":
+        proj = {n: [x @ m.T for m in w[n]] for n in w}  # a (T, E) per head
+    else:  # split: one (T, H·E) projection cut into heads of E columns (K and V: G kv heads)
+        e = w["W_q"].shape[1] // heads
+        proj = {n: list((x @ w[n][0].T).split(e, dim=-1)) for n in w}
+    if sc.get("positions") == "rope":
+        proj["W_q"], proj["W_k"] = [turned(a) for a in proj["W_q"]], [turned(a) for a in proj["W_k"]]
+    causal = sc.get("mask", {}).get("kind") == "causal"
+    g = len(proj["W_k"])
+    q, k, v = proj["W_q"], proj["W_k"], proj["W_v"]
+    return [F.scaled_dot_product_attention(q[h], k[h * g // heads], v[h * g // heads], is_causal=causal)
+            for h in range(heads)]  # fmt: skip
+
+
+def turned(a: torch.Tensor) -> torch.Tensor:
+    """RoPE of a (T, 2) projection: row t's pair turned by t radians (E = 2: θ = base^0 = 1)."""
+    t = torch.arange(a.shape[0], dtype=a.dtype)[:, None]
+    return torch.cat((a[:, :1] * t.cos() - a[:, 1:] * t.sin(), a[:, 1:] * t.cos() + a[:, :1] * t.sin()), 1)
+
+
+@pytest.mark.parametrize(
+    "lecture",
+    [(p, w, h) for p in ("statquest-mha2", "llama-style") for w, h in ((1280, 720), (1920, 1080))],
+    indirect=True,
+    ids=["mha2-720p", "mha2-1080p", "llama-720p", "llama-1080p"],
+)
+def test_the_combine_stage_shows_every_heads_output_beside_the_combined(lecture: Page) -> None:
+    """The heads combined stage ("their outputs joined", the lecture's stage 4) showed as its input only the shown
+    head's output, titled "output": head 2's output, the combined card's o3 and o4, was nowhere on screen. Every
+    head's output now shows beside the combined card, titled with its head, in the order they are joined, each cell
+    whole on screen; their numbers are each head's (plain torch) and the combined card's are theirs side by side."""
+    preset = lecture.url.split("preset=")[1].split("&")[0]
+    got = step_to(lecture, "combine")
+    assert got["bad"] == [], got["bad"][:3]
+    shown = lecture.evaluate(JOINED)
+    want = head_outputs(preset)
+    titles = [c["title"] for c in shown["heads"]]
+    assert len(titles) == len(want) and all(t.startswith(f"head {i + 1} output") for i, t in enumerate(titles)), titles
+    for card, ref in zip(shown["heads"], want, strict=True):
+        assert card["n"] > 0 and card["hidden"] == 0, card
+        torch.testing.assert_close(torch.tensor(card["rows"], dtype=torch.float64), ref, atol=5e-5, rtol=0)
+    boxes = [c["box"] for c in shown["heads"]]
+    assert all(b[0] >= a[2] - 1 or b[1] >= a[3] - 1 for a, b in itertools.pairwise(boxes)), boxes  # read in order
+    joined = torch.cat([torch.tensor(c["rows"]) for c in shown["heads"]], dim=-1)
+    torch.testing.assert_close(torch.tensor(shown["combined"]), joined, atol=0, rtol=0)  # o3, o4: head 2's
+    smallest = lecture.evaluate(SMALLEST_TEXT)
+    print(preset, lecture.viewport_size, "numbers", got["now"], "inputs", got["other"], "smallest", smallest)
+    assert smallest["least"] >= 32 and min(c["px"] for c in shown["heads"]) >= 32, (smallest, shown["heads"])

@@ -260,6 +260,37 @@ def test_each_new_stage_follows_its_own_and_its_card_is_drawn_only_where_it_appl
     assert names(cards_of("mistral-style")) == ["head_weights", "rope_pair", "window_keep"]
 
 
+def outputs_of(preset: str, **more: Any) -> str:
+    """The heads combined stage's input cards (every head's output) for a preset's state, as the overview draws them."""
+    s = ac.parse({**ac.scenario_of(preset), **more})
+
+    def table(t: torch.Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
+        return tables.html_table(t, s.dtype, rows, cols, name, kind, title="", short=True)
+
+    return stages.head_output_cards(s, ac.evaluate(s), table)
+
+
+def test_every_heads_output_card_is_that_heads_named_as_the_heads_are_joined() -> None:
+    """statquest-mha2: head h's card holds head h's output (its exact values, plain torch: softmax(QKᵀ/√2)·V from X
+    and head h's W's), titled "head h output", its columns named as in the combined table (o1 o2, then o3 o4);
+    through W_o, d1 d2. One head, or more than a projector shows side by side, draws none (the stage shows the shown
+    head's output: present.INSTEAD)."""
+    html = outputs_of("statquest-mha2")
+    assert re.findall(r"<div class='card-title'>(head \d output)", html) == ["head 1 output", "head 2 output"]
+    s = ac.parse(ac.scenario_of("statquest-mha2"))
+    w = s.weights  # (H, E, D) each: nn.Linear's out×in, applied as x @ W.T
+    for h in range(2):
+        q, k, v = s.x_q @ w.W_q[h].T, s.x_k @ w.W_k[h].T, s.x_v @ w.W_v[h].T  # (T, E)
+        want = torch.softmax(q @ k.T / 2**0.5, dim=-1) @ v
+        torch.testing.assert_close(shown(html, f"output_h{h + 1}"), want.double(), atol=1e-6, rtol=0)
+    heads = re.findall(r"data-name='output_h\d'.*?</tr>", html, re.S)
+    assert [re.findall(r">(o\d)</th>", t) for t in heads] == [["o1", "o2"], ["o3", "o4"]]
+    through = outputs_of("statquest-mha2", weights={"init": "linear", "seed": 42, "w_o": True})
+    assert re.findall(r">(d\d)</th>", through) == ["d1", "d2", "d1", "d2"]
+    assert outputs_of("statquest-self") == "" and outputs_of("statquest-mha2", heads=5, d_out=1) == ""
+    assert present.INSTEAD["combine"] == ("output",) and "head_output" in present.USES["combine"]
+
+
 def test_the_rope_card_turns_q_by_t_theta_in_torch() -> None:
     """q′ as shown = q as shown turned by the angle shown (θ₁ = base⁰ = 1: t radians), by the rotation's formula."""
     html = cards_of("llama-style")

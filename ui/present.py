@@ -324,8 +324,11 @@ USES: dict[str, tuple[str, ...]] = {
     "masked": ("scaled",),
     "weights": ("masked",),
     "output": ("weights", "v"),
-    "combine": ("output",),
+    "combine": ("head_output",),  # every head's output, in the order they are joined (ui/render/stages.py)
 }
+# the cards a stage is computed from when none of its USES is drawn: the heads combined stage of one head (through
+# W_o) or of more heads than a projector shows side by side shows the shown head's output
+INSTEAD: dict[str, tuple[str, ...]] = {"combine": ("output",)}
 
 
 # present mode's stages for today's attention, each shown only while its card is drawn (ui/render/stages.py draws
@@ -401,8 +404,9 @@ def with_more(stages: list[dict]) -> list[dict]:
 
 def stages_json() -> str:
     """Present mode's stages as JSON for static/present.js (a list of {key, title, formula, words, cards, uses,
-    extra, formulas}; uses: the cards it is computed from (USES); extra: [when, sentence] pairs for today's attention,
-    see VARIANT_WORDS; formulas: [when, formula] pairs, VARIANT_FORMULAS)."""
+    instead, extra, formulas}; uses: the cards it is computed from (USES), instead: those when none of them is drawn
+    (INSTEAD); extra: [when, sentence] pairs for today's attention, see VARIANT_WORDS; formulas: [when, formula]
+    pairs, VARIANT_FORMULAS)."""
     keys = ("key", "title", "formula", "words", "cards")
     return json.dumps(
         with_more(
@@ -410,6 +414,7 @@ def stages_json() -> str:
                 {
                     **dict(zip(keys, st, strict=True)),
                     "uses": USES.get(st[0], ()),
+                    "instead": INSTEAD.get(st[0], ()),
                     "extra": VARIANT_WORDS.get(st[0], ()),
                     "formulas": VARIANT_FORMULAS.get(st[0], ()),
                 }

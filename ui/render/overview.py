@@ -124,7 +124,9 @@ def overview_html(s: ac.Scenario, tr: ac.Trace, h: int, marks: Any, combine: str
     ]
     if s.heads > 1 or tr.params.W_o is not None:
         how = "concat" if tr.params.W_o is None else "concat · W_o"
-        parts += [arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
+        # every head's output, shown in present mode while the combined table is whole: what it is joined from
+        joined = st.head_output_cards(s, tr, table) if tr.output.shape[-1] <= win else ""
+        parts += [joined, arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
     parts.append(st.stage_cards(s, tr, h, table))  # present mode's own stages (RoPE, kv heads, window, cache, heads)
     return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
 

@@ -1,5 +1,6 @@
 """Present mode's own cards for today's attention: RoPE's pair and its angle, which kv head each query head reads,
-the window, the KV cache stepped token by token, and every head's weights side by side.
+the window, the KV cache stepped token by token, and every head's weights side by side; and every head's output, the
+heads combined stage's inputs.
 
 Each card is drawn only while its step is on (RoPE, kv heads < heads, a window, KV-cache decoding, several heads),
 hidden (``p-extra``) until present mode reaches its stage, so a stage whose card is absent is skipped
@@ -165,5 +166,24 @@ def heads_cards(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
     w = tr.weights  # (H, T, S)
     return "".join(
         _card("head_weights", f"head {i + 1}", table(w[i], s.tokens, s.tokens_k, f"weights_h{i + 1}", "prob"))
+        for i in range(s.heads)
+    )
+
+
+def head_output_cards(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
+    """Every head's output (T, E), a card each titled with its head, in the order the heads are joined: what the
+    heads combined stage is computed from. "" with one head and beyond what a projector shows side by side (more
+    than HEADS_SHOWN heads or TOKENS_SHOWN tokens): that stage then shows the shown head's output (present.py
+    INSTEAD). Joined as they are (no W_o), a head's columns are named as the combined table names them (head 2 of
+    width 2: o3, o4); through W_o, d1 … dE."""
+    if s.heads < 2 or s.heads > HEADS_SHOWN or len(s.tokens) > TOKENS_SHOWN:
+        return ""
+    e = tr.head(0)["output"].shape[-1]
+    name, step = ("o", e) if tr.params.W_o is None else ("d", 0)  # (head i's columns: name + i·step + 1 …)
+    cols = [[f"{name}{i * step + j + 1}" for j in range(e)] for i in range(s.heads)]
+    return "".join(
+        f"<div class='card p-extra st-card' data-card='head_output'><div class='card-title'>head {i + 1} output "
+        f"<span class='shape'>{len(s.tokens)}×{e}</span></div>"
+        f"{table(tr.head(i)['output'], s.tokens, cols[i], f'output_h{i + 1}')}</div>"
         for i in range(s.heads)
     )

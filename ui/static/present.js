@@ -153,20 +153,35 @@ function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() 
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
 const fitKey = () => [P.at, shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join(),
   innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset()].join('|');
+function sized() {  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as the
+  const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // room left allows
+  largest((r) => { setSize(px, r); return fits(); }, INPUT, INPUT_MAX);
+  return px;
+}
+// The heads combined stage is laid out two ways, and the fit keeps the one with the larger numbers: the heads'
+// output cards with their titles on one line (on a short row the combined card then goes under them: statquest-mha2
+// at 1280×720, 57.9 px) or wrapped over their tables (present.css pp-tight), so the combined card keeps beside them
+// the room they leave (llama-style's five rows at 1280×720: 45.2 px, where one line left it 40.6 px)
+const TIGHT = 'pp-tight';
 function fit() {
   body.style.setProperty('--pp-inset', `${inset()}px`);  // (room above the cards for the words: present.css)
   const key = fitKey();
   if (key !== P.fitted || !fits()) {
-    P.fitted = key;  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as
-    const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // the room left allows
-    largest((r) => { setSize(px, r); return fits(); }, INPUT, INPUT_MAX);
+    P.fitted = key;
+    body.classList.remove(TIGHT);
+    const loose = sized();
+    if (body.dataset.presentStage === 'combine') {
+      body.classList.add(TIGHT);
+      if (sized() <= loose + 0.01) { body.classList.remove(TIGHT); sized(); }
+    }
   }
   scrollTo({ top: Math.max(0, room().top - inset() - 4), left: 0, behavior: 'instant' });
 }
 
 function mark(list) {
   const now = cardsOf(list[P.at]);
-  const uses = named(list[P.at].uses || []);
+  const given = named(list[P.at].uses || []);  // (none drawn: the cards it shows instead, present.py INSTEAD)
+  const uses = given.length ? given : named(list[P.at].instead || []);
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
     .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
   list.forEach((st, i) => { if (i < P.at) cardsOf(st).forEach((c) => c.classList.add('p-done')); });
@@ -314,7 +329,7 @@ function stop() {
   P.on = false;
   observer.disconnect();
   P.panel.hidden = true;
-  body.classList.remove('presenting', 'pp-tools', 'pp-say', 'pp-part');
+  body.classList.remove('presenting', 'pp-tools', 'pp-say', 'pp-part', TIGHT);
   oneHead(false);
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
