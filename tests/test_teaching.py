@@ -291,3 +291,13 @@ def test_the_stage_and_step_texts_are_complete() -> None:
     scores = torch.zeros(2, 3)
     html = ov.present_cards(scores, scores, ["a", "b"], ["x", "y", "z"], lambda t, r, c, n: f"<table {n}>")
     assert "data-card='scaled'" in html and "data-card='masked'" in html and "2×3" in html
+
+
+def test_the_heads_combined_stage_names_w_o_only_when_it_is_drawn() -> None:
+    """Present mode's heads combined stage: concat(head_1, …, head_h) when there is no output projection, and
+    ·W_o only with W_o's card drawn (present.js picks a stage's variant formula by the card it names), as the
+    notebook's own combine step writes it (ui/render/step_cells.py)."""
+    combine = next(st for st in json.loads(present.stages_json()) if st["key"] == "combine")
+    assert combine["formula"] == "combined = concat(head<sub>1</sub>, …, head<sub>h</sub>)"
+    assert combine["formulas"] == [["W_o", "combined = concat(head<sub>1</sub>, …, head<sub>h</sub>)·W<sub>o</sub>"]]
+    assert "W_o" in combine["cards"]  # (the card whose presence picks the W_o formula is one the stage lights up)

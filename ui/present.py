@@ -56,6 +56,10 @@ CARDS: dict[str, tuple[str, ...]] = {
 
 # (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up): the inputs, then each
 # step with the list's title, formula and sentence
+# a stage's formula when none of its VARIANT_FORMULAS applies, where it is not the notebook step's: the heads joined
+# without an output projection (W_o's card drawn: the step's own formula, ·W_o)
+BASE_FORMULAS = {"combine": "combined = concat(head_1, …, head_h)"}
+
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     (
         "inputs",
@@ -65,7 +69,13 @@ STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         CARDS["inputs"],
     ),
     *(
-        (st.key, st.title[0].upper() + st.title[1:], formula_html(st.formula), st.sentence, CARDS[st.key])
+        (
+            st.key,
+            st.title[0].upper() + st.title[1:],
+            formula_html(BASE_FORMULAS.get(st.key, st.formula)),
+            st.sentence,
+            CARDS[st.key],
+        )
         for st in ac.NOTEBOOK_STEPS
     ),
 )
@@ -312,6 +322,7 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 # with RoPE the Q and K cards of the Q, K, V stage show q and k turned, as their titles say
 VARIANT_FORMULAS: dict[str, tuple[tuple[str, str], ...]] = {
     "qkv": (("q_before", formula_html("Q = RoPE(X·W_q),  K = RoPE(X·W_k),  V = X·W_v")),),
+    "combine": (("W_o", formula_html(next(st.formula for st in ac.NOTEBOOK_STEPS if st.key == "combine"))),),
 }
 
 
