@@ -62,22 +62,22 @@ def test_followers_show_the_projection_and_the_head_the_lecturer_shows(room: dic
     teacher.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
     teacher.keyboard.press("ArrowRight")
     teacher.wait_for_function("() => document.body.dataset.presentStage === 'qkv'")
-    shows_part(teacher, "Q: 5×2 (head 1 of 2) · keys Q K V", "q")  # (split at this size: one projection at a time)
+    shows_part(teacher, "Q (head 1 of 2) · keys Q K V H", "q")  # (split at this size: one projection at a time)
     for s in students:
-        shows_part(s, "Q: 5×2 (head 1 of 2) · keys Q K V", "q")
+        shows_part(s, "Q (head 1 of 2) · keys Q K V H", "q")
     teacher.keyboard.press("k")
-    shows_part(teacher, "K: 5×2 (head 1 of 2) · keys Q K V", "k")
+    shows_part(teacher, "K (head 1 of 2) · keys Q K V H", "k")
     for s in students:
-        shows_part(s, "K: 5×2 (head 1 of 2) · keys Q K V", "k")
+        shows_part(s, "K (head 1 of 2) · keys Q K V H", "k")
     teacher.keyboard.press("h")
-    shows_part(teacher, "K: 5×2 (head 2 of 2) · keys Q K V", "k")
+    shows_part(teacher, "K (head 2 of 2) · keys Q K V H", "k")
     for s in students:
-        shows_part(s, "K: 5×2 (head 2 of 2) · keys Q K V", "k")
+        shows_part(s, "K (head 2 of 2) · keys Q K V H", "k")
         assert s.locator("#bench .card.p-in table[data-name=W_k]").is_visible()  # X·W_k = K: its W beside it
         assert s.locator("#bench .card.p-in table[data-name=W_q]").is_hidden()
     teacher.keyboard.press("v")
     for s in students:
-        shows_part(s, "V: 5×2 (head 2 of 2) · keys Q K V", "v")
+        shows_part(s, "V (head 2 of 2) · keys Q K V H", "v")
 
 
 def test_a_student_who_tries_it_keeps_their_own_keys(room: dict) -> None:
@@ -88,14 +88,14 @@ def test_a_student_who_tries_it_keeps_their_own_keys(room: dict) -> None:
     a.wait_for_function("() => document.body.dataset.presentStage === 'qkv'")
     a.locator("#present-panel .pp-next").focus()
     a.keyboard.press("q")
-    shows_part(a, "Q: 5×2 (head 2 of 2) · keys Q K V", "q")
+    shows_part(a, "Q (head 2 of 2) · keys Q K V H", "q")
     teacher.keyboard.press("k")
-    shows_part(b, "K: 5×2 (head 2 of 2) · keys Q K V", "k")  # the other student follows on
+    shows_part(b, "K (head 2 of 2) · keys Q K V H", "k")  # the other student follows on
     a.wait_for_timeout(800)
-    shows_part(a, "Q: 5×2 (head 2 of 2) · keys Q K V", "q")  # the student's own choice stays theirs
+    shows_part(a, "Q (head 2 of 2) · keys Q K V H", "q")  # the student's own choice stays theirs
     a.locator("#room .room-try").click()
     a.wait_for_selector(FOLLOWING)
-    shows_part(a, "K: 5×2 (head 2 of 2) · keys Q K V", "k")
+    shows_part(a, "K (head 2 of 2) · keys Q K V H", "k")
 
 
 def test_followers_show_the_fill_convention_of_the_lecturers_mask_stage(room: dict, tmp_path: Path) -> None:
