@@ -18,7 +18,7 @@ import gradio as gr
 
 import attention_core as ac
 from ui.assets import TEACH_JS
-from ui.render.step_cells import formula_html
+from ui.render.step_cells import JOINED, formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 # what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
@@ -58,7 +58,7 @@ CARDS: dict[str, tuple[str, ...]] = {
 # step with the list's title, formula and sentence
 # a stage's formula when none of its VARIANT_FORMULAS applies, where it is not the notebook step's: the heads joined
 # without an output projection (W_o's card drawn: the step's own formula, ·W_o)
-BASE_FORMULAS = {"combine": "combined = concat(head_1, …, head_h)"}
+BASE_FORMULAS = {"combine": JOINED}
 
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     (

@@ -43,6 +43,9 @@ FILL_HOW = {
 FILL_EFFECT = {"softmax": "so softmax gives them weight 0", "sum": "and divide-by-sum takes only the visible scores"}
 
 
+JOINED = "combined = concat(head_1, …, head_h)"  # the heads combined without W_o (present mode too)
+
+
 def formula_html(formula: str) -> str:
     """A formula of the list (plain text) as HTML: ``_x`` a subscript, two spaces a wider gap."""
     text = re.sub(r"_(\w+|\{[^}]*\})", lambda m: f"<sub>{m.group(1).strip('{}')}</sub>", html.escape(formula))
@@ -119,7 +122,7 @@ def _combine_heading(s: ac.Scenario) -> tuple[str, str, str]:
     if s.head_mode == "split":
         formula = "combined = (H, L, D/H) → transpose, reshape → (L, D)" + (" → ·W_o" if w_o else "")
     else:
-        formula = STEP["combine"].formula if w_o else "combined = concat(head_1, …, head_h)"
+        formula = STEP["combine"].formula if w_o else JOINED
     if s.heads == 1:
         here = "Here: one head, so its output is the result" + (", mixed by W_o." if w_o else "; set heads to 2 to "
                                                                  "compare.")  # fmt: skip
