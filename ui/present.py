@@ -18,7 +18,7 @@ import gradio as gr
 
 import attention_core as ac
 from ui.assets import TEACH_JS
-from ui.render.step_cells import JOINED, formula_html
+from ui.render.step_cells import JOINED, STEP, formula_html
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans shipped, one JSON file each
 # what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
@@ -54,12 +54,12 @@ CARDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up): the inputs, then each
-# step with the list's title, formula and sentence
 # a stage's formula when none of its VARIANT_FORMULAS applies, where it is not the notebook step's: the heads joined
 # without an output projection (W_o's card drawn: the step's own formula, ·W_o)
 BASE_FORMULAS = {"combine": JOINED}
 
+# (key, title, formula (HTML), one or two plain sentences, the data-card names it lights up): the inputs, then each
+# step with the list's title, formula and sentence
 STAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     (
         "inputs",
@@ -322,7 +322,7 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 # with RoPE the Q and K cards of the Q, K, V stage show q and k turned, as their titles say
 VARIANT_FORMULAS: dict[str, tuple[tuple[str, str], ...]] = {
     "qkv": (("q_before", formula_html("Q = RoPE(X·W_q),  K = RoPE(X·W_k),  V = X·W_v")),),
-    "combine": (("W_o", formula_html(next(st.formula for st in ac.NOTEBOOK_STEPS if st.key == "combine"))),),
+    "combine": (("W_o", formula_html(STEP["combine"].formula)),),
 }
 
 
