@@ -173,8 +173,7 @@ def html_table(
              f"{''.join(body)}</table></div>")  # fmt: skip
     if n_r <= win and n_c <= win:
         return table
-    size = f"--wr:{shown.shape[0]};--wc:{shown.shape[1]}"  # (the size app.css gives it until it is first drawn)
-    return f"<div class='nt-win' style='{size}'>{window_note(name, (n_r, n_c), (r0, c0), win, col0)}{table}</div>"
+    return f"<div class='nt-win'>{window_note(name, (n_r, n_c), (r0, c0), win, col0)}{table}</div>"
 
 
 def window_start(n: int, win: int, targets: list[int]) -> int:
