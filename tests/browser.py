@@ -15,7 +15,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 import harness
 from harness import CHROMIUM_ARGS, LOADED, ROOT, free_port
 
-__all__ = ["CHROMIUM_ARGS", "LOADED", "ROOT", "chromium_path", "free_port", "open_page", "serve", "settled"]
+__all__ = [
+    "CHROMIUM_ARGS",
+    "LOADED",
+    "ROOT",
+    "chromium_path",
+    "free_port",
+    "open_page",
+    "serve",
+    "settled",
+    "type_cell",
+]
 
 
 def chromium_path() -> str:
@@ -96,3 +106,13 @@ def settled(pg: Page) -> int:
     many it sent. (Network idle never comes: gradio's heartbeat stream stays open.)"""
     pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent; }")
     return pg.evaluate("() => window.apEvents().sent")
+
+
+def type_cell(pg: Page, name: str, row: int, col: int, text: str, delay: int = 80) -> None:
+    """Click the input grid ``name``'s cell (0-based ``row``, ``col``), replace its editor's text key by key, ``delay``
+    ms a key, as a person types, and commit it with Enter."""
+    pg.locator(f"#inputs table[data-name={name}] td[data-r='{row}'][data-c='{col}']").click()
+    editor = pg.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially(text, delay=delay)
+    editor.press("Enter")

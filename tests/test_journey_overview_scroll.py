@@ -6,7 +6,7 @@ did all three and was reverted). At 1280×720, typed key by key, scrolled a whee
 from __future__ import annotations
 
 import torch
-from browser import open_page
+from browser import open_page, type_cell
 from playwright.sync_api import Browser, Page
 
 from ui import share
@@ -58,14 +58,9 @@ def wheel_through_the_overview(pg: Page) -> None:
 def test_the_overview_is_drawn_as_laid_out_when_scrolled_to(browser: Browser, app_url: str) -> None:
     pg = open_page(browser, f"{app_url}?scenario={share.encode_link(SCENARIO)}", 1280, 720)
     try:
-        before = pg.locator("#overview table[data-name=output] td[data-r='0'][data-c='0']").get_attribute("title")
-
-        pg.locator("#inputs table[data-name=x] td[data-r='0'][data-c='0']").click()
-        editor = pg.locator("#inputs table.grid td input")
-        editor.press("Control+a")
-        editor.press_sequentially("9.5", delay=80)
-        editor.press("Enter")
         first = "#overview table[data-name=output] td[data-r='0'][data-c='0']"
+        before = pg.locator(first).get_attribute("title")
+        type_cell(pg, "x", 0, 0, "9.5")
         pg.wait_for_function(f'(b) => document.querySelector("{first}").title !== b', arg=before)
         pg.wait_for_timeout(300)
         wheel_through_the_overview(pg)

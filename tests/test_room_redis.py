@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from browser import LOADED, serve
+from browser import LOADED, serve, type_cell
 from harness import redis_server
 from playwright.sync_api import Browser
 
@@ -91,11 +91,7 @@ def test_a_teacher_on_one_replica_and_students_on_the_other(replicas: tuple[str,
     count = "() => document.querySelector('.room-card .rc-count').textContent === '2 students joined'"
     teacher.wait_for_function(count)
     teacher.locator(".room-card .rc-hide").click()
-    teacher.locator("#inputs table[data-name=x] td[data-r='1'][data-c='0']").click()
-    editor = teacher.locator("#inputs table.grid td input")
-    editor.press("Control+a")
-    editor.press_sequentially("-2.5", delay=60)
-    editor.press("Enter")
+    type_cell(teacher, "x", 1, 0, "-2.5", delay=60)
     weights = "#overview table[data-name=weights]"
     teacher.wait_for_function("() => document.querySelector(\"#inputs table[data-name=x] td[data-r='1'][data-c='0']\")"
                               ".innerText.trim() === '-2.5'")  # fmt: skip
