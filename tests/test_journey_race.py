@@ -11,12 +11,14 @@ event at once, before the edit, as a slow network would have it."""
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
-from browser import EVENTS_JS, LIVE_IDLE, LOADED
-from playwright.sync_api import Browser, Page
+from browser import EVENTS_JS, LIVE_IDLE, LOADED, settled, type_cell
+from playwright.sync_api import Browser, Page, Route
 from test_journey_random import check_state, open_more, shown_state
 
 DELAY = 80  # ms a key
@@ -127,3 +129,61 @@ def test_a_paste_after_a_typed_edit_keeps_the_pasted_values(browser: Browser, ap
     got = shown_state(pg)
     assert [float(c) for c in got["grids"]["x"][0][1][:2]] == [2.0, 3.0], got["grids"]["x"]
     check_state(got, "after the paste")
+
+
+# ---- a box typed key by key: its last key's answer is the one on screen -------------------------------------
+
+LAB_ROWS = "hide every key from query rows (e.g. 1)"
+
+
+def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_value(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """The mask lab's rows box typed "1ab" key by key while the page still waits to send its calls (a queued event
+    first waits for the grid's live edits on their way: an edit of X is held on the network), then the call for
+    '1a' held on its way to the server (a slow network) and the one for '1ab' let overtake it. gradio's client
+    sends a call of an event made before the previous one has left (its ``always_last`` holds back only calls made
+    once one is on its way), so the server took '1ab' first and then '1a', whose message then stayed on screen
+    under a box reading '1ab' (seen in CI: '1ab' under '1abc'). The page numbers its calls and the server answers
+    only the newest."""
+    pg = open_late(browser, app_url, 0, pages)
+    held: dict[str, Route] = {}
+
+    def hold(name: str, match: Callable[[Any], bool]) -> Callable[[Route], None]:
+        def handle(route: Route) -> None:  # the first request ``match`` takes waits; every other goes on
+            if name not in held and match(route.request.post_data_json or {}):
+                held[name] = route
+                return
+            route.continue_()
+
+        return handle
+
+    def wait_held(name: str) -> Route:
+        for _ in range(200):
+            if name in held:
+                return held[name]
+            pg.wait_for_timeout(25)
+        raise AssertionError(f"no {name} request left the page")
+
+    def committed(body: Any) -> bool:  # a cell's commit (not a look ahead at the value being typed)
+        data = body.get("data") or {}
+        return data.get("kind") == "cell" and "look" not in data
+
+    pg.route(re.compile("/gradio_api/component_server"), hold("edit", committed))
+    type_cell(pg, "x", 0, 0, "0.5")
+    edit = wait_held("edit")
+    pg.route(re.compile("/queue/join"), hold("1a", lambda body: "1a" in (body.get("data") or [])))
+    pg.get_by_role("tab", name="Mask lab").click()
+    rows = pg.get_by_label(LAB_ROWS)
+    rows.click()
+    rows.press_sequentially("1ab", delay=DELAY)  # each key's call waits for the edit
+    edit.continue_()
+    late = wait_held("1a")
+    # every other call answered (all but the held one), then the held one let go
+    pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
+    late.continue_()
+    settled(pg)
+    pg.wait_for_timeout(500)  # (its answer drawn)
+    assert rows.input_value() == "1ab"
+    msg = pg.inner_text("#mask-lab-msg")
+    assert "'1ab' is not a query position" in msg and "'1a' is" not in msg, msg

@@ -6,6 +6,8 @@ import threading
 import uuid
 from types import SimpleNamespace
 
+import gradio as gr
+
 import playground as pg
 from serving.sessions import SessionStore, estimate_bytes
 from ui import values, wiring
@@ -147,3 +149,38 @@ def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_store
     control.fn(2.5, request)
     assert wiring.STORE.get(key)["vals"].temperature == 2.5
     wiring.STORE.drop(key)
+
+
+def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
+    """``on(..., stamp=...)``: the page numbers each call as it leaves (ui/assets.py STAMPED); a call older than one
+    that has come in is not answered (gr.skip for every output), whether it comes in after it or is still being
+    computed when it does; an unnumbered call is always answered."""
+    got: dict[str, object] = {}
+    calls: list[str] = []
+    key = str(uuid.uuid4())
+    req = SimpleNamespace(session_hash=key)
+    newer: list[threading.Thread] = []
+
+    def trigger(fn: object, inputs: list[object], outputs: list[object], **kw: object) -> None:
+        got.update(fn=fn, inputs=inputs, js=kw["js"])
+
+    def lab(text: str) -> str:
+        calls.append(text)
+        if text == "slow":  # the page's next call comes in while this one computes
+            newer.append(threading.Thread(target=got["fn"], args=(9, "newer", req)))
+            newer[0].start()
+            while not wiring.NEWEST.outdated(key, lab_name, 8):
+                threading.Event().wait(0.005)
+        return f"<p>{text}</p>"
+
+    lab_name = f"{lab.__module__}.{lab.__qualname__}"
+    stamp, box, out = gr.Number(visible=False), gr.Textbox(), gr.HTML()
+    wiring.on(trigger, lab, [box], [out], stamp=stamp)
+    assert got["inputs"] == [stamp, box] and "m.stamp()" in str(got["js"])
+    answer = got["fn"]
+    assert answer(2, "1ab", req) == "<p>1ab</p>"
+    assert answer(1, "1a", req) == gr.skip() and calls == ["1ab"]  # came in later, made earlier: not computed
+    assert answer(8, "slow", req) == gr.skip()  # overtaken while it computed: its answer is not drawn
+    newer[0].join()
+    assert calls == ["1ab", "slow", "newer"]
+    assert answer(None, "plain", req) == "<p>plain</p>"  # (a page whose module failed to number it)

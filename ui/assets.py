@@ -66,6 +66,14 @@ AFTER_LIVE_EDITS = (
 )
 
 
+# the same, then numbers the call (page.js stamp) in its first input, a hidden gr.Number (ui/wiring.py NEWEST): the
+# server drops the answer of a call the page made before another one of the same handler
+STAMPED = (
+    f"(n, ...args) => import(({MODULE_URL})('page.js'))"
+    ".then((m) => m.liveIdle().then(() => [m.stamp(), ...args]), () => [null, ...args])"
+)
+
+
 def drawn(js: str, value: Any = None, **kw: Any) -> gr.HTML:
     """A view the page draws itself (``js`` mounts drawnView, static/live.js): an HTML component whose template is
     empty, so gradio keeps its value and never redraws it; edits then change only the numbers that changed."""

@@ -103,10 +103,11 @@ def build_mask_lab(vals_state: Any) -> Any:
             rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200, elem_id="mask-rows")  # plain causal
         msg = gr.HTML(elem_id="mask-lab-msg")
         out = gr.HTML(elem_id="mask-lab-out")
+        stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest): the newest is drawn
     lab_in = [vals_state, causal, pad, rows]
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
     for trigger in (tab.select, causal.input, pad.change, rows.change):
-        on(trigger, mask_lab, lab_in, [out, msg], **COMMON)
+        on(trigger, mask_lab, lab_in, [out, msg], stamp=stamp, **COMMON)
     return tab
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_LIVE_EDITS
+from ui.assets import AFTER_LIVE_EDITS, STAMPED
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -67,6 +69,41 @@ def wrote(key: str | None) -> None:
             f(key, entry)
 
 
+class Newest:
+    """The newest call the page made of each stamped handler (``on(..., stamp=...)``), by the number the page gave it
+    as it left (page.js stamp). gradio's client can send two calls of one event at once (a key typed while the
+    previous key's call is still being sent: its ``always_last`` holds back only calls made once that one is on its
+    way), and the server may then take them in either order; an older call's answer, drawn last, showed '1ab' for a
+    box holding '1abc'. Bounded: the least recently stamped pages' numbers go first (a forgotten page's next call
+    is simply the newest)."""
+
+    SIZE = 4096
+
+    def __init__(self) -> None:
+        self.seen: OrderedDict[tuple[str | None, str], float] = OrderedDict()
+        self.guard = threading.Lock()
+
+    def arrived(self, key: str | None, name: str, n: Any) -> None:
+        """A call numbered ``n`` (None: unnumbered, never dropped) of handler ``name`` for page ``key`` came in."""
+        if not isinstance(n, int | float):
+            return
+        with self.guard:
+            k = (key, name)
+            self.seen[k] = max(n, self.seen.get(k, n))
+            self.seen.move_to_end(k)
+            while len(self.seen) > self.SIZE:
+                self.seen.popitem(last=False)
+
+    def outdated(self, key: str | None, name: str, n: Any) -> bool:
+        """Whether a later call than ``n`` of handler ``name`` for page ``key`` has come in: ``n``'s answer would be
+        drawn over that one's (or before it, for nothing)."""
+        with self.guard:
+            return isinstance(n, int | float) and self.seen.get((key, name), n) > n
+
+
+NEWEST = Newest()
+
+
 def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:
     """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
 
@@ -75,19 +112,28 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     event options.
     """
     loads = kw.pop("loads", False)
+    stamp = kw.pop("stamp", None)
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
     extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
+    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+    skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
 
     def handler(*args: Any) -> Any:
         *given, request = args
         key = getattr(request, "session_hash", None)
+        n = given.pop(0) if stamp is not None else None
+        NEWEST.arrived(key, name, n)
         with STORE.lock(key):  # (live edits of the same page wait, see live_edit)
+            if NEWEST.outdated(key, name, n):
+                return skipped  # a later call is on its way: its answer is the one to draw
             entry = STORE.get(key) or {}
             it = iter(given[: len(shown_in)])
             full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
             out = fn(*full, *given[len(shown_in) :])
+            if NEWEST.outdated(key, name, n):
+                return skipped
             writes, rest = split_slots(out, outputs)
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
@@ -96,8 +142,10 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         return rest
 
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    stamped = [inspect.Parameter("stamp", positional)] if stamp is not None else []
     sig = inspect.Signature(
-        [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
+        stamped
+        + [inspect.Parameter(f"in{i}", positional) for i in range(len(shown_in))]
         + [p.replace(annotation=gr.EventData if "EventData" in str(p.annotation) else gr.Request) for p in extra]
         + [inspect.Parameter("session_request", positional, annotation=gr.Request)]
     )
@@ -106,7 +154,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
-    trigger(handler, shown_in, shown_out, js=None if loads else AFTER_LIVE_EDITS, **kw)
+    js = None if loads else STAMPED if stamp is not None else AFTER_LIVE_EDITS
+    trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:

@@ -39,6 +39,11 @@ export function stale() {
   edits?.stale();
 }
 
+// each queued event that asks for it (ui/assets.py STAMPED) numbered as it leaves the page: the server answers only
+// the newest of a handler's calls (ui/wiring.py NEWEST), whatever order they reach it in
+let stamps = 0;
+export const stamp = () => ++stamps;
+
 // ---- the number picked for an explanation (watch.js sets it; explain.js places its card beside it; room.js) ----
 let pickedCell = null;  // {view: elem_id, name: table, r, c}
 export const picked = () => pickedCell;
