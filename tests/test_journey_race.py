@@ -187,3 +187,64 @@ def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_val
     assert rows.input_value() == "1ab"
     msg = pg.inner_text("#mask-lab-msg")
     assert "'1ab' is not a query position" in msg and "'1a' is" not in msg, msg
+
+
+# ---- a control changed, then a box ticked while its event is on its way --------------------------------------
+
+KEEP_BOX = "#inputs table[data-name=keep] td[data-r='0'][data-c='0'] input"
+
+
+def choose(pg: Page, label: str, option: str) -> None:
+    pg.get_by_label(label, exact=True).click()
+    pg.locator(f"li[role='option'][aria-label='{option}']").click()
+
+
+def test_a_mask_box_ticked_while_the_fills_event_is_on_its_way_is_sent_after_it(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """The custom mask's fill set to "additive mask M", and its first box unticked at once, while the fill's event is
+    still on its way to the server (held on the network). The untick waits for the event: the server takes it after
+    the fill, and its answer, drawn last, shows both (query row t1 has every key masked: the warning, and zero
+    weights). Seen failing under load before: the tick went at once, the server took it before the fill's event,
+    whose answer, computed without it, came later and stayed on screen (no warning, row t1 read 1 0 0)."""
+    pg = open_late(browser, app_url, 0, pages)
+    choose(pg, "mask", "causal")
+    settled(pg)
+    choose(pg, "mask", "custom")  # (its boxes as the causal mask: row t1 keeps only key t1)
+    pg.wait_for_selector(KEEP_BOX)
+    settled(pg)
+    held: list[Route] = []
+    ticks: list[float] = []
+
+    def hold(route: Route) -> None:  # the fill's first call waits on the network
+        if not held and "additive" in (route.request.post_data_json or {}).get("data", []):
+            held.append(route)
+            return
+        route.continue_()
+
+    def count(route: Route) -> None:  # when each cell edit leaves the page
+        if ((route.request.post_data_json or {}).get("data") or {}).get("table") == "keep":
+            ticks.append(time.monotonic())
+        route.continue_()
+
+    pg.route(re.compile("/queue/join"), hold)
+    pg.route(re.compile("/gradio_api/component_server"), count)
+    choose(pg, "fill", "additive mask M")
+    for _ in range(200):
+        if held:
+            break
+        pg.wait_for_timeout(25)
+    assert held, "the fill's event never left the page"
+    pg.locator(KEEP_BOX).click()
+    pg.wait_for_timeout(700)
+    assert not ticks, "the untick left while the fill's event was still on its way"
+    released = time.monotonic()
+    held[0].continue_()
+    settled(pg)
+    pg.wait_for_function("() => document.querySelector('#message .msg-warn')")
+    assert ticks and ticks[0] >= released, "the untick never left, or left before the event it waited for"
+    pg.evaluate(LIVE_IDLE)
+    assert not pg.locator(KEEP_BOX).is_checked()
+    row = pg.locator("#overview table[data-name=weights] tr").nth(1).inner_text().split()
+    assert row[0] == "t1" and [float(v) for v in row[1:]] == [0.0, 0.0, 0.0], row
+    assert "query row(s) 1: every key is masked" in pg.inner_text("#message")

@@ -21,7 +21,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_LIVE_EDITS, STAMPED
+from ui.assets import AFTER_LIVE_EDITS, LANDED, STAMPED
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -155,7 +155,9 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
     js = None if loads else STAMPED if stamp is not None else AFTER_LIVE_EDITS
-    trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
+    event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
+    if not loads:  # (it has landed: the page's live edits wait for it, static/page.js eventsLanded)
+        event.then(None, js=LANDED, show_progress="hidden", api_visibility="private")
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:

@@ -131,12 +131,14 @@ function send(g, kind, payload, event, answered, looked = null) {
     g.since.set(cellKey(payload), { value: payload.value, seq: mine });
   }
   const turn = turnOf(g, { kind, payload, event, answered, looked, before: g.early, mine });
-  const now = !g.unanswered && !g.early;  // (the chain is idle: going now keeps the order of edits)
+  // the chain idle and no queued event on its way: going now keeps the order of edits and events (page.js)
+  const now = !g.unanswered && !g.early && !page.eventsLanded();
   g.unanswered++;
   const done = () => { g.unanswered--; };
   // (now: the turn starts in this task; a throw rejects, as it would in .then)
   const failed = (err) => { console.error(err); done(); };
-  g.chain = (now ? new Promise((ok) => ok(turn())) : g.chain.then(turn)).then(done, failed);
+  const after = () => page.eventsLanded();  // (asked again at its turn: events that left meanwhile go first)
+  g.chain = (now ? new Promise((ok) => ok(turn())) : g.chain.then(after).then(turn)).then(done, failed);
 }
 function turnOf(g, { kind, payload, event, answered, looked, before, mine }) {  // one edit's turn in the chain
   return () => {

@@ -39,6 +39,34 @@ export function stale() {
   edits?.stale();
 }
 
+// ---- queued events on their way (ui/wiring.py on: each one's ``js`` and the ``.then`` after it) ---------------
+// A live edit waits for the queued events that have left the page (grid.js send), as they wait for it (liveIdle):
+// the server then takes it after them, and its answer, drawn last, shows both. (A box ticked while the fill's event
+// was on its way was taken first on a busy server; the event's answer, computed before it, came after the tick's
+// and stayed on screen: no warning for the row the tick masked.) An event whose end is never told (gradio runs no
+// ``.then`` after an error) is counted landed after EVENT_WAIT_MS.
+const EVENT_WAIT_MS = 10000;
+const flying = new Set();  // a timer per event on its way
+let waiting = [];  // what waits for every event to land
+function land(t) {
+  clearTimeout(t);
+  flying.delete(t);
+  if (flying.size) return;
+  const w = waiting;
+  waiting = [];
+  w.forEach((f) => f());
+}
+export function eventLeft() {
+  const t = setTimeout(() => land(t), EVENT_WAIT_MS);
+  flying.add(t);
+}
+export function eventLanded() {
+  const [t] = flying;
+  if (t !== undefined) land(t);
+}
+// null when no event is on its way, else the promise that every one has landed
+export const eventsLanded = () => (flying.size ? new Promise((ok) => waiting.push(ok)) : null);
+
 // each queued event that asks for it (ui/assets.py STAMPED) numbered as it leaves the page: the server answers only
 // the newest of a handler's calls (ui/wiring.py NEWEST), whatever order they reach it in
 let stamps = 0;
