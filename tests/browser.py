@@ -112,7 +112,7 @@ def type_cell(pg: Page, name: str, row: int, col: int, text: str, delay: int = 8
     """Click the input grid ``name``'s cell (0-based ``row``, ``col``), replace its editor's text key by key, ``delay``
     ms a key, as a person types, and commit it with Enter."""
     pg.locator(f"#inputs table[data-name={name}] td[data-r='{row}'][data-c='{col}']").click()
-    editor = pg.locator("#inputs table.grid td input")
+    editor = pg.locator("#inputs table.grid td input:not([type=checkbox])")  # (not the custom mask's boxes)
     editor.press("Control+a")
     editor.press_sequentially(text, delay=delay)
     editor.press("Enter")

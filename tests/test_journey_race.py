@@ -199,47 +199,66 @@ def choose(pg: Page, label: str, option: str) -> None:
     pg.locator(f"li[role='option'][aria-label='{option}']").click()
 
 
+@pytest.mark.parametrize("edit_first", [False, True], ids=["event", "edit-then-event"])
 def test_a_mask_box_ticked_while_the_fills_event_is_on_its_way_is_sent_after_it(
-    browser: Browser, app_url: str, pages: list[Page]
+    browser: Browser, app_url: str, pages: list[Page], edit_first: bool
 ) -> None:
     """The custom mask's fill set to "additive mask M", and its first box unticked at once, while the fill's event is
     still on its way to the server (held on the network). The untick waits for the event: the server takes it after
     the fill, and its answer, drawn last, shows both (query row t1 has every key masked: the warning, and zero
     weights). Seen failing under load before: the tick went at once, the server took it before the fill's event,
-    whose answer, computed without it, came later and stayed on screen (no warning, row t1 read 1 0 0)."""
+    whose answer, computed without it, came later and stayed on screen (no warning, row t1 read 1 0 0).
+    ``edit-then-event``: an edit of X is still on its way (held) when the fill is chosen, so the fill's event and
+    the untick both wait for it; once it is answered the event leaves first and the untick still waits for it."""
     pg = open_late(browser, app_url, 0, pages)
     choose(pg, "mask", "causal")
     settled(pg)
     choose(pg, "mask", "custom")  # (its boxes as the causal mask: row t1 keeps only key t1)
     pg.wait_for_selector(KEEP_BOX)
     settled(pg)
-    held: list[Route] = []
+    held: dict[str, Route] = {}
     ticks: list[float] = []
 
     def hold(route: Route) -> None:  # the fill's first call waits on the network
-        if not held and "additive" in (route.request.post_data_json or {}).get("data", []):
-            held.append(route)
+        if "fill" not in held and "additive" in (route.request.post_data_json or {}).get("data", []):
+            held["fill"] = route
             return
         route.continue_()
 
-    def count(route: Route) -> None:  # when each cell edit leaves the page
-        if ((route.request.post_data_json or {}).get("data") or {}).get("table") == "keep":
+    def live(route: Route) -> None:  # when each box's edit leaves the page; an edit of X held when asked
+        data = (route.request.post_data_json or {}).get("data") or {}
+        if data.get("table") == "keep":
             ticks.append(time.monotonic())
+        elif edit_first and "x" not in held and data.get("table") == "x" and "look" not in data:
+            held["x"] = route
+            return
         route.continue_()
 
+    def wait_held(name: str) -> Route:
+        for _ in range(200):
+            if name in held:
+                return held[name]
+            pg.wait_for_timeout(25)
+        raise AssertionError(f"the {name} request never left the page")
+
     pg.route(re.compile("/queue/join"), hold)
-    pg.route(re.compile("/gradio_api/component_server"), count)
+    pg.route(re.compile("/gradio_api/component_server"), live)
+    if edit_first:
+        type_cell(pg, "x", 1, 1, "0.5")
+        edit = wait_held("x")
     choose(pg, "fill", "additive mask M")
-    for _ in range(200):
-        if held:
-            break
-        pg.wait_for_timeout(25)
-    assert held, "the fill's event never left the page"
+    if not edit_first:
+        wait_held("fill")
     pg.locator(KEEP_BOX).click()
+    if edit_first:
+        pg.wait_for_timeout(300)
+        assert "fill" not in held and not ticks, "the fill or the untick left before the edit of X was answered"
+        edit.continue_()
+    fill = wait_held("fill")
     pg.wait_for_timeout(700)
     assert not ticks, "the untick left while the fill's event was still on its way"
     released = time.monotonic()
-    held[0].continue_()
+    fill.continue_()
     settled(pg)
     pg.wait_for_function("() => document.querySelector('#message .msg-warn')")
     assert ticks and ticks[0] >= released, "the untick never left, or left before the event it waited for"

@@ -163,7 +163,11 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
 
     def trigger(fn: object, inputs: list[object], outputs: list[object], **kw: object) -> SimpleNamespace:
         got.update(fn=fn, inputs=inputs, js=kw["js"])
-        return SimpleNamespace(then=lambda fn, **kw: got.update(then=kw["js"]))  # (gradio's Dependency)
+        after = {
+            "then": lambda fn, **kw: got.update(then=kw["js"]),
+            "failure": lambda fn, **kw: got.update(failure=kw["js"]),
+        }
+        return SimpleNamespace(**after)  # (gradio's Dependency)
 
     def lab(text: str) -> str:
         calls.append(text)
@@ -174,11 +178,11 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
                 threading.Event().wait(0.005)
         return f"<p>{text}</p>"
 
-    lab_name = f"{lab.__module__}.{lab.__qualname__}"
     stamp, box, out = gr.Number(visible=False), gr.Textbox(), gr.HTML()
+    lab_name = f"{lab.__module__}.{lab.__qualname__}:{[id(out)]}"  # (a handler is known by its outputs too)
     wiring.on(trigger, lab, [box], [out], stamp=stamp)
-    assert got["inputs"] == [stamp, box] and "m.stamp()" in str(got["js"]) and "m.eventLeft()" in str(got["js"])
-    assert "m.eventLanded()" in str(got["then"])  # (live edits wait for it: page.js eventsLanded)
+    assert got["inputs"] == [stamp, box] and "m.stamp()" in str(got["js"]) and "liveIdle(m.eventLeft)" in str(got["js"])
+    assert "m.eventLanded()" in str(got["then"]) and got["failure"] == got["then"]  # (page.js eventsLanded)
     answer = got["fn"]
     assert answer(2, "1ab", req) == "<p>1ab</p>"
     assert answer(1, "1a", req) == gr.skip() and calls == ["1ab"]  # came in later, made earlier: not computed

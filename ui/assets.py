@@ -62,8 +62,7 @@ HIDE_JS = hook("hide.js")  # the quiz's question: what answers it, hidden while 
 # before a queued event leaves the page: the grid's live edits still on their way go first (page.js liveIdle), so a
 # control changed right after an edit applies to the edited values, as the edit was made first (an event's ``js``)
 AFTER_LIVE_EDITS = (
-    f"(...args) => import(({MODULE_URL})('page.js'))"
-    ".then((m) => m.liveIdle().then(() => { m.eventLeft(); return args; }), () => args)"
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.liveIdle(m.eventLeft).then(() => args), () => args)"
 )
 
 
@@ -71,9 +70,10 @@ AFTER_LIVE_EDITS = (
 # server drops the answer of a call the page made before another one of the same handler
 STAMPED = (
     f"(n, ...args) => import(({MODULE_URL})('page.js'))"
-    ".then((m) => m.liveIdle().then(() => { m.eventLeft(); return [m.stamp(), ...args]; }), () => [null, ...args])"
+    ".then((m) => m.liveIdle(m.eventLeft).then(() => [m.stamp(), ...args]), () => [null, ...args])"
 )
-# after each of those events (its ``.then``): it has landed (page.js eventLanded), and live edits go again
+# after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
+# edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
 
 

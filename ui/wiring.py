@@ -117,7 +117,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
     extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
-    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+    # (by its outputs too: bind() gives every binding of one function its name)
+    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
     skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
 
     def handler(*args: Any) -> Any:
@@ -156,8 +157,10 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
     js = None if loads else STAMPED if stamp is not None else AFTER_LIVE_EDITS
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
-    if not loads:  # (it has landed: the page's live edits wait for it, static/page.js eventsLanded)
-        event.then(None, js=LANDED, show_progress="hidden", api_visibility="private")
+    if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
+        # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
+        for after in (event.then, event.failure):
+            after(None, js=LANDED, show_progress="hidden", api_visibility="private")
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:

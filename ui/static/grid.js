@@ -46,10 +46,10 @@ export function mount({ element, trigger, props, server }) {
   };
   g.chain = whenLoaded(g);  // (the load event itself does not wait for it: wiring.py)
   page.provideEdits({
-    idle: () => {  // (gradio then holds what the views show: live.js)
+    idle: (leaving) => {  // (gradio then holds what the views show: live.js)
       g.epoch++;  // a queued event may change the values: no look made before it is drawn ...
       g.since.clear();  // (the event waits for these edits: its answer shows them)
-      return g.chain.then(page.tellAll);
+      return g.chain.then(() => { page.tellAll(); leaving?.(); });
     },
     stale: () => { g.epoch++; },  // ... nor one made before its answer is drawn (live.js's drawnView)
     // the state's part of the address, once every edit on its way is stored (ui/share.py state_query)
@@ -132,7 +132,7 @@ function send(g, kind, payload, event, answered, looked = null) {
   }
   const turn = turnOf(g, { kind, payload, event, answered, looked, before: g.early, mine });
   // the chain idle and no queued event on its way: going now keeps the order of edits and events (page.js)
-  const now = !g.unanswered && !g.early && !page.eventsLanded();
+  const now = !g.unanswered && !g.early && !page.eventsFlying();
   g.unanswered++;
   const done = () => { g.unanswered--; };
   // (now: the turn starts in this task; a throw rejects, as it would in .then)

@@ -25,9 +25,13 @@ export function provideEdits(e) {
   edits = e;
 }
 // before a queued event leaves the page (ui/wiring.py AFTER_LIVE_EDITS): the live edits on their way go first, and
-// gradio is told what the views show
-export function liveIdle() {
-  return edits ? edits.idle() : Promise.resolve(tellAll());
+// gradio is told what the views show. ``leaving`` (eventLeft) runs in that very step, so an edit queued behind the
+// same edits already finds the event on its way and waits for it (grid.js send)
+export function liveIdle(leaving = null) {
+  if (edits) return edits.idle(leaving);
+  tellAll();
+  leaving?.();
+  return Promise.resolve();
 }
 // the state's part of the page's address ({preset}, {scenario}, {s} or {} for the default preset as it is), asked of
 // the server once the edits on their way are stored: {address} (address.js), or {} when the server holds no state
@@ -43,10 +47,12 @@ export function stale() {
 // A live edit waits for the queued events that have left the page (grid.js send), as they wait for it (liveIdle):
 // the server then takes it after them, and its answer, drawn last, shows both. (A box ticked while the fill's event
 // was on its way was taken first on a busy server; the event's answer, computed before it, came after the tick's
-// and stayed on screen: no warning for the row the tick masked.) An event whose end is never told (gradio runs no
-// ``.then`` after an error) is counted landed after EVENT_WAIT_MS.
-const EVENT_WAIT_MS = 10000;
+// and stayed on screen: no warning for the row the tick masked.) gradio runs the ``.then`` after a success and the
+// ``.failure`` after an error; an event told of by neither (the page lost its connection) is counted landed after
+// EVENT_WAIT_MS, and its own landing, should it come after all, is then not counted again.
+const EVENT_WAIT_MS = 30000;
 const flying = new Set();  // a timer per event on its way
+let late = 0;  // events counted landed by their timer, not yet told of
 let waiting = [];  // what waits for every event to land
 function land(t) {
   clearTimeout(t);
@@ -57,13 +63,15 @@ function land(t) {
   w.forEach((f) => f());
 }
 export function eventLeft() {
-  const t = setTimeout(() => land(t), EVENT_WAIT_MS);
+  const t = setTimeout(() => { late++; land(t); }, EVENT_WAIT_MS);
   flying.add(t);
 }
 export function eventLanded() {
+  if (late) { late--; return; }
   const [t] = flying;
   if (t !== undefined) land(t);
 }
+export const eventsFlying = () => flying.size > 0;
 // null when no event is on its way, else the promise that every one has landed
 export const eventsLanded = () => (flying.size ? new Promise((ok) => waiting.push(ok)) : null);
 
