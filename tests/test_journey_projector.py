@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import torch
 from browser import LOADED, ROOT, open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
-from ui import present
+from ui import present, share
 
 # every number cell of the cards present mode shows (p-now: the stage's; p-in: its inputs), each looked up at its
 # centre with elementFromPoint: a cell under the panel, cut by the window or scrolled inside its card is not there
@@ -780,5 +781,38 @@ def test_a_reload_mid_lesson_keeps_an_edit_made_at_the_stage(browser: Browser, a
         assert pg.locator(x00).text_content().strip() == "1.75"
         assert pg.inner_text("#overview table[data-name=output]") == output
         assert not pg.evaluate("() => document.body.classList.contains('presenting')")  # (left before the reload)
+    finally:
+        pg.close()
+
+
+def layouts(browser: Browser, pg: Page, act: Any) -> int:
+    """How many times the page was laid out (Chromium's trace: Layout) while ``act`` ran and the frame after it."""
+    browser.start_tracing(page=pg, categories=["devtools.timeline"])
+    act()
+    pg.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
+    trace = json.loads(browser.stop_tracing())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    return sum(1 for e in events if e.get("ph") == "X" and e.get("name") == "Layout")
+
+
+def test_present_mode_at_64_tokens_fits_each_stage_once(browser: Browser, app_url: str) -> None:
+    """A lecturer presents a 64-token, 8-head state (X and each W 64×64: 23,000 cells) at 1280×720. Nothing fits the
+    room at any size there, and each stage's fit searched every size anew on each of the page's three redraws that
+    follow Present: 41 layouts of the whole page, 10 s before the first stage showed (and 7 s for the next). The
+    stage that cannot fit is fitted once and keeps its smallest size: at most 15 layouts a stage."""
+    g = torch.Generator().manual_seed(0)
+    x = (torch.randn(64, 64, generator=g) * 2).round(decimals=1).tolist()
+    big = {"x": x, "heads": 8, "head_mode": "concat", "d_out": 64, "weights": {"init": "linear", "seed": 1},
+           "mask": {"kind": "causal", "fill": "-inf"}}  # fmt: skip
+    pg = open_page(browser, f"{app_url}?scenario={share.encode_link(big)}", timeout=120_000)
+    stage = "(s) => document.body.dataset.presentStage === s"
+    try:
+        start = layouts(
+            browser, pg, lambda: (pg.locator("#present-btn").click(), pg.wait_for_function(stage, arg="inputs"))
+        )
+        assert pg.locator("#present-panel .pp-title").inner_text() == "The inputs"
+        step = layouts(browser, pg, lambda: (pg.keyboard.press("ArrowRight"), pg.wait_for_function(stage, arg="qkv")))
+        assert start <= 15 and step <= 15, (start, step)
+        assert pg.evaluate("() => document.body.style.getPropertyValue('--p-now')") == "6.00px"  # (its smallest)
     finally:
         pg.close()

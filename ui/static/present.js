@@ -23,7 +23,7 @@ const body = document.body;
 // present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
 const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null,
-  part: 'q', split: false, splitFor: '' };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
+  part: 'q', split: false, splitFor: '', fitting: true };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
 const $ = (sel) => P.panel.querySelector(sel);
 
 export function mount({ element }) {
@@ -141,8 +141,11 @@ const setSize = (px, ratio = INPUT) => {
   body.style.setProperty('--p-now', `${px.toFixed(2)}px`);
   body.style.setProperty('--p-in', `${Math.max(px * ratio, Math.min(px, FLOOR * ts())).toFixed(2)}px`);
 };
-function largest(ok, lo, hi) {  // the largest value in [lo, hi] for which ok() holds (ok(lo) is taken as true)
+// the largest value in [lo, hi] for which ok() holds, else lo (and ok(lo) is the last one asked): each ok() lays
+// the page out, 0.2 s at T=64, where nothing fits even at lo, so lo is asked second
+function largest(ok, lo, hi) {
   if (ok(hi)) return hi;
+  if (!ok(lo)) return lo;
   while (hi - lo > 0.01 * hi) {
     const mid = (lo + hi) / 2;
     if (ok(mid)) lo = mid; else hi = mid;
@@ -163,10 +166,13 @@ function sized() {  // the current numbers first, with the inputs at 0.6 of them
 // at 1280×720, 57.9 px) or wrapped over their tables (present.css pp-tight), so the combined card keeps beside them
 // the room they leave (llama-style's five rows at 1280×720: 45.2 px, where one line left it 40.6 px)
 const TIGHT = 'pp-tight';
+// The fit runs again when what it was for changed, or the stage no longer fits at the size it found; a stage that
+// did not fit even at its smallest size (X and the W's at T=64) is not fitted again for the same key (each time
+// took 13 layouts of the whole page, 3 s at T=64, and the page's redraws asked for it three times: 10 s to start)
 function fit() {
   body.style.setProperty('--pp-inset', `${inset()}px`);  // (room above the cards for the words: present.css)
   const key = fitKey();
-  if (key !== P.fitted || !fits()) {
+  if (key !== P.fitted || (P.fitting && !fits())) {
     P.fitted = key;
     body.classList.remove(TIGHT);
     const loose = sized();
@@ -174,6 +180,7 @@ function fit() {
       body.classList.add(TIGHT);
       if (sized() <= loose + 0.01) { body.classList.remove(TIGHT); sized(); }
     }
+    P.fitting = fits();  // (whether the size found fits: else there is none, and the next fit for this key keeps it)
   }
   scrollTo({ top: Math.max(0, room().top - inset() - 4), left: 0, behavior: 'instant' });
 }
