@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -814,5 +815,30 @@ def test_present_mode_at_64_tokens_fits_each_stage_once(browser: Browser, app_ur
         step = layouts(browser, pg, lambda: (pg.keyboard.press("ArrowRight"), pg.wait_for_function(stage, arg="qkv")))
         assert start <= 15 and step <= 15, (start, step)
         assert pg.evaluate("() => document.body.style.getPropertyValue('--p-now')") == "6.00px"  # (its smallest)
+    finally:
+        pg.close()
+
+
+def test_todays_stages_say_their_live_numbers_on_the_panel(browser: Browser, app_url: str) -> None:
+    """A lecturer presents RoPE, grouped-query heads and a sliding window, stepping with →: each of today's stages says
+    its numbers on the panel's live line, as the notebooks' stages do (it was empty at all three)."""
+    x = torch.randn(6, 8, generator=torch.Generator().manual_seed(3)).round(decimals=2).tolist()
+    sc = {"x": x, "heads": 4, "kv_heads": 2, "head_mode": "split", "positions": "rope", "window": 3,
+          "mask": {"kind": "causal"}, "weights": {"init": "linear", "seed": 3}}  # fmt: skip
+    pg = open_page(browser, f"{app_url}?scenario={share.encode_link(sc)}", 1280, 720)
+    try:
+        pg.locator("#present-btn").click()
+        said = {}
+        for _ in range(20):
+            key = pg.evaluate("() => document.body.dataset.presentStage")
+            said[key] = pg.inner_text("#present-panel .pp-live").strip()
+            if pg.locator("#present-panel .pp-next").is_disabled():
+                break
+            pg.keyboard.press("ArrowRight")
+            pg.wait_for_function("(k) => document.body.dataset.presentStage !== k", arg=key)
+        assert re.fullmatch(r"pair \(d1, d\d+\): θ = 1 rad \(base 10000\)", said.get("rope", "")), said
+        assert said.get("kv_heads") == "4 query heads read 2 kv heads", said
+        assert said.get("window") == "the window of 3", said
+        pg.screenshot(path="/tmp/shots/present-today.png")
     finally:
         pg.close()

@@ -87,6 +87,7 @@ const wordsOf = (st) => [st.words, ...(st.extra || []).filter(([when]) => varian
   .join(' ');
 const opSpans = () => Array.from(document.querySelectorAll('#overview .arrow.op span')).map((s) => s.textContent);
 
+const titleOf = (card) => named([card])[0]?.querySelector('.card-title')?.textContent.trim() || '';
 function live(key) {  // the live numbers of this stage, read from what the overview shows now
   const [scale, mask, norm] = opSpans();
   const shape = (n) => document.querySelector(`#overview [data-card="${n}"] .shape`)?.textContent || '';
@@ -104,6 +105,12 @@ function live(key) {  // the live numbers of this stage, read from what the over
     combine: `combined: ${shape('combine')}`,
     kv_cache: `token t = ${P.kv.at() + 1} of ${P.kv.count()}`,
     heads: `${named(['head_weights']).length} heads`,
+    // today's stages, from their cards' titles (ui/render/stages.py): the pair turned and its θ; the heads' groups;
+    // the window's width
+    rope: titleOf('rope_pair').replace(/^RoPE, head \d+, (pair \([^)]*\)): θ = (\S+)−2·0\/\d+ = (\S+) rad.*$/,
+      '$1: θ = $3 rad (base $2)'),  // (the title's superscript read as text would say 10000−2·0/2)
+    kv_heads: titleOf('kv_map').replace(/ \(1 = reads\)$/, ''),
+    window: titleOf('window_keep').replace(/: 1 = seen, 0 = hidden$/, ''),
   };
   return say[key] || '';
 }
