@@ -352,8 +352,9 @@ MORE_STAGES: tuple[tuple[str, str, str, str, str, tuple[str, ...], tuple[str, ..
         "RoPE turns q",
         "q′ = (q<sub>1</sub> cos tθ − q<sub>2</sub> sin tθ, &nbsp;q<sub>2</sub> cos tθ + q<sub>1</sub> sin tθ), "
         "&nbsp;θ = base<sup>−2i/E</sup>",
-        "Each pair of q's dimensions turns by an angle t·θ that grows with the token's position t, so a query and a "
-        "key meet at an angle set by how far apart they are. Here: pair 1, before and after.",
+        "Each pair of q's dimensions turns by an angle t·θ that grows with the token's position t (the first token "
+        "at t = 0), so a query and a key meet at an angle set by how far apart they are. Here: pair 1, before and "
+        "after.",
         ("rope_pair",),
         (),  # (the card holds q before and after)
     ),

@@ -68,11 +68,12 @@ def rope_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     q_rot = r.q_rot[h][:, pair]  # (T, 2) after
     a, b = "d1", f"d{half + 1}"
     title = (
-        f"RoPE, head {h + 1}, pair ({a}, {b}): θ = {r.base:g}<sup>−2·0/{e}</sup> = {theta:g} rad, token t turns by t·θ"
+        f"RoPE, head {h + 1}, pair ({a}, {b}): θ = {r.base:g}<sup>−2·0/{e}</sup> = {theta:g} rad, the token at "
+        f"position t turns by t·θ ({s.tokens[0]} is at t = 0)"
     )
     body = (
         "<div class='st-row'>"
-        + _named("angle t·θ", table(angles, s.tokens, ["rad", "°"], "rope_angle", "prob"))
+        + _named("angle t·θ (t = 0, 1, …)", table(angles, s.tokens, ["rad", "°"], "rope_angle", "prob"))
         + _named("q before", table(q, s.tokens, [a, b], "rope_q"))
         + _named("q′ after RoPE", table(q_rot, s.tokens, [a, b], "rope_q_rot"))
         + "</div>"

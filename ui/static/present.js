@@ -23,7 +23,7 @@ const body = document.body;
 // present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
 const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null,
-  part: 'q', split: false, splitFor: '', fitting: true };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
+  part: 'q', split: false, splitFor: '', fitting: true, alone: '' };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
 const $ = (sel) => P.panel.querySelector(sel);
 
 export function mount({ element }) {
@@ -173,6 +173,7 @@ function sized() {  // the current numbers first, with the inputs at 0.6 of them
 // at 1280×720, 57.9 px) or wrapped over their tables (present.css pp-tight), so the combined card keeps beside them
 // the room they leave (llama-style's five rows at 1280×720: 45.2 px, where one line left it 40.6 px)
 const TIGHT = 'pp-tight';
+const aloneKey = () => [stages()[P.at]?.key, innerWidth, innerHeight, ts(), P.part].join('|');
 // The fit runs again when what it was for changed, or the stage no longer fits at the size it found; a stage that
 // did not fit even at its smallest size (X and the W's at T=64) is not fitted again for the same key (each time
 // took 13 layouts of the whole page, 3 s at T=64, and the page's redraws asked for it three times: 10 s to start)
@@ -188,8 +189,21 @@ function fit() {
       if (sized() <= loose + 0.01) { body.classList.remove(TIGHT); sized(); }
     }
     P.fitting = fits();  // (whether the size found fits: else there is none, and the next fit for this key keeps it)
+    if (!P.fitting && P.alone !== aloneKey() && document.querySelector('#bench .card.p-in')) {
+      // with its inputs it fits at no size (Q at T=64 beside X and a 512-row W_q: 4-6 px): the stage's own cards
+      // alone, as large as they fit, until the stage, screen, text size or projection shown changes
+      P.alone = aloneKey();
+      document.querySelectorAll('#bench .card.p-in').forEach((c) => c.classList.remove('p-in'));
+      P.fitted = fitKey();
+      sized();
+      P.fitting = fits();
+    }
   }
-  scrollTo({ top: Math.max(0, room().top - inset() - 4), left: 0, behavior: 'instant' });
+  // a stage that fits at no size shows its own cards first (the Q, K, V stage at T=64: Q lay under the panel)
+  const own = P.fitting ? [] : Array.from(document.querySelectorAll('#bench .card.p-now'))
+    .filter((c) => c.getClientRects().length);
+  const top = own.length ? Math.min(...own.map((c) => c.getBoundingClientRect().top + scrollY)) : room().top;
+  scrollTo({ top: Math.max(0, top - inset() - 4), left: 0, behavior: 'instant' });
 }
 
 function mark(list) {
@@ -199,7 +213,7 @@ function mark(list) {
   document.querySelectorAll('#bench .p-now, #bench .p-done, #bench .p-in')
     .forEach((c) => c.classList.remove('p-now', 'p-done', 'p-in'));
   list.forEach((st, i) => { if (i < P.at) cardsOf(st).forEach((c) => c.classList.add('p-done')); });
-  uses.forEach((c) => c.classList.add('p-in'));
+  if (P.alone !== aloneKey()) uses.forEach((c) => c.classList.add('p-in'));  // (see fit: alone)
   now.forEach((c) => { c.classList.remove('p-done'); c.classList.add('p-now'); });
 }
 
