@@ -73,6 +73,42 @@ def open_late(browser: Browser, url: str, late: int, opened: list[Page]) -> Page
     return pg
 
 
+class Held:
+    """Requests held on the network (handlers for ``Page.route``): the first request each ``hold`` matches waits,
+    under its name, until the test lets it go; every other goes on."""
+
+    def __init__(self, pg: Page) -> None:
+        self.pg = pg
+        self.routes: dict[str, Route] = {}
+
+    def hold(self, name: str, match: Callable[[Any], bool]) -> Callable[[Route], None]:
+        def handle(route: Route) -> None:
+            if name not in self.routes and match(route.request.post_data_json or {}):
+                self.routes[name] = route
+                return
+            route.continue_()
+
+        return handle
+
+    def wait(self, name: str) -> Route:
+        """The request held as ``name``, once the page has sent it."""
+        for _ in range(200):
+            if name in self.routes:
+                return self.routes[name]
+            self.pg.wait_for_timeout(25)
+        raise AssertionError(f"the {name} request never left the page")
+
+
+def committed(table: str) -> Callable[[Any], bool]:
+    """A live edit's body committing a cell of ``table`` (not a look ahead at the value being typed)."""
+
+    def match(body: Any) -> bool:
+        data = body.get("data") or {}
+        return data.get("kind") == "cell" and data.get("table") == table and "look" not in data
+
+    return match
+
+
 @pytest.mark.parametrize("late", [0, 250, 700])
 def test_a_cell_edited_while_the_grids_are_redrawn_keeps_its_edit(
     browser: Browser, app_url: str, pages: list[Page], late: int
@@ -147,38 +183,17 @@ def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_val
     under a box reading '1ab' (seen in CI: '1ab' under '1abc'). The page numbers its calls and the server answers
     only the newest."""
     pg = open_late(browser, app_url, 0, pages)
-    held: dict[str, Route] = {}
-
-    def hold(name: str, match: Callable[[Any], bool]) -> Callable[[Route], None]:
-        def handle(route: Route) -> None:  # the first request ``match`` takes waits; every other goes on
-            if name not in held and match(route.request.post_data_json or {}):
-                held[name] = route
-                return
-            route.continue_()
-
-        return handle
-
-    def wait_held(name: str) -> Route:
-        for _ in range(200):
-            if name in held:
-                return held[name]
-            pg.wait_for_timeout(25)
-        raise AssertionError(f"no {name} request left the page")
-
-    def committed(body: Any) -> bool:  # a cell's commit (not a look ahead at the value being typed)
-        data = body.get("data") or {}
-        return data.get("kind") == "cell" and "look" not in data
-
-    pg.route(re.compile("/gradio_api/component_server"), hold("edit", committed))
+    held = Held(pg)
+    pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
     type_cell(pg, "x", 0, 0, "0.5")
-    edit = wait_held("edit")
-    pg.route(re.compile("/queue/join"), hold("1a", lambda body: "1a" in (body.get("data") or [])))
+    edit = held.wait("edit")
+    pg.route(re.compile("/queue/join"), held.hold("1a", lambda body: "1a" in (body.get("data") or [])))
     pg.get_by_role("tab", name="Mask lab").click()
     rows = pg.get_by_label(LAB_ROWS)
     rows.click()
     rows.press_sequentially("1ab", delay=DELAY)  # each key's call waits for the edit
     edit.continue_()
-    late = wait_held("1a")
+    late = held.wait("1a")
     # every other call answered (all but the held one), then the held one let go
     pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
     late.continue_()
@@ -216,45 +231,29 @@ def test_a_mask_box_ticked_while_the_fills_event_is_on_its_way_is_sent_after_it(
     choose(pg, "mask", "custom")  # (its boxes as the causal mask: row t1 keeps only key t1)
     pg.wait_for_selector(KEEP_BOX)
     settled(pg)
-    held: dict[str, Route] = {}
+    held = Held(pg)
     ticks: list[float] = []
-
-    def hold(route: Route) -> None:  # the fill's first call waits on the network
-        if "fill" not in held and "additive" in (route.request.post_data_json or {}).get("data", []):
-            held["fill"] = route
-            return
-        route.continue_()
+    hold_x = held.hold("x", committed("x") if edit_first else lambda body: False)
 
     def live(route: Route) -> None:  # when each box's edit leaves the page; an edit of X held when asked
-        data = (route.request.post_data_json or {}).get("data") or {}
-        if data.get("table") == "keep":
+        if ((route.request.post_data_json or {}).get("data") or {}).get("table") == "keep":
             ticks.append(time.monotonic())
-        elif edit_first and "x" not in held and data.get("table") == "x" and "look" not in data:
-            held["x"] = route
-            return
-        route.continue_()
+        hold_x(route)
 
-    def wait_held(name: str) -> Route:
-        for _ in range(200):
-            if name in held:
-                return held[name]
-            pg.wait_for_timeout(25)
-        raise AssertionError(f"the {name} request never left the page")
-
-    pg.route(re.compile("/queue/join"), hold)
+    pg.route(re.compile("/queue/join"), held.hold("fill", lambda body: "additive" in (body.get("data") or [])))
     pg.route(re.compile("/gradio_api/component_server"), live)
     if edit_first:
         type_cell(pg, "x", 1, 1, "0.5")
-        edit = wait_held("x")
+        edit = held.wait("x")
     choose(pg, "fill", "additive mask M")
     if not edit_first:
-        wait_held("fill")
+        held.wait("fill")
     pg.locator(KEEP_BOX).click()
     if edit_first:
         pg.wait_for_timeout(300)
-        assert "fill" not in held and not ticks, "the fill or the untick left before the edit of X was answered"
+        assert "fill" not in held.routes and not ticks, "the fill or the untick left before the edit of X was answered"
         edit.continue_()
-    fill = wait_held("fill")
+    fill = held.wait("fill")
     pg.wait_for_timeout(700)
     assert not ticks, "the untick left while the fill's event was still on its way"
     released = time.monotonic()

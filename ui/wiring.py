@@ -97,8 +97,10 @@ class Newest:
     def outdated(self, key: str | None, name: str, n: Any) -> bool:
         """Whether a later call than ``n`` of handler ``name`` for page ``key`` has come in: ``n``'s answer would be
         drawn over that one's (or before it, for nothing)."""
+        if not isinstance(n, int | float):
+            return False  # (an unstamped handler's every call: no lock taken)
         with self.guard:
-            return isinstance(n, int | float) and self.seen.get((key, name), n) > n
+            return self.seen.get((key, name), n) > n
 
 
 NEWEST = Newest()

@@ -22,8 +22,9 @@ const INPUT_MAX = 0.7;  // (so the current numbers stay the largest, 1.4× the i
 const body = document.body;
 // present mode's state (one page, one present mode): on or not, the stage shown (its index in stages()), the
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
+// (part: the Q, K, V stage's projection shown, when it shows one: onePart; fitting, alone: see fit)
 const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null,
-  part: 'q', split: false, splitFor: '', fitting: true, alone: '' };  // (the Q, K, V stage's projection shown, when it shows one: onePart)
+  part: 'q', split: false, splitFor: '', fitting: true, alone: '' };
 const $ = (sel) => P.panel.querySelector(sel);
 
 export function mount({ element }) {
@@ -200,8 +201,7 @@ function fit() {
     }
   }
   // a stage that fits at no size shows its own cards first (the Q, K, V stage at T=64: Q lay under the panel)
-  const own = P.fitting ? [] : Array.from(document.querySelectorAll('#bench .card.p-now'))
-    .filter((c) => c.getClientRects().length);
+  const own = P.fitting ? [] : shownCards().filter((c) => c.classList.contains('p-now'));
   const top = own.length ? Math.min(...own.map((c) => c.getBoundingClientRect().top + scrollY)) : room().top;
   scrollTo({ top: Math.max(0, top - inset() - 4), left: 0, behavior: 'instant' });
 }
