@@ -154,7 +154,8 @@ def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_store
 def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
     """``on(..., stamp=...)``: the page numbers each call as it leaves (ui/assets.py STAMPED); a call older than one
     that has come in is not answered (gr.skip for every output), whether it comes in after it or is still being
-    computed when it does; an unnumbered call is always answered."""
+    computed when it does; an unnumbered call is always answered. An answer says the number of the call it answers
+    (``<!--call n-->`` first): the page draws none older than the one it shows (static/newest.js)."""
     got: dict[str, object] = {}
     calls: list[str] = []
     key = str(uuid.uuid4())
@@ -184,9 +185,10 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
     assert got["inputs"] == [stamp, box] and "m.stamp()" in str(got["js"]) and "liveIdle(m.eventLeft)" in str(got["js"])
     assert "m.eventLanded()" in str(got["then"]) and got["failure"] == got["then"]  # (page.js eventsLanded)
     answer = got["fn"]
-    assert answer(2, "1ab", req) == "<p>1ab</p>"
+    assert answer(2, "1ab", req) == "<!--call 2--><p>1ab</p>"
     assert answer(1, "1a", req) == gr.skip() and calls == ["1ab"]  # came in later, made earlier: not computed
     assert answer(8, "slow", req) == gr.skip()  # overtaken while it computed: its answer is not drawn
     newer[0].join()
     assert calls == ["1ab", "slow", "newer"]
+    assert answer(10, "later", req) == "<!--call 10--><p>later</p>"
     assert answer(None, "plain", req) == "<p>plain</p>"  # (a page whose module failed to number it)

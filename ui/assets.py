@@ -57,6 +57,7 @@ CHARTS_JS = hook("charts.js")  # the scaling lab's figure: text size; stacked on
 # the top bar's teach buttons (and the page-wide keyboard: a11y, the sliders' typed boxes)
 TEACH_JS = hook("present.js", "tour.js", "a11y.js", "sliders.js", "address.js", "lesson.js")
 ROOM_JS = hook("room.js")  # lesson rooms
+NEWEST_JS = hook("newest.js")  # views of a handler whose calls are numbered: an older call's answer is not drawn
 HIDE_JS = hook("hide.js")  # the quiz's question: what answers it, hidden while it is open
 
 # before a queued event leaves the page: the grid's live edits still on their way go first (page.js liveIdle), so a

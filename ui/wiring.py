@@ -138,6 +138,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             if NEWEST.outdated(key, name, n):
                 return skipped
             writes, rest = split_slots(out, outputs)
+            rest = numbered(rest, n)
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
                 if "vals" in writes or "preset" in writes:
@@ -163,6 +164,24 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
         for after in (event.then, event.failure):
             after(None, js=LANDED, show_progress="hidden", api_visibility="private")
+
+
+def numbered(rest: Any, n: Any) -> Any:
+    """A stamped call's answer with each HTML value (a str) first saying the call's number ``n``, ``<!--call n-->``:
+    the page draws no answer to an older call than the one it shows (static/newest.js), should two answers reach it
+    out of order (the server drops a call only once a newer one has come in)."""
+    if not isinstance(n, int | float):
+        return rest
+    mark = f"<!--call {int(n)}-->"
+
+    def one(v: Any) -> Any:
+        return mark + v if isinstance(v, str) else v
+
+    if isinstance(rest, dict):
+        return {c: one(v) for c, v in rest.items()}
+    if isinstance(rest, tuple | list):
+        return type(rest)(one(v) for v in rest)
+    return one(rest)
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
