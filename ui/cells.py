@@ -30,6 +30,7 @@ SLOT = re.compile(  # ("<" first, outside the alternatives: the search then stop
     r"|pre class='tensor'>(?P<pre>[^<]*)</pre>"
     r"|(?P<cv>canvas [^>]*?)data-lo='(?P<lo>[^']*)' data-hi='(?P<hi>[^']*)' data-z='(?P<z>[^']*)')"
 )
+GROUPS = SLOT.groups + 1  # SLOT.split's stride: the text before a slot, then its groups
 CELL_MARKS = ("<td class='", "<td>", "<pre class='tensor'", "<canvas ")  # each must be a slot (else: HTML)
 PALETTE = "".join(chr(c) for c in range(35, 127) if chr(c) != "\\")  # a class's index as one JSON-safe character
 
@@ -48,47 +49,59 @@ def _attr(escaped: str) -> str:
     return html.unescape(escaped) if "&" in escaped else escaped
 
 
+def _joined(escaped: list[str], read: Any) -> str:
+    """``escaped`` as ``read`` gives each, joined by single spaces (read one by one only where one needs it)."""
+    whole = " ".join(escaped)
+    return " ".join(map(read, escaped)) if "&" in whole or "\r" in whole else whole
+
+
 def split(view: str) -> tuple[str, dict[str, Any]] | None:
     """``view``'s HTML -> (its skeleton's key, its slots as JSON data), or None when a slot could not be told apart.
 
     The data: ``pal`` (the number cells' classes) and ``cls`` (one character per number cell, its class's index in
     ``pal``), ``title`` and ``text`` (the number cells' titles, for the cells that have one, and texts, joined by
     single spaces: numbers hold none), ``td`` (the plain cells' texts), ``pre`` (the prints' texts), ``canvas``
-    ([data-lo, data-hi, data-z] of each heatmap), each in the order of the HTML."""
-    skeleton: list[str] = []
-    pal: dict[str, int] = {}
-    cls: list[str] = []
-    titles: list[str] = []
-    texts: list[str] = []
-    out: dict[str, list[Any]] = {"td": [], "pre": [], "canvas": []}
-    at = 0
-    for m in SLOT.finditer(view):
-        skeleton.append(view[at : m.start()])
-        at = m.end()
-        c, rc, title, text, td, pre, cv, lo, hi, z = m.groups()
-        if rc is not None:
-            if " " in text or (title is not None and " " in title) or len(pal) == len(PALETTE):
-                return None
-            cls.append(PALETTE[pal.setdefault(_attr(c), len(pal))])
-            if title is not None:
-                titles.append(_attr(title))
-            texts.append(_text(text))
-            skeleton.append(f"<td{rc}{' title' if title is not None else ''}>")
-        elif td is not None:
-            out["td"].append(_text(td))
-            skeleton.append("<td>")
-        elif pre is not None:
-            out["pre"].append(_text(pre, pre=True))
-            skeleton.append("<pre>")
-        else:
-            out["canvas"].append([_attr(lo), _attr(hi), _attr(z)])
-            skeleton.append(f"<{cv}<canvas>")
-    skeleton.append(view[at:])
-    found = len(cls) + sum(len(v) for v in out.values())
+    ([data-lo, data-hi, data-z] of each heatmap), each in the order of the HTML.
+
+    Column by column over ``SLOT.split``'s flat list (the texts between slots, then each slot's groups), so that
+    the work per cell is done by comprehensions and joins: 4096-cell tables are sent at every edit at T=64."""
+    parts = SLOT.split(view)
+    col = [parts[i::GROUPS] for i in range(1, GROUPS)]  # one list per group, one entry per slot
+    c, rc, title, text, td, pre, cv, lo, hi, z = col
+    nums = [i for i, r in enumerate(rc) if r is not None]
+    texts = [text[i] for i in nums]
+    titles = [title[i] for i in nums if title[i] is not None]
+    if any(" " in t for t in texts) or any(" " in t for t in titles):
+        return None
+    classes = [c[i] for i in nums]
+    if any("&" in k for k in dict.fromkeys(classes)):  # (the renderers' classes hold no entity)
+        classes = list(map(_attr, classes))
+    pal = {k: PALETTE[i] for i, k in enumerate(dict.fromkeys(classes))}
+    if len(pal) > len(PALETTE):
+        return None
+    skeleton: list[str] = [""] * (2 * len(rc) + 1)
+    skeleton[::2] = parts[::GROUPS]
+    skeleton[1::2] = [
+        (f"<td{rc[i]} title>" if title[i] is not None else f"<td{rc[i]}>") if rc[i] is not None
+        else "<td>" if td[i] is not None else "<pre>" if pre[i] is not None else f"<{cv[i]}<canvas>"
+        for i in range(len(rc))
+    ]  # fmt: skip
+    out = {
+        "td": [_text(t) for t in td if t is not None],
+        "pre": [_text(t, pre=True) for t in pre if t is not None],
+        "canvas": [[_attr(lo[i]), _attr(hi[i]), _attr(z[i])] for i in range(len(rc)) if lo[i] is not None],
+    }
+    found = len(nums) + sum(len(v) for v in out.values())
     if found != sum(view.count(mark) for mark in CELL_MARKS):
         return None  # a cell, print or canvas in another form: the view goes as HTML
     key = hashlib.sha1("\0".join(skeleton).encode()).hexdigest()[:16]
-    data = {"pal": list(pal), "cls": "".join(cls), "title": " ".join(titles), "text": " ".join(texts), **out}
+    data = {
+        "pal": list(pal),
+        "cls": "".join(map(pal.__getitem__, classes)),
+        "title": _joined(titles, _attr),
+        "text": _joined(texts, _text),
+        **out,
+    }
     return key, data
 
 
