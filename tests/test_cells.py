@@ -133,3 +133,19 @@ def test_a_changed_skeleton_has_another_key_and_an_unknown_cell_sends_the_html()
     assert cells.answer(a, None) == {"value": a, "key": cells.split(a)[0]}
     assert cells.answer(c, cells.split(a)[0]) == {"key": cells.split(a)[0], "cells": cells.split(c)[1]}
     assert cells.answer(b, cells.split(a)[0])["value"] == b
+
+
+def test_entities_and_carriage_returns_are_read_as_a_browser_reads_them_and_classes_fill_the_palette() -> None:
+    """A slot's text, title and class with an entity, and a CR LF, read as the browser's parser gives them; as many
+    distinct classes as the palette holds go as data, one more goes as HTML (one character a class)."""
+    view = ("<table><tr><td class='a&amp;b' data-r='0' data-c='0' title='1&lt;2'>x&amp;y</td>"
+            "<td class='s1' data-r='0' data-c='1'>3</td><td>p\r\nq</td></tr></table>"
+            "<pre class='tensor'>\nt&gt;</pre>")  # fmt: skip
+    _, data = cells.split(view)
+    assert data == {"pal": ["a&b", "s1"], "cls": "#$", "title": "1<2", "text": "x&y 3", "td": ["p\nq"],
+                    "pre": ["t>"], "canvas": []}  # fmt: skip
+    row = "".join(f"<td class='c{i}' data-r='0' data-c='{i}'>{i}</td>" for i in range(len(cells.PALETTE)))
+    full = cells.split(f"<table><tr>{row}</tr></table>")
+    assert full is not None and full[1]["cls"] == cells.PALETTE
+    more = row + f"<td class='c{len(cells.PALETTE)}' data-r='0' data-c='{len(cells.PALETTE)}'>x</td>"
+    assert cells.split(f"<table><tr>{more}</tr></table>") is None

@@ -229,7 +229,7 @@ REORDER_JS = """(() => {
           const messages = (rest + text.decode(r.value, { stream: true })).split('\\n\\n');
           rest = messages.pop();
           for (const m of messages) {
-            if (held === null && answers(m, HOLD)) { held = m; window.apHeld = 'held'; continue; }
+            if (held === null && answers(m, HOLD)) { held = window.apHeldText = m; window.apHeld = 'held'; continue; }
             c.enqueue(enc.encode(m + '\\n\\n'));
             if (held && answers(m, AFTER)) { c.enqueue(enc.encode(held + '\\n\\n')); window.apHeld = 'handed on'; }
           }
@@ -264,6 +264,8 @@ def test_an_older_calls_answer_that_reaches_the_page_last_is_not_drawn(
     edit.continue_()
     newer = held.wait("1ab")
     pg.wait_for_function("() => window.apHeld === 'held'")  # '1a' answered (and held back) before '1ab' came in
+    late = pg.evaluate("window.apHeldText")
+    assert "not a query position" in late and "1ab" not in late, late  # (its own answer, not a skipped call's)
     newer.continue_()
     pg.wait_for_function("() => window.apHeld === 'handed on'")
     settled(pg)

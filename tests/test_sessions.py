@@ -192,3 +192,15 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
     assert calls == ["1ab", "slow", "newer"]
     assert answer(10, "later", req) == "<!--call 10--><p>later</p>"
     assert answer(None, "plain", req) == "<p>plain</p>"  # (a page whose module failed to number it)
+
+
+def test_a_numbered_answer_marks_only_html_values() -> None:
+    """``<!--call n-->`` goes before an HTML component's str value only: updates (gr.skip, gr.update) and other
+    components' values are left as they are, for one output or several, positional or by component."""
+    html, box = gr.HTML(), gr.Textbox()
+    assert wiring.numbered(("<p>a</p>", "b"), 3, [html, box]) == ("<!--call 3--><p>a</p>", "b")
+    assert wiring.numbered({html: "<p>a</p>", box: "b"}, 3, [html, box]) == {html: "<!--call 3--><p>a</p>", box: "b"}
+    assert wiring.numbered(gr.skip(), 3, [html]) == gr.skip()
+    assert wiring.numbered(gr.update(visible=False), 3, [html]) == gr.update(visible=False)
+    assert wiring.numbered((gr.skip(), "<p>m</p>"), 3, [html, html]) == (gr.skip(), "<!--call 3--><p>m</p>")
+    assert wiring.numbered("<p>a</p>", None, [html]) == "<p>a</p>"

@@ -76,9 +76,10 @@ def split(view: str) -> tuple[str, dict[str, Any]] | None:
     classes = [c[i] for i in nums]
     if any("&" in k for k in dict.fromkeys(classes)):  # (the renderers' classes hold no entity)
         classes = list(map(_attr, classes))
-    pal = {k: PALETTE[i] for i, k in enumerate(dict.fromkeys(classes))}
-    if len(pal) > len(PALETTE):
-        return None
+    distinct = dict.fromkeys(classes)
+    if len(distinct) > len(PALETTE):
+        return None  # (one character a class: more than the palette holds go as HTML)
+    pal = {k: PALETTE[i] for i, k in enumerate(distinct)}
     skeleton: list[str] = [""] * (2 * len(rc) + 1)
     skeleton[::2] = parts[::GROUPS]
     skeleton[1::2] = [

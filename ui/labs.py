@@ -9,7 +9,7 @@ import gradio as gr
 
 import attention_core as ac
 from attention_core import MAX_DK, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
-from ui.assets import CHARTS_JS, NEWEST_JS, drawn
+from ui.assets import CHARTS_JS, NEWEST_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
@@ -101,15 +101,19 @@ def build_mask_lab(vals_state: Any) -> Any:
             causal = gr.Checkbox(True, label="causal mask", min_width=150, elem_id="mask-causal")
             pad = gr.Textbox("", label=f"{PAD_LABEL} (e.g. 3)", min_width=200, elem_id="mask-pad")
             rows = gr.Textbox("", label=f"{ROWS_LABEL} (e.g. 1)", min_width=200, elem_id="mask-rows")  # plain causal
-        # (drawn by static/newest.js: an answer to an older call than the one drawn, come late, is not drawn)
-        msg = drawn(NEWEST_JS, elem_id="mask-lab-msg")
-        out = drawn(NEWEST_JS, elem_id="mask-lab-out")
+        # drawn by static/newest.js (an empty template: gradio keeps the value and draws nothing), so that an answer
+        # to an older call than the one drawn, come late, is not drawn; gradio's own CSS for HTML, as before
+        msg, out = (newest_view(e) for e in ("mask-lab-msg", "mask-lab-out"))
         stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest): the newest is drawn
     lab_in = [vals_state, causal, pad, rows]
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
     for trigger in (tab.select, causal.input, pad.change, rows.change):
         on(trigger, mask_lab, lab_in, [out, msg], stamp=stamp, **COMMON)
     return tab
+
+
+def newest_view(elem_id: str) -> gr.HTML:
+    return gr.HTML(None, html_template="", js_on_load=NEWEST_JS, elem_id=elem_id)
 
 
 def mask_lab(vals: PageValues | None, causal: bool, pad: Any, rows: Any) -> tuple[Any, str]:

@@ -138,7 +138,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             if NEWEST.outdated(key, name, n):
                 return skipped
             writes, rest = split_slots(out, outputs)
-            rest = numbered(rest, n)
+            rest = numbered(rest, n, shown_out)
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
                 if "vals" in writes or "preset" in writes:
@@ -166,22 +166,23 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             after(None, js=LANDED, show_progress="hidden", api_visibility="private")
 
 
-def numbered(rest: Any, n: Any) -> Any:
-    """A stamped call's answer with each HTML value (a str) first saying the call's number ``n``, ``<!--call n-->``:
-    the page draws no answer to an older call than the one it shows (static/newest.js), should two answers reach it
-    out of order (the server drops a call only once a newer one has come in)."""
+def numbered(rest: Any, n: Any, outputs: list[Any]) -> Any:
+    """A stamped call's answer (``rest``, for the components ``outputs``) with each HTML component's value (a str)
+    first saying the call's number ``n``, ``<!--call n-->``: the page draws no answer to an older call than the one
+    it shows (static/newest.js), should two answers reach it out of order (the server drops a call only once a
+    newer one has come in). Updates (gr.skip, gr.update) and other components' values are left as they are."""
     if not isinstance(n, int | float):
         return rest
     mark = f"<!--call {int(n)}-->"
 
-    def one(v: Any) -> Any:
-        return mark + v if isinstance(v, str) else v
+    def one(c: Any, v: Any) -> Any:
+        return mark + v if isinstance(c, gr.HTML) and isinstance(v, str) else v
 
-    if isinstance(rest, dict):
-        return {c: one(v) for c, v in rest.items()}
-    if isinstance(rest, tuple | list):
-        return type(rest)(one(v) for v in rest)
-    return one(rest)
+    if isinstance(rest, dict) and "__type__" not in rest:  # {component: value}
+        return {c: one(c, v) for c, v in rest.items()}
+    if isinstance(rest, tuple | list) and len(outputs) > 1:
+        return type(rest)(one(c, v) for c, v in zip(outputs, rest, strict=False))
+    return one(outputs[0], rest) if len(outputs) == 1 else rest
 
 
 def split_slots(out: Any, outputs: list[Any]) -> tuple[dict[str, Any], Any]:
