@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from browser import EVENTS_JS, LIVE_IDLE, LOADED, settled, type_cell
-from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Browser, Locator, Page, Route
 from test_journey_random import check_state, open_more, shown_state
 
 DELAY = 80  # ms a key
@@ -172,6 +172,22 @@ def test_a_paste_after_a_typed_edit_keeps_the_pasted_values(browser: Browser, ap
 LAB_ROWS = "hide every key from query rows (e.g. 1)"
 
 
+def typed_behind_a_held_edit(pg: Page, held: Held, call: str) -> Locator:
+    """The mask lab's rows box (returned) typed "1ab" key by key while an edit of X is held on the network, so that
+    each key's call waits to leave (a queued event first waits for the grid's live edits on their way); the call
+    whose rows read ``call`` is held on its way to the server as ``call``. The edit is then let go."""
+    pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
+    type_cell(pg, "x", 0, 0, "0.5")
+    edit = held.wait("edit")
+    pg.route(re.compile("/queue/join"), held.hold(call, lambda body: call in (body.get("data") or [])))
+    pg.get_by_role("tab", name="Mask lab").click()
+    rows = pg.get_by_label(LAB_ROWS)
+    rows.click()
+    rows.press_sequentially("1ab", delay=DELAY)  # each key's call waits for the edit
+    edit.continue_()
+    return rows
+
+
 def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_value(
     browser: Browser, app_url: str, pages: list[Page]
 ) -> None:
@@ -184,15 +200,7 @@ def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_val
     only the newest."""
     pg = open_late(browser, app_url, 0, pages)
     held = Held(pg)
-    pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
-    type_cell(pg, "x", 0, 0, "0.5")
-    edit = held.wait("edit")
-    pg.route(re.compile("/queue/join"), held.hold("1a", lambda body: "1a" in (body.get("data") or [])))
-    pg.get_by_role("tab", name="Mask lab").click()
-    rows = pg.get_by_label(LAB_ROWS)
-    rows.click()
-    rows.press_sequentially("1ab", delay=DELAY)  # each key's call waits for the edit
-    edit.continue_()
+    rows = typed_behind_a_held_edit(pg, held, "1a")
     late = held.wait("1a")
     # every other call answered (all but the held one), then the held one let go
     pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
@@ -253,15 +261,7 @@ def test_an_older_calls_answer_that_reaches_the_page_last_is_not_drawn(
     pg = open_late(browser, app_url, 0, pages)
     pg.evaluate(REORDER_JS % ("1a", "1ab"))
     held = Held(pg)
-    pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
-    type_cell(pg, "x", 0, 0, "0.5")
-    edit = held.wait("edit")
-    pg.route(re.compile("/queue/join"), held.hold("1ab", lambda body: "1ab" in (body.get("data") or [])))
-    pg.get_by_role("tab", name="Mask lab").click()
-    rows = pg.get_by_label(LAB_ROWS)
-    rows.click()
-    rows.press_sequentially("1ab", delay=DELAY)  # each key's call waits for the edit
-    edit.continue_()
+    rows = typed_behind_a_held_edit(pg, held, "1ab")
     newer = held.wait("1ab")
     pg.wait_for_function("() => window.apHeld === 'held'")  # '1a' answered (and held back) before '1ab' came in
     late = pg.evaluate("window.apHeldText")
