@@ -14,7 +14,7 @@ from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
 from ui.values import PageValues, padding_flags, parse_seed, scenario_from, shown_head, slider_value
-from ui.wiring import COMMON, on
+from ui.wiring import COMMON, on, whole_number
 
 
 def lab_message(problem: str) -> str:
@@ -134,7 +134,7 @@ def build_scaling_lab() -> Any:
             # typed-slider: its box applies on Enter or leaving it (static/sliders.js); no range check of gradio's
             d_k = gr.Slider(MIN_DK, MAX_DK, value=LAB_START["d_k"], step=1, label="d_k", elem_id="lab-dk",
                             elem_classes=["typed-slider"])  # fmt: skip
-            seed = gr.Number(LAB_START["seed"], precision=0, label="seed", elem_id="lab-seed")
+            seed = whole_number(LAB_START["seed"], label="seed", elem_id="lab-seed")
         fig = gr.Plot(elem_id="scaling-fig", label="scaling")
         words = gr.HTML(elem_id="scaling-words")
         gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)

@@ -24,7 +24,7 @@ from ui.pipeline import scenario_values
 from ui.render import grids
 from ui.render import tables as vw
 from ui.values import parse_seed, slider_value
-from ui.wiring import COMMON, Page, bind, on
+from ui.wiring import COMMON, Page, bind, on, whole_number
 
 MAX_WIDTH = 16  # the embedding width d's slider: 1..16
 
@@ -174,7 +174,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
                 1, MAX_WIDTH, value=3, step=1, label="embedding width d", elem_id="sentence-d",
                 elem_classes=["typed-slider", "on-release"],  # applies on its release only (static/sliders.js)
             )  # fmt: skip
-            seed = gr.Number(69, precision=0, label="seed", elem_id="sentence-seed")
+            seed = whole_number(69, label="seed", elem_id="sentence-seed")
             d_out = gr.Slider(
                 1,
                 MAX_WIDTH,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +28,27 @@ from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
 
 COMMON = {"trigger_mode": "always_last", "show_progress": "hidden", "api_visibility": "private"}
+
+
+WHOLE_BOXES: weakref.WeakSet[gr.Number] = weakref.WeakSet()  # the boxes whole_number made (on() reads them)
+
+
+def whole_number(value: Any, **kwargs: Any) -> gr.Number:
+    """A box for a whole-number setting (T, d_model, heads, a seed, a window …), whose typed value reaches the
+    handler as typed: 2.5 as 2.5, 3 as the int 3 (:func:`on` turns a whole float back into an int). gradio's own
+    precision=0 rounded it before any handler saw it, half to even and unseen: T 2.5 computed 2 tokens, heads 1.5
+    two heads, seed 7.5 seed 8's weights, under boxes still reading 2.5, 1.5 and 7.5. The handler's parse
+    (attention_core parse_int) now names it ("T: 2.5 is not a whole number") and the box goes back to the value in
+    force, as for any refused value. (Not a gr.Number subclass: gradio writes a .pyi file beside the module of every
+    component class defined outside it; not a wrapped preprocess: gradio redraws an updated box from its class.)"""
+    box = gr.Number(value, **kwargs)
+    WHOLE_BOXES.add(box)
+    return box
+
+
+def whole(value: Any) -> Any:
+    """A whole box's value as its handler takes it: a whole float as an int (3.0 -> 3), anything else as it came."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def bind(fn: Callable[..., Any], *bound: Any) -> Callable[..., Any]:
@@ -122,6 +144,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     # (by its outputs too: bind() gives every binding of one function its name)
     name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
     skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
+    wholes = [c in WHOLE_BOXES for c in inputs]  # (whole_number's boxes: their whole floats go as ints)
 
     def handler(*args: Any) -> Any:
         *given, request = args
@@ -134,6 +157,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             entry = STORE.get(key) or {}
             it = iter(given[: len(shown_in)])
             full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+            full = [whole(v) if w else v for v, w in zip(full, wholes, strict=True)]
             out = fn(*full, *given[len(shown_in) :])
             if NEWEST.outdated(key, name, n):
                 return skipped

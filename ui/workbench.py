@@ -18,7 +18,7 @@ from ui.pipeline import compute_views, load_values, parse_pick, refused, restruc
 from ui.render import tables as vw
 from ui.share import build_share
 from ui.values import DEFAULT_PRESET, NAMES, SCALE_MODES, VARIANT_FIELDS, PageValues, labelled, visibility
-from ui.wiring import COMMON, Page, bind, expired, on
+from ui.wiring import COMMON, Page, bind, expired, on, whole_number
 
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
 REDRAW = ("tokens", "tokens_k", "view_head", "dtype")
@@ -282,8 +282,8 @@ def build_toolbar(first: PageValues) -> tuple[dict[str, Any], dict[str, Any], di
             elem_id="tb-fill",
             **drop,
         )
-        c["heads"] = gr.Number(first.heads, precision=0, label="heads", elem_id="tb-heads", **drop)
-        c["view_head"] = gr.Number(1, precision=0, label="head shown", elem_id="tb-view-head", **drop)
+        c["heads"] = whole_number(first.heads, label="heads", elem_id="tb-heads", **drop)
+        c["view_head"] = whole_number(1, label="head shown", elem_id="tb-view-head", **drop)
         c["scale_mode"] = gr.Dropdown(
             list(SCALE_MODES), value=first.scale_mode, label="scale", elem_id="tb-scale", **drop
         )
@@ -310,10 +310,10 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     """The settings used less often, in the toolbar's drawer: it opens over the page (app.css), so the pipeline
     stays where it is, and Escape closes it (static/drawer.js)."""
     with gr.Row():
-        c["T"] = gr.Number(first.T, precision=0, label="T (query tokens)")
-        c["d_in"] = gr.Number(first.d_in, precision=0, label="d_model")
-        c["S"] = gr.Number(first.S, precision=0, label="S (key tokens)", visible=visibility(first)["S"])
-        c["d_out"] = gr.Number(first.d_out, precision=0, label="d_out per head")
+        c["T"] = whole_number(first.T, label="T (query tokens)")
+        c["d_in"] = whole_number(first.d_in, label="d_model")
+        c["S"] = whole_number(first.S, label="S (key tokens)", visible=visibility(first)["S"])
+        c["d_out"] = whole_number(first.d_out, label="d_out per head")
         c["head_mode"] = gr.Radio(["concat", "split"], value=first.head_mode, label="head mode")
         c["layout"] = gr.Radio(
             [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
@@ -323,7 +323,7 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     with gr.Row():
         c["cross"] = gr.Checkbox(first.cross, label="cross-attention (separate K/V source)")
         c["use_wo"] = gr.Checkbox(first.use_wo, label="output projection W_o")
-        c["seed"] = gr.Number(42, precision=0, label="seed")
+        c["seed"] = whole_number(42, label="seed")
         init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
@@ -338,7 +338,7 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
 def build_variants(c: dict[str, Any], first: PageValues) -> None:
     """Today's attention (RoPE, ALiBi, grouped-query, sliding window, tiles, KV cache), in the drawer: each control
     travels in links and exports like every other (attention_core/contract/variants.py)."""
-    num = {"precision": 0, "min_width": 96}  # no minimum: the core names a bad value, gradio would not
+    num = {"min_width": 96}  # no minimum: the core names a bad value, gradio would not
     gr.HTML(
         "<b>Modern attention</b> (Llama, Mistral, FlashAttention): 0 turns a number off", elem_id="modern-title",
         apply_default_css=False, min_height=0,
@@ -353,10 +353,10 @@ def build_variants(c: dict[str, Any], first: PageValues) -> None:
             min_width=96,
         )  # fmt: skip
         c["alibi"] = gr.Checkbox(first.alibi, label="ALiBi bias", elem_id="md-alibi", min_width=96)
-        c["kv_heads"] = gr.Number(first.kv_heads, label="kv heads (K, V shared)", elem_id="md-kv-heads", **num)
-        c["window"] = gr.Number(first.window, label="window (0 = off)", elem_id="md-window", **num)
-        c["block_rows"] = gr.Number(first.block_rows, label="tile B_r", elem_id="md-block-rows", **num)
-        c["block_cols"] = gr.Number(first.block_cols, label="tile B_c", elem_id="md-block-cols", **num)
+        c["kv_heads"] = whole_number(first.kv_heads, label="kv heads (K, V shared)", elem_id="md-kv-heads", **num)
+        c["window"] = whole_number(first.window, label="window (0 = off)", elem_id="md-window", **num)
+        c["block_rows"] = whole_number(first.block_rows, label="tile B_r", elem_id="md-block-rows", **num)
+        c["block_cols"] = whole_number(first.block_cols, label="tile B_c", elem_id="md-block-cols", **num)
         c["decode"] = gr.Checkbox(first.decode, label="KV-cache decoding", elem_id="md-decode", min_width=96)
 
 
