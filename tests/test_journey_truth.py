@@ -346,6 +346,35 @@ def test_kv_cache_decoding_refused_under_no_mask_unticks_and_applies_once_ticked
     assert box.is_checked() and "msg-error" not in page.inner_html("#message")
 
 
+@pytest.mark.parametrize(
+    ("box", "label", "choice", "kept"),
+    [("#tb-fill", "fill", "-1e9", "-inf"), ("#tb-normalize", "normalise", "sum", "softmax")],
+)
+def test_a_refused_dropdown_choice_shows_the_value_in_force_at_once(
+    browser: Browser, served: tuple[str, Path], box: str, label: str, choice: str, kept: str
+) -> None:
+    """Under KV-cache decoding fill −1e9 (a score) and divide-by-sum are refused: named, and the box shows the value
+    in force again while it still has the focus (a11y.js gives a chosen box its focus back), as a learner who chose
+    with the mouse sees it. (Seen failing: the box read −1e9 for 7 s over views of −inf, until it was left.)"""
+    pg = open_page(browser, f"{served[0]}?preset=statquest-masked", events=True)
+    open_more(pg)
+    pg.get_by_label("KV-cache decoding", exact=True).click()
+    pg.wait_for_function("() => document.querySelector('#overview').innerText.includes('KV cache')")
+    settled(pg)
+    pg.keyboard.press("Escape")  # the drawer closes
+    masked = pg.inner_text("#overview table[data-name=masked]") if label == "fill" else None
+    pg.locator(f"{box} input").click()
+    pg.locator(f"li[role='option'][aria-label='{choice}']").click()
+    pg.wait_for_function("(s) => document.querySelector('#message').innerText.includes(s)", arg=f"{label}: ")
+    settled(pg)
+    pg.wait_for_timeout(300)  # (a frame or two: no later event may set it back instead)
+    assert pg.evaluate("(b) => document.activeElement === document.querySelector(`${b} input`)", box)
+    assert pg.locator(f"{box} input").input_value() == kept
+    if masked is not None:
+        assert "-inf" in masked and pg.inner_text("#overview table[data-name=masked]") == masked
+    pg.close()
+
+
 def test_kv_heads_refused_under_concat_goes_back_and_is_not_applied_later(page: Page) -> None:
     """heads 2, kv heads 1 under concat: refused, named, the box back at 2; then head mode split shares no K.
     (Seen failing: the box said 1 after → split while every head had its own K.)"""

@@ -30,7 +30,7 @@ from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
 from ui.values import parse_seed
-from ui.wiring import COMMON, STORE, Slot, bind, on, stream, whole_number
+from ui.wiring import COMMON, STORE, Slot, bind, on, stream
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
@@ -281,8 +281,8 @@ def build_train(page: Any, tabs: Any) -> Any:
         with gr.Row():
             task = gr.Radio(TASK_CHOICES, value="previous", label="task", elem_id="train-task", scale=2)
             # (no minimum or maximum: gradio's range check names no field; on_train_typed names it)
-            seed = whole_number(0, label="seed", elem_id="train-seed", min_width=80)
-            steps = whole_number(DEFAULT_STEPS, label=STEPS_LABEL, elem_id="train-n", min_width=80)
+            seed = gr.Number(0, precision=0, label="seed", elem_id="train-seed", min_width=80)
+            steps = gr.Number(DEFAULT_STEPS, precision=0, label=STEPS_LABEL, elem_id="train-n", min_width=80)
         with gr.Row():
             buttons = {name: gr.Button(label, elem_id=f"train-{name}", variant=variant, min_width=90)
                        for name, label, variant in (("step", "Step", "secondary"), ("run", "Run N", "primary"),

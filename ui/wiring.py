@@ -35,8 +35,8 @@ WHOLE_BOXES: weakref.WeakSet[gr.Number] = weakref.WeakSet()  # the boxes whole_n
 
 def whole_number(value: Any, **kwargs: Any) -> gr.Number:
     """A box for a whole-number setting (T, d_model, heads, a seed, a window …), whose typed value reaches the
-    handler as typed: 2.5 as 2.5, 3 as 3 (the page sends an int; :func:`on` turns a whole float from any other
-    caller into an int, and the handlers that are not on()'s parse first). gradio's own
+    handler as typed: 2.5 as 2.5, 3 as the int 3 (gradio hands a box without a precision its value as a float:
+    :func:`on` and :func:`stream` turn a whole one back into an int). gradio's own
     precision=0 rounded it before any handler saw it, half to even and unseen: T 2.5 computed 2 tokens, heads 1.5
     two heads, seed 7.5 seed 8's weights, under boxes still reading 2.5, 1.5 and 7.5. The handler's parse
     (attention_core parse_int) now names it ("T: 2.5 is not a whole number") and the box goes back to the value in
@@ -323,6 +323,7 @@ def stream(
     """
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
+    wholes = [c in WHOLE_BOXES for c in inputs]  # (as on(): a whole box's whole float goes as an int)
 
     def handler(*args: Any) -> Iterator[Any]:
         *given, request = args
@@ -330,6 +331,7 @@ def stream(
         entry = STORE.get(key) or {}
         it = iter(given)
         full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
+        full = [whole(v) if w else v for v, w in zip(full, wholes, strict=True)]
 
         def live(name: str) -> Any:
             return (STORE.get(key) or {}).get(name)

@@ -93,8 +93,31 @@ function dropdowns() {
       if (document.activeElement !== document.body || !box.isConnected) return;
       box.focus({ preventScroll: true });
       if (press) shut(box, true);
+      shownAnew(box, press);
     });
   }, true);
+  // Gradio writes a value the server sets into a box's text only while the box has not the focus, so a refused
+  // choice, set back by its answer while the box held the focus again, kept showing the refused one until the box
+  // was left: fill −1e9 over views of −inf. When the choice's answer comes as a refusal (the message's error mark,
+  // within a few seconds), the box is left and taken again at the next frame, and gradio's blur writes the value in
+  // force (its blur also sends the box's value, the stored one, which the server answers with nothing: ui/workbench.py
+  // unchanged).
+  const shownAnew = (box, press) => {
+    const msg = document.getElementById('message');
+    if (!msg) return;
+    const watch = new MutationObserver(() => {
+      if (!msg.querySelector('.mark[aria-label=error]')) return;
+      watch.disconnect();
+      requestAnimationFrame(() => {
+        if (document.activeElement !== box) return;
+        box.blur();
+        box.focus({ preventScroll: true });
+        if (press) shut(box, true);
+      });
+    });
+    watch.observe(msg, { childList: true, subtree: true });
+    setTimeout(() => watch.disconnect(), 5000);
+  };
 }
 
 // The chosen preset's whole name, in two lines where it needs them (app.css: .picker-name over the picker's input,
