@@ -52,6 +52,17 @@ def whole(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def arguments(inputs: list[Any], wholes: list[bool], entry: dict[str, Any], given: list[Any]) -> list[Any]:
+    """A handler's ``inputs`` as :func:`on` and :func:`stream` pass them: a Slot's value from the page's STORE
+    ``entry``, a component's as gradio ``given`` it in order, a whole box's whole float as an int (``wholes``, by
+    position: whether each input is one of whole_number's boxes)."""
+    it = iter(given)
+    return [
+        entry.get(c.name) if isinstance(c, Slot) else whole(next(it)) if w else next(it)
+        for c, w in zip(inputs, wholes, strict=True)
+    ]
+
+
 def bind(fn: Callable[..., Any], *bound: Any) -> Callable[..., Any]:
     """``functools.partial`` that Gradio can read: the remaining parameters keep their names and annotations,
     so ``gr.Request`` and ``gr.EventData`` are still recognised."""
@@ -145,7 +156,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     # (by its outputs too: bind() gives every binding of one function its name)
     name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
     skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
-    wholes = [c in WHOLE_BOXES for c in inputs]  # (whole_number's boxes: their whole floats go as ints)
+    wholes = [c in WHOLE_BOXES for c in inputs]  # (read once: see arguments)
 
     def handler(*args: Any) -> Any:
         *given, request = args
@@ -156,9 +167,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
             if NEWEST.outdated(key, name, n):
                 return skipped  # a later call is on its way: its answer is the one to draw
             entry = STORE.get(key) or {}
-            it = iter(given[: len(shown_in)])
-            full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
-            full = [whole(v) if w else v for v, w in zip(full, wholes, strict=True)]
+            full = arguments(inputs, wholes, entry, given[: len(shown_in)])
             out = fn(*full, *given[len(shown_in) :])
             if NEWEST.outdated(key, name, n):
                 return skipped
@@ -323,15 +332,13 @@ def stream(
     """
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
-    wholes = [c in WHOLE_BOXES for c in inputs]  # (as on(): a whole box's whole float goes as an int)
+    wholes = [c in WHOLE_BOXES for c in inputs]  # (read once: see arguments)
 
     def handler(*args: Any) -> Iterator[Any]:
         *given, request = args
         key = getattr(request, "session_hash", None)
         entry = STORE.get(key) or {}
-        it = iter(given)
-        full = [entry.get(c.name) if isinstance(c, Slot) else next(it) for c in inputs]
-        full = [whole(v) if w else v for v, w in zip(full, wholes, strict=True)]
+        full = arguments(inputs, wholes, entry, given)
 
         def live(name: str) -> Any:
             return (STORE.get(key) or {}).get(name)
