@@ -9,10 +9,8 @@ import json
 import os
 import re
 import socket
-import statistics
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -32,7 +30,7 @@ from ui import values
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from harness import complete_answer
-from hostile import post_raw
+from hostile import PIECE, post_raw
 from load import rss_kb, server_pid
 
 LIMIT = limits.MAX_BODY_BYTES
@@ -176,17 +174,13 @@ def read_answer(s: socket.socket) -> tuple[bytes, bytes]:
 def test_junk_with_a_huge_length_gets_413_at_once_and_the_server_does_not_grow(app: tuple[str, int]) -> None:
     url, pid = app
     rss0 = rss_kb(pid)
-    times = []
     for _ in range(5):  # headers and 64 KB of junk that is not JSON: a parser would say 400 or 422, not 413
-        with socket.create_connection(("127.0.0.1", port_of(url)), timeout=10) as s:
-            t0 = time.perf_counter()
+        with socket.create_connection(("127.0.0.1", port_of(url)), timeout=10) as s:  # (the body never comes whole)
             s.sendall(b"POST /api/gradio_api/call/compute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
                       b"\r\nContent-Length: 1000000000\r\n\r\n" + b"\xff{[" * 20_000)  # fmt: skip
             head, body = read_answer(s)
-            times.append((time.perf_counter() - t0) * 1e3)
         assert head.startswith(b"HTTP/1.1 413 "), head
         assert f"{LIMIT:,} bytes" in json.loads(body)["detail"]
-    assert statistics.median(times) <= 50, times
     assert rss_kb(pid) - rss0 < 20_000
 
 
@@ -204,13 +198,39 @@ def test_a_declared_over_limit_body_gets_this_limits_413_on_every_route(app: tup
     assert head.startswith(b"HTTP/1.1 413 ") and json.loads(body)["limit_bytes"] == LIMIT, (head, body)
 
 
+def unfinished_chunked_post(port: int, path: str, size: int) -> bytes:
+    """POST ``size`` bytes of ``{`` (not JSON) as chunks on a raw socket and never end the body (no last chunk); the
+    server's answer's first line, or ``b""`` when none came within 30 s. A server that reads the body to its end
+    before it looks at its size never answers."""
+    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked"
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(head.encode() + b"\r\n\r\n")
+        piece = b"{" * PIECE
+        try:
+            for _ in range(-(-size // PIECE)):
+                s.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+        except OSError:
+            pass  # the server answered and closed while the rest was on its way
+        answer = b""
+        try:
+            while b"\r\n" not in answer and (more := s.recv(4096)):
+                answer += more
+        except OSError:
+            pass
+    return answer.split(b"\r\n", 1)[0]
+
+
 @pytest.mark.parametrize("route", ["/api/gradio_api/call/compute", "/gradio_api/queue/join"])
 def test_a_streamed_over_limit_body_is_refused_by_size(app: tuple[str, int], route: str) -> None:
+    """A chunked body past the limit gets 413 while it is still coming: the answer comes though the body never ends
+    (how soon is benchmarks/hostile.py's to measure, not a test's), and the server has not grown by it."""
     url, pid = app
     rss0 = rss_kb(pid)
-    got = post_raw(port_of(url), b"{" * (LIMIT + 1_000_000), chunked=True, path=route)  # not JSON: a parser says 4xx
-    assert got["status"] == 413 and got["ms"] <= 200, got
+    first = unfinished_chunked_post(port_of(url), route, LIMIT + 1_000_000)
+    assert first.startswith(b"HTTP/1.1 413 "), first
     assert rss_kb(pid) - rss0 < 20_000
+    finished = post_raw(port_of(url), b"{" * (LIMIT + 1_000_000), chunked=True, path=route)  # and when it does end
+    assert finished["status"] == 413, finished
 
 
 def urllib_post(url: str, data: bytes | Iterator[bytes], headers: dict[str, str]) -> urllib.error.HTTPError:
