@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: playground, ui, serving
 
@@ -116,3 +117,29 @@ def type_cell(pg: Page, name: str, row: int, col: int, text: str, delay: int = 8
     editor.press("Control+a")
     editor.press_sequentially(text, delay=delay)
     editor.press("Enter")
+
+
+class Held:
+    """Requests held on the network (handlers for ``Page.route``): the first request each ``hold`` matches waits,
+    under its name, until the test lets it go; every other goes on."""
+
+    def __init__(self, pg: Page) -> None:
+        self.pg = pg
+        self.routes: dict[str, Route] = {}
+
+    def hold(self, name: str, match: Callable[[Any], bool]) -> Callable[[Route], None]:
+        def handle(route: Route) -> None:
+            if name not in self.routes and match(route.request.post_data_json or {}):
+                self.routes[name] = route
+                return
+            route.continue_()
+
+        return handle
+
+    def wait(self, name: str) -> Route:
+        """The request held as ``name``, once the page has sent it."""
+        for _ in range(200):
+            if name in self.routes:
+                return self.routes[name]
+            self.pg.wait_for_timeout(25)
+        raise AssertionError(f"the {name} request never left the page")

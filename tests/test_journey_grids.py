@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import torch
-from browser import LIVE_IDLE, open_page, settled
+from browser import LIVE_IDLE, Held, open_page, settled
 from PIL import Image, ImageChops, ImageStat
 from playwright.sync_api import Browser, Page, Request, Response
 from test_journey_drawn import assert_shows, expected, first_output_title
@@ -446,6 +447,32 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     page.keyboard.press("Escape")  # the editor closes, the cell keeps the focus
     with page.expect_response(looked_at("3"), timeout=TIMEOUT):
         page.keyboard.press("3")
+    page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => window.__withEnter") == first_output_title(want)
+    assert_shows(page, want)
+    page.evaluate(LIVE_IDLE)
+    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+
+
+def test_a_look_answered_after_the_page_stopped_waiting_is_still_drawn_with_the_enter(page: Page) -> None:
+    """On a loaded server a look can take longer than the page waits for it (grid.js's LOOK_TIMEOUT_MS, 2 s; CI saw
+    the old numbers drawn with the Enter). Here the look is held on the network past that wait, then let go; the
+    learner, still pausing, presses Enter: the look's answer is that value's, and it is drawn in the Enter's task."""
+    calls = live_calls(page)
+    want = expected(values.DEFAULT_PRESET, [(0, 1, "3")])
+    held = Held(page)
+    page.route(
+        re.compile("/gradio_api/component_server"),
+        held.hold("look", lambda body: body.get("data", {}).get("look") is True),
+    )
+    page.locator(grid_cell("x", 0, 1)).click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("3")
+    look = held.wait("look")
+    page.wait_for_timeout(2500)  # past the page's wait for it
+    with page.expect_response(looked_at("3"), timeout=TIMEOUT):
+        look.continue_()
     page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
     page.keyboard.press("Enter")
     assert page.evaluate("() => window.__withEnter") == first_output_title(want)

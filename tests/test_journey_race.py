@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from browser import EVENTS_JS, LIVE_IDLE, LOADED, settled, type_cell
+from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell
 from playwright.sync_api import Browser, Locator, Page, Route
 from test_journey_random import check_state, open_more, shown_state
 
@@ -71,32 +71,6 @@ def open_late(browser: Browser, url: str, late: int, opened: list[Page]) -> Page
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
     pg.wait_for_function(LOADED)
     return pg
-
-
-class Held:
-    """Requests held on the network (handlers for ``Page.route``): the first request each ``hold`` matches waits,
-    under its name, until the test lets it go; every other goes on."""
-
-    def __init__(self, pg: Page) -> None:
-        self.pg = pg
-        self.routes: dict[str, Route] = {}
-
-    def hold(self, name: str, match: Callable[[Any], bool]) -> Callable[[Route], None]:
-        def handle(route: Route) -> None:
-            if name not in self.routes and match(route.request.post_data_json or {}):
-                self.routes[name] = route
-                return
-            route.continue_()
-
-        return handle
-
-    def wait(self, name: str) -> Route:
-        """The request held as ``name``, once the page has sent it."""
-        for _ in range(200):
-            if name in self.routes:
-                return self.routes[name]
-            self.pg.wait_for_timeout(25)
-        raise AssertionError(f"the {name} request never left the page")
 
 
 def committed(table: str) -> Callable[[Any], bool]:
