@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from browser import open_page, settled
+from browser import LOADED, open_page, settled
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_journey_tour_controls import wait_step
@@ -184,6 +184,26 @@ def test_a_bad_seed_is_named_and_the_box_goes_back(page: Page, typed: str, said:
     got = torch.tensor(numbers(grid(page, "W_q")))
     torch.testing.assert_close(got, drawn_weights("linear", 42)[0], atol=5e-5, rtol=0)
     assert not torch.allclose(got, drawn_weights("linear", 8)[0], atol=5e-5)
+
+
+def test_a_seed_set_and_the_page_reloaded_keeps_the_seed_the_weights_are_drawn_from(page: Page) -> None:
+    """A learner sets seed 99 (key by key, then Enter) and reloads, or copies the address: the box reads 99, not the
+    preset's 42, and Init draws seed 99's weights, as it would have before the reload. (The address carried no seed:
+    the box read 42 after a reload, and Init drew 42's.)"""
+    open_more(page)
+    type_in(page, "seed", "99")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '99'")
+    page.reload()
+    page.wait_for_function(LOADED)
+    open_more(page)
+    assert page.get_by_label("seed", exact=True).input_value() == "99"
+    page.get_by_role("button", name="Init weights: nn.Linear (seed)").click()
+    settled(page)
+    got = torch.tensor(numbers(grid(page, "W_q")))
+    torch.testing.assert_close(got, drawn_weights("linear", 99)[0], atol=5e-5, rtol=0)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '99'")  # (Init's state too)
+    type_in(page, "seed", "42")  # the preset's own again: the address names none
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('seed')")
 
 
 # ---- 3. sentence mode: the typed sentence's own embeddings ----------------------------------------------------

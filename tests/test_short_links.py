@@ -60,9 +60,10 @@ def test_the_address_holds_the_state_as_a_link_does_and_a_large_one_as_a_short_i
     gen = torch.Generator().manual_seed(0)
     big = values.values_from_scenario(ac.parse(large(32, 4, gen)), seed=1)  # past a link, not a short link
     query = share.state_query(None, big)
-    assert query is not None and list(query) == ["s"] and len(query["s"]) == 8
+    assert query is not None and list(query) == ["s", "seed"] and len(query["s"]) == 8 and query["seed"] == "1"
     _, _, opened, got = share.link_values(query)
     assert "msg-error" not in str(got["message"])
+    assert opened.seed == 1  # (the seed box's, carried beside the state: a resize draws from it)
     assert len(share.encode_link(pipeline.current_scenario(None, big)[1])) > share.MAX_LINK
     assert pipeline.current_scenario(None, opened)[1] == pipeline.current_scenario(None, big)[1]
     largest = values.values_from_scenario(ac.parse(large(64, 8, gen)), seed=1)  # past MAX_LINK_JSON

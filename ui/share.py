@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import secrets
 import threading
@@ -108,13 +109,41 @@ def view_query(page_url: str | None) -> str:
 def link_values(
     query: dict[str, str], limit: int = MAX_LINK
 ) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
-    """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``; a bad
-    link falls back to the default preset, with a message. ``limit``: the encoded scenario's characters at most (a
-    short id's state, kept here, may be past a link's: the address of a large state, :func:`state_query`)."""
+    """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``, and
+    ``&seed=<n>``, the seed box's (what a resize or an init button draws new weights from: :func:`seed_query`); a bad
+    link falls back to the default preset, and a bad seed to the state's own, with a message. ``limit``: the encoded
+    scenario's characters at most (a short id's state, kept here, may be past a link's: the address of a large
+    state, :func:`state_query`)."""
+    preset_id, new_shape, nv, got = state_of_link(query, limit)
+    if "seed" in query:
+        try:
+            nv = dataclasses.replace(nv, seed=ac.parse_int(query["seed"][:40], "seed", 0, ac.MAX_SEED))
+        except ac.ScenarioError as e:
+            got["message"] = vw.message_html([], error=f"{e}; the seed box keeps {nv.seed}")
+    return preset_id, new_shape, nv, got
+
+
+def own_seed(query: dict[str, str]) -> int:
+    """The seed a state's part of a link opens with when it names none: a preset's as it is (none named: the default
+    preset's), else 42 (a scenario's weights are explicit: scenario_values)."""
+    preset = query.get("preset", DEFAULT_PRESET if not query else None)
+    return int(ac.get_preset(preset).scenario.get("weights", {}).get("seed", 42)) if preset in ac.preset_ids() else 42
+
+
+def seed_query(query: dict[str, str], v: PageValues) -> dict[str, str]:
+    """``query`` (a state's part of a link) with ``seed`` when the seed box's is not the one that state opens with
+    (a learner who set seed 99 and reloads sees 99, and a resize draws 99's rows, as before the reload)."""
+    return query if v.seed == own_seed(query) else {**query, "seed": str(v.seed)}
+
+
+def state_of_link(
+    query: dict[str, str], limit: int = MAX_LINK
+) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
+    """:func:`link_values`' state, before its seed."""
     error = None
     try:
         if "s" in query:
-            return link_values(dict(parse_qsl(SHORT.get(query["s"]))), limit=MAX_LINK_JSON)
+            return state_of_link(dict(parse_qsl(SHORT.get(query["s"]))), limit=MAX_LINK_JSON)
         if "scenario" in query:
             return scenario_values(decode_link(query["scenario"], limit))
         if "preset" in query:
@@ -148,12 +177,12 @@ def share_link(preset_id: str | None, v: PageValues, page_url: str | None) -> st
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
-        return f"{base}?{as_preset}"
+        return f"{base}?{urlencode(seed_query(dict(parse_qsl(as_preset)), v))}"
     code = encode_link(sc)
     if len(code) > MAX_LINK:
         problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
         raise ac.ScenarioError("link", problem)
-    return f"{base}?scenario={code}"
+    return f"{base}?{urlencode(seed_query({'scenario': code}, v))}"
 
 
 def state_query(preset_id: str | None, v: PageValues) -> dict[str, str] | None:
@@ -166,12 +195,12 @@ def state_query(preset_id: str | None, v: PageValues) -> dict[str, str] | None:
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
         query = dict(parse_qsl(as_preset))
-        return {} if query == {"preset": DEFAULT_PRESET} else query
+        return seed_query({} if query == {"preset": DEFAULT_PRESET} else query, v)
     text = json.dumps(sc, separators=(",", ":"))
     if len(text) > MAX_LINK_JSON:
         return None
     code = encode_text(text)
-    return {"s": SHORT.add(f"scenario={code}")} if len(code) > MAX_LINK else {"scenario": code}
+    return seed_query({"s": SHORT.add(f"scenario={code}")} if len(code) > MAX_LINK else {"scenario": code}, v)
 
 
 def address_answer(entry: dict[str, Any]) -> dict[str, Any]:
@@ -238,7 +267,7 @@ def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
     query = dict(request.query_params) if request else {}
     preset_id, new_shape, nv, got = link_values(query)
     out = page.answer(preset_id, new_shape, nv, got)
-    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown", "s"} & set(query):
+    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown", "s", "seed"} & set(query):
         # the state the page was built with: the picker, the controls and the grids are left as they are, with any
         # number or control the learner has already changed (the page holds those edits until this answer has come,
         # static/grid.js, and the controls' events wait for them)

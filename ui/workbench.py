@@ -323,7 +323,7 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     with gr.Row():
         c["cross"] = gr.Checkbox(first.cross, label="cross-attention (separate K/V source)")
         c["use_wo"] = gr.Checkbox(first.use_wo, label="output projection W_o")
-        c["seed"] = whole_number(42, label="seed")
+        c["seed"] = whole_number(42, label="seed", elem_id="wb-seed")
         init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():

@@ -6,25 +6,32 @@
 // load event, ui/share.py on_open; ?present and &t by present.js; the tab and the labs' settings here).
 import * as page from './page.js';
 
-const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown'];  // the state's part (ui/share.py state_query)
+// every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
+// state's part of the address up to date, the newest ask only; so does the workbench's seed box, whose Enter or blur
+// stores a seed and draws nothing (ui/workbench.py on_seed: &seed=99, ui/share.py seed_query), once its event has
+// landed
+const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown', 'seed'];  // the state's part (ui/share.py state_query)
 // the page still this long after an answer drawn: its state is asked for (a large state's ask costs the server about
 // 0.1 s: not between a learner's quick edits)
 const STILL_MS = 600;
-
-// every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
-// state's part of the address up to date, the newest ask only
 function followState(write) {
   let timer = null;
   let asked = 0;
-  document.addEventListener('pg-updated', () => {
+  const ask = (ms) => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const mine = ++asked;
       const ans = await page.stateQuery().catch(() => null);
       if (mine !== asked || !ans?.address) return;
       write(Object.fromEntries([...STATE_KEYS.map((k) => [k, null]), ...Object.entries(ans.address)]));
-    }, STILL_MS);
-  });
+    }, ms);
+  };
+  document.addEventListener('pg-updated', () => ask(STILL_MS));
+  const seedBox = (e) => e.target.closest?.('#wb-seed');
+  // (the event leaves in a later task than its key: page.js counts it once it has, and eventsLanded waits for it)
+  const stored = () => setTimeout(() => (page.eventsLanded() ?? Promise.resolve()).then(() => ask(0)), 50);
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter' && seedBox(e)) stored(); });
+  document.addEventListener('focusout', (e) => { if (seedBox(e)) stored(); });
 }
 
 // the mask lab's boxes (ui/labs.py): &causal=0 (unticked), &pad=3, &rows=1, kept while its tab is shown
