@@ -186,10 +186,10 @@ def test_a_bad_seed_is_named_and_the_box_goes_back(page: Page, typed: str, said:
     assert not torch.allclose(got, drawn_weights("linear", 8)[0], atol=5e-5)
 
 
-def test_a_seed_set_and_the_page_reloaded_keeps_the_seed_the_weights_are_drawn_from(page: Page) -> None:
-    """A learner sets seed 99 (key by key, then Enter) and reloads, or copies the address: the box reads 99, not the
-    preset's 42, and Init draws seed 99's weights, as it would have before the reload. (The address carried no seed:
-    the box read 42 after a reload, and Init drew 42's.)"""
+def test_a_seed_set_and_the_page_reloaded_keeps_the_seed_new_rows_are_drawn_from(page: Page) -> None:
+    """A learner sets seed 99 (key by key, then Enter) and reloads: the box reads 99, not the preset's 42, and the
+    row a larger T adds is seed 99's draw, as it would have been before the reload. (The address carried no seed:
+    the box read 42 after a reload, and a resize drew 42's rows.)"""
     open_more(page)
     type_in(page, "seed", "99")
     page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '99'")
@@ -197,12 +197,17 @@ def test_a_seed_set_and_the_page_reloaded_keeps_the_seed_the_weights_are_drawn_f
     page.wait_for_function(LOADED)
     open_more(page)
     assert page.get_by_label("seed", exact=True).input_value() == "99"
-    page.get_by_role("button", name="Init weights: nn.Linear (seed)").click()
+    type_in(page, "T (query tokens)", "4")
+    page.wait_for_function("() => document.querySelectorAll('#inputs table[data-name=x] tr').length === 5")
     settled(page)
-    got = torch.tensor(numbers(grid(page, "W_q")))
-    torch.testing.assert_close(got, drawn_weights("linear", 99)[0], atol=5e-5, rtol=0)
-    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '99'")  # (Init's state too)
-    type_in(page, "seed", "42")  # the preset's own again: the address names none
+
+    def new_row(seed: int) -> list[float]:  # ui/values.py reshape_values: X's new rows, drawn from the seed
+        return (torch.randn(4, 2, generator=torch.Generator().manual_seed(seed)) * 2).round(decimals=2)[3].tolist()
+
+    got = numbers(grid(page, "x"))[3]
+    assert got == pytest.approx(new_row(99), abs=1e-6) and got != pytest.approx(new_row(42), abs=1e-6), got
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '99'")  # (the new state's)
+    type_in(page, "seed", "42")  # a scenario's own seed: the address names none
     page.wait_for_function("() => !new URLSearchParams(location.search).has('seed')")
 
 

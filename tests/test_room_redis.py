@@ -42,12 +42,12 @@ def test_two_replicas_stores_share_a_room_its_ttl_and_its_changes(redis_url: str
     assert b.get(room.code).state["tab"] == "Workbench"
 
     async def follow() -> int:  # a follower on replica b, woken by the teacher's change on replica a
-        waiting = asyncio.create_task(b.wait(room.code, b.version(room.code), 10))
+        waiting = asyncio.create_task(b.wait(room.code, b.version(room.code), 30))
         await asyncio.sleep(0.3)
         t0 = time.perf_counter()
         await asyncio.to_thread(a.set_state, room.code, room.secret, {"stage": "scores"})
         v = await waiting
-        assert time.perf_counter() - t0 < 1
+        assert time.perf_counter() - t0 < 15  # woken by the change, not by its wait ending (how soon: bench room.py)
         return v
 
     v = asyncio.run(follow())

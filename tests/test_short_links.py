@@ -5,6 +5,8 @@ carried into a link."""
 from __future__ import annotations
 
 import dataclasses
+import html
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import torch
@@ -96,3 +98,19 @@ def test_the_address_ask_is_computed_once_per_state(monkeypatch: pytest.MonkeyPa
     entry["preset"] = None  # the same values, no preset now: computed anew
     assert list(live.ASKS["address"](entry)["address"]) == ["scenario"]
     assert len(calls) == 3
+
+
+def test_a_share_links_seed_is_kept_in_its_short_form_and_a_bad_one_is_named_with_a_bad_link() -> None:
+    """The Share panel's short link holds the seed with the state (preset=…&seed=…), and opens with it; a link that
+    is bad twice over names both problems (the seed's message did not replace the link's)."""
+    preset, _, nv, _ = share.link_values({"preset": "mistral-style", "seed": "9"})
+    assert nv.seed == 9 and share.link_values({"preset": "mistral-style"})[2].seed == 7  # the preset's own
+    link = share.share_link(preset, nv, "http://host/")
+    assert link == "http://host/?preset=mistral-style&seed=9"
+    short = share.short_link(link)
+    assert "seed" not in short
+    assert share.link_values(dict(parse_qsl(urlsplit(short).query)))[2].seed == 9
+    _, _, bad, got = share.link_values({"preset": "nope", "seed": "abc"})
+    said = html.unescape(str(got["message"]))
+    assert "preset: 'nope' is not a preset id" in said and "seed: 'abc' is not a whole number" in said, said
+    assert bad.seed == 42

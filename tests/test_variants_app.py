@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import nbformat
 import pytest
@@ -121,8 +122,10 @@ def test_todays_presets_load_round_trip_and_link_by_id(preset: str) -> None:
     edited = replace(nv, window=2)
     link = share.share_link(preset, edited, "http://host/")
     assert "?scenario=" in link
-    _, _, nv2, views2 = share.link_values({"scenario": link.split("=", 1)[1]})
+    query = dict(parse_qsl(urlsplit(link).query))
+    _, _, nv2, views2 = share.link_values(query)
     assert nv2.window == 2 and views2["html_masked"] == pipeline.compute_views(preset, edited)["html_masked"]
+    assert nv2.seed == nv.seed  # the preset's own (mistral-style's is 7): the link carries it beside the scenario
     assert "left the preset" in views2["badge"] and "window" in views2["badge"]
 
 

@@ -76,6 +76,12 @@ STAMPED = (
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
+# the same for an event that stores a state and draws nothing (the workbench's seed box): the page is then told
+# (pg-stored), and address.js asks for the state's address again
+LANDED_STORED = (
+    f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); "
+    "document.dispatchEvent(new CustomEvent('pg-stored')); }, () => null); }"
+)
 
 
 def drawn(js: str, value: Any = None, **kw: Any) -> gr.HTML:

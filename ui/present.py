@@ -24,7 +24,7 @@ LESSONS = Path(__file__).resolve().parent.parent / "lessons"  # the lesson plans
 # what a stage's query may set: the state, the tab, the labs' settings (address.js: the scaling lab's d_k and seed, the
 # mask lab's boxes, and the fill convention its stage shows: lesson.js) and the present stage
 LESSON_KEYS = {"preset", "tab", "d_k", "lab_seed", "causal", "pad", "rows", "fill_shown", "present", "head_shown",
-               "scenario"}  # fmt: skip
+               "scenario", "seed"}  # fmt: skip
 
 
 def lesson_plans() -> dict[str, dict]:

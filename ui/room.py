@@ -47,7 +47,7 @@ from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
 from ui.render import match_badge
 from ui.render.mask_tables import FILL_TITLES
-from ui.share import encode_link, link_values
+from ui.share import encode_link, link_values, seed_query
 from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
 
@@ -83,12 +83,12 @@ def qr_svg(url: str) -> str:
 
 def room_query(preset_id: str | None, vals: PageValues) -> dict[str, Any]:
     """The state as a share link's query: ``{"preset": id}`` (``head_shown`` past head 1) while the preset is
-    untouched, else ``{"scenario": encoded}``."""
+    untouched, else ``{"scenario": encoded}``; with ``seed`` when the seed box's is not that state's own."""
     s, sc = current_scenario(preset_id, vals)
     if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
         head = sc.get("head_shown", 1)
-        return {"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}
-    return {"scenario": encode_link(sc)}
+        return seed_query({"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}, vals)
+    return seed_query({"scenario": encode_link(sc)}, vals)
 
 
 @functools.lru_cache(maxsize=8)

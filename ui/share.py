@@ -110,16 +110,19 @@ def link_values(
     query: dict[str, str], limit: int = MAX_LINK
 ) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
     """Open ``?preset=<id>`` (``&head_shown=<n>``: on that head), ``?scenario=<encoded>`` or ``?s=<short id>``, and
-    ``&seed=<n>``, the seed box's (what a resize or an init button draws new weights from: :func:`seed_query`); a bad
-    link falls back to the default preset, and a bad seed to the state's own, with a message. ``limit``: the encoded
-    scenario's characters at most (a short id's state, kept here, may be past a link's: the address of a large
-    state, :func:`state_query`)."""
-    preset_id, new_shape, nv, got = state_of_link(query, limit)
-    if "seed" in query:
+    ``&seed=<n>``, the seed box's (what a resize or an init button draws new weights from: :func:`seed_query`),
+    beside the state or inside a short id's; a bad link falls back to the default preset, and a bad seed to the
+    state's own, each named in the message. ``limit``: the encoded scenario's characters at most (a short id's state,
+    kept here, may be past a link's: the address of a large state, :func:`state_query`)."""
+    preset_id, new_shape, nv, got, problems = state_of_link(query, limit)
+    seed = query.get("seed", problems.pop("seed", None))
+    if seed is not None:
         try:
-            nv = dataclasses.replace(nv, seed=ac.parse_int(query["seed"][:40], "seed", 0, ac.MAX_SEED))
+            nv = dataclasses.replace(nv, seed=ac.parse_int(seed[:40], "seed", 0, ac.MAX_SEED))
         except ac.ScenarioError as e:
-            got["message"] = vw.message_html([], error=f"{e}; the seed box keeps {nv.seed}")
+            problems["seed"] = f"{e}; the seed box keeps {nv.seed}"
+    if problems:
+        got["message"] = vw.message_html([], error="; ".join(problems.values()))
     return preset_id, new_shape, nv, got
 
 
@@ -138,26 +141,25 @@ def seed_query(query: dict[str, str], v: PageValues) -> dict[str, str]:
 
 def state_of_link(
     query: dict[str, str], limit: int = MAX_LINK
-) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any]]:
-    """:func:`link_values`' state, before its seed."""
-    error = None
+) -> tuple[str | None, dict[str, Any], PageValues, dict[str, Any], dict[str, str]]:
+    """:func:`link_values`' state before its seed, and what to say: ``{"link": its problem}`` when it fell back to
+    the default preset; ``{"seed": n}`` is a short id's own seed (a share link's: ``preset=…&seed=…``)."""
     try:
         if "s" in query:
-            return state_of_link(dict(parse_qsl(SHORT.get(query["s"]))), limit=MAX_LINK_JSON)
+            kept = dict(parse_qsl(SHORT.get(query["s"])))
+            *state, problems = state_of_link(kept, limit=MAX_LINK_JSON)
+            return (*state, {**problems, "seed": kept["seed"]} if "seed" in kept else problems)
         if "scenario" in query:
-            return scenario_values(decode_link(query["scenario"], limit))
+            return (*scenario_values(decode_link(query["scenario"], limit)), {})
         if "preset" in query:
             if query["preset"] not in ac.preset_ids():
                 raise ac.ScenarioError("preset", f"{query['preset'][:40]!r} is not a preset id")
             if "head_shown" in query:  # the preset as it is, shown on another head
-                return scenario_values({**ac.scenario_of(query["preset"]), "head_shown": query["head_shown"]})
-            return (query["preset"], *load_values(query["preset"]))
+                return (*scenario_values({**ac.scenario_of(query["preset"]), "head_shown": query["head_shown"]}), {})
+            return (query["preset"], *load_values(query["preset"]), {})
     except ac.ScenarioError as e:
-        error = str(e)
-    new_shape, nv, got = load_values(DEFAULT_PRESET)
-    if error:
-        got["message"] = vw.message_html([], error=f"{error}; showing the default preset instead")
-    return DEFAULT_PRESET, new_shape, nv, got
+        return (DEFAULT_PRESET, *load_values(DEFAULT_PRESET), {"link": f"{e}; showing the default preset instead"})
+    return (DEFAULT_PRESET, *load_values(DEFAULT_PRESET), {})
 
 
 EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
@@ -173,7 +175,8 @@ def preset_query(preset_id: str | None, s: ac.Scenario, sc: dict[str, Any]) -> s
 
 def share_link(preset_id: str | None, v: PageValues, page_url: str | None) -> str:
     """A link that opens exactly this state, on the head shown: ``?preset=<id>`` (``&head_shown=<n>`` past head 1)
-    while the preset is untouched, else the scenario (which names the head shown itself)."""
+    while the preset is untouched, else the scenario (which names the head shown itself); ``&seed=<n>`` when the
+    seed box's is not the state's own (:func:`seed_query`)."""
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
@@ -190,8 +193,9 @@ def state_query(preset_id: str | None, v: PageValues) -> dict[str, str] | None:
     or the address copied opens this state: none for the default preset as it is, ``preset`` (and ``head_shown``)
     for a preset as it is, else ``scenario`` (as :func:`share_link`); a state past a link's size, a short link's
     ``s`` (kept by this server, :class:`ShortLinks`); None past what a short link holds either (``MAX_LINK_JSON``
-    bytes of JSON, such as 64 tokens of 64 dims with 8 heads' own weights: only a file holds it). The JSON's size is
-    known before it is compressed, so such a state costs no compression (a 1.2 MB state: ~0.1 s instead of ~0.4 s)."""
+    bytes of JSON, such as 64 tokens of 64 dims with 8 heads' own weights: only a file holds it). Each with ``seed``
+    when the seed box's is not the state's own (:func:`seed_query`). The JSON's size is known before it is
+    compressed, so such a state costs no compression (a 1.2 MB state: ~0.1 s instead of ~0.4 s)."""
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
         query = dict(parse_qsl(as_preset))
@@ -267,12 +271,13 @@ def on_open(page: Page, request: gr.Request) -> dict[Any, Any]:
     query = dict(request.query_params) if request else {}
     preset_id, new_shape, nv, got = link_values(query)
     out = page.answer(preset_id, new_shape, nv, got)
-    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown", "s", "seed"} & set(query):
+    if preset_id == DEFAULT_PRESET and not {"scenario", "head_shown", "s"} & set(query):
         # the state the page was built with: the picker, the controls and the grids are left as they are, with any
         # number or control the learner has already changed (the page holds those edits until this answer has come,
-        # static/grid.js, and the controls' events wait for them)
+        # static/grid.js, and the controls' events wait for them); but the seed box, when the link names a seed
         for c in (page.preset, *page.controls.values(), page.inputs):
-            out[c] = gr.skip()
+            if c is not page.controls.get("seed") or nv.seed == own_seed({}):
+                out[c] = gr.skip()
     return out
 
 

@@ -144,11 +144,12 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
 
     ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
-    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py) and gradio's own
-    event options.
+    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``landed`` (the ``js``
+    run once it has landed: LANDED, or LANDED_STORED) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
     stamp = kw.pop("stamp", None)
+    landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws nothing, whose state the address shows)
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
@@ -197,7 +198,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
         for after in (event.then, event.failure):
-            after(None, js=LANDED, show_progress="hidden", api_visibility="private")
+            after(None, js=landed, show_progress="hidden", api_visibility="private")
 
 
 def numbered(rest: Any, n: Any, outputs: list[Any]) -> Any:

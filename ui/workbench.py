@@ -11,7 +11,7 @@ import gradio as gr
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_SEED, parse_int
 from ui import present
-from ui.assets import DRAWER_JS, EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, PLAIN_JS, WATCH_JS, drawn
+from ui.assets import DRAWER_JS, EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, LANDED_STORED, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
 from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
@@ -410,7 +410,7 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
             on(trigger, bind(on_structure, page, "resize", f), three, outs, **COMMON)
     seed_outs = [page.vals_state, page.views["message"], c["seed"]]
     for trigger in (c["seed"].submit, c["seed"].blur):
-        on(trigger, bind(on_seed, page), [c["seed"], page.vals_state], seed_outs, **COMMON)
+        on(trigger, bind(on_seed, page), [c["seed"], page.vals_state], seed_outs, landed=LANDED_STORED, **COMMON)
     for action, btn in buttons.items():  # the seed as the box shows it: its blur and this click race
         four = [c["seed"], page.preset_state, page.shape_state, page.vals_state]
         on(btn.click, bind(on_structure, page, action, "seed"), four, outs, **COMMON)

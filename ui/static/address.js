@@ -1,7 +1,7 @@
 // The address bar follows the page (js_on_load of the top bar's teach buttons, after present.js): the tab shown
 // (?tab=scaling), the scaling lab's d_k and seed, the mask lab's boxes, present mode's stage (?present=scores, with the
-// KV-cache stage's token &t=3) and the workbench's state (?preset=, ?scenario= or ?s=, as a share link has them:
-// after each answer drawn, asked of the server) are written into it with history.replaceState as they change, so a
+// KV-cache stage's token &t=3) and the workbench's state (?preset=, ?scenario= or ?s=, and &seed=, as a share link
+// has them: after each answer drawn, asked of the server) are written into it with history.replaceState as they change, so a
 // reload, a bookmark or a copied address opens the same view; on load they are read back (the state by the server's
 // load event, ui/share.py on_open; ?present and &t by present.js; the tab and the labs' settings here).
 import * as page from './page.js';
@@ -9,7 +9,7 @@ import * as page from './page.js';
 // every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
 // state's part of the address up to date, the newest ask only; so does the workbench's seed box, whose Enter or blur
 // stores a seed and draws nothing (ui/workbench.py on_seed: &seed=99, ui/share.py seed_query), once its event has
-// landed
+// landed (pg-stored)
 const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown', 'seed'];  // the state's part (ui/share.py state_query)
 // the page still this long after an answer drawn: its state is asked for (a large state's ask costs the server about
 // 0.1 s: not between a learner's quick edits)
@@ -27,11 +27,7 @@ function followState(write) {
     }, ms);
   };
   document.addEventListener('pg-updated', () => ask(STILL_MS));
-  const seedBox = (e) => e.target.closest?.('#wb-seed');
-  // (the event leaves in a later task than its key: page.js counts it once it has, and eventsLanded waits for it)
-  const stored = () => setTimeout(() => (page.eventsLanded() ?? Promise.resolve()).then(() => ask(0)), 50);
-  document.addEventListener('keydown', (e) => { if (e.key === 'Enter' && seedBox(e)) stored(); });
-  document.addEventListener('focusout', (e) => { if (seedBox(e)) stored(); });
+  document.addEventListener('pg-stored', () => ask(0));  // (ui/assets.py LANDED_STORED: its event has landed)
 }
 
 // the mask lab's boxes (ui/labs.py): &causal=0 (unticked), &pad=3, &rows=1, kept while its tab is shown

@@ -8,7 +8,7 @@
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
 
 const OWN = 'pg-lesson-own';
-const KEYS = ['preset', 'scenario', 'head_shown', 'tab', 'd_k', 'lab_seed', 'causal', 'pad', 'rows',
+const KEYS = ['preset', 'scenario', 'head_shown', 'seed', 'tab', 'd_k', 'lab_seed', 'causal', 'pad', 'rows',
   'fill_shown', 'present'];  // present.LESSON_KEYS
 const own = () => { try { return JSON.parse(localStorage.getItem(OWN)) || null; } catch { return null; } };
 const escape = (t) => String(t).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -33,7 +33,8 @@ export function liveIdle(leaving = null) {
   leaving?.();
   return Promise.resolve();
 }
-// the state's part of the page's address ({preset}, {scenario}, {s} or {} for the default preset as it is), asked of
+// the state's part of the page's address ({preset}, {scenario}, {s} or {} for the default preset as it is; {seed}
+// beside any when the seed box's is not the state's own), asked of
 // the server once the edits on their way are stored: {address} (address.js), or {} when the server holds no state
 export function stateQuery() {
   return edits?.address ? edits.address() : Promise.resolve(null);
