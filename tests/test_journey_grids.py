@@ -438,6 +438,17 @@ def test_a_typed_value_put_back_with_escape_is_not_kept_by_the_server(page: Page
     assert_shows(page, expected(values.DEFAULT_PRESET, [(1, 1, "-1")]))
 
 
+def enter_draws_the_look(pg: Page, calls: list[dict[str, Any]], want: dict[str, Any]) -> None:
+    """Enter on the open editor: its own task draws the look's answer (``want``, the server's numbers), and the one
+    commit sent says so (``seen``) once answered."""
+    pg.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
+    pg.keyboard.press("Enter")
+    assert pg.evaluate("() => window.__withEnter") == first_output_title(want)
+    assert_shows(pg, want)
+    pg.evaluate(LIVE_IDLE)
+    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+
+
 def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     """A learner on a cell (not editing) types one digit, which opens the editor with it, pauses and presses Enter:
     that value too was worked out ahead and is drawn with the Enter, exactly the server's numbers."""
@@ -447,12 +458,7 @@ def test_a_digit_typed_on_a_closed_cell_is_looked_at_too(page: Page) -> None:
     page.keyboard.press("Escape")  # the editor closes, the cell keeps the focus
     with page.expect_response(looked_at("3"), timeout=TIMEOUT):
         page.keyboard.press("3")
-    page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
-    page.keyboard.press("Enter")
-    assert page.evaluate("() => window.__withEnter") == first_output_title(want)
-    assert_shows(page, want)
-    page.evaluate(LIVE_IDLE)
-    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+    enter_draws_the_look(page, calls, want)
 
 
 def test_a_look_answered_after_the_page_stopped_waiting_is_still_drawn_with_the_enter(page: Page) -> None:
@@ -473,12 +479,7 @@ def test_a_look_answered_after_the_page_stopped_waiting_is_still_drawn_with_the_
     page.wait_for_timeout(2500)  # past the page's wait for it
     with page.expect_response(looked_at("3"), timeout=TIMEOUT):
         look.continue_()
-    page.evaluate(SHOWN_WITH_ENTER, OUTPUT_00)
-    page.keyboard.press("Enter")
-    assert page.evaluate("() => window.__withEnter") == first_output_title(want)
-    assert_shows(page, want)
-    page.evaluate(LIVE_IDLE)
-    assert [c.get("seen") for c in calls if not c.get("look")] == [True]
+    enter_draws_the_look(page, calls, want)
 
 
 def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) -> None:
