@@ -26,7 +26,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import gradio as gr
 import pandas as pd
@@ -45,9 +45,8 @@ from serving.rooms_redis import store_from_env
 from ui.assets import ROOM_JS
 from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
-from ui.render import match_badge
 from ui.render.mask_tables import FILL_TITLES
-from ui.share import encode_link, link_values, seed_query
+from ui.share import encode_link, link_values, preset_query, seed_query
 from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
 
@@ -85,10 +84,8 @@ def room_query(preset_id: str | None, vals: PageValues) -> dict[str, Any]:
     """The state as a share link's query: ``{"preset": id}`` (``head_shown`` past head 1) while the preset is
     untouched, else ``{"scenario": encoded}``; with ``seed`` when the seed box's is not that state's own."""
     s, sc = current_scenario(preset_id, vals)
-    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
-        head = sc.get("head_shown", 1)
-        return seed_query({"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}, vals)
-    return seed_query({"scenario": encode_link(sc)}, vals)
+    as_preset = preset_query(preset_id, s, sc)  # (as share links have it)
+    return seed_query(dict(parse_qsl(as_preset)) if as_preset else {"scenario": encode_link(sc)}, vals)
 
 
 @functools.lru_cache(maxsize=8)
