@@ -96,6 +96,7 @@ def test_train_fifty_steps_and_watch_the_heatmap_and_loss(page: Page) -> None:
     page.wait_for_selector("#train-status .train-status[data-step='0']")
     loss0 = float(page.locator("#train-status .train-status").get_attribute("data-loss"))
     assert loss0 == pytest.approx(train.start("previous", 0).loss, rel=1e-5)
+    page.wait_for_selector("#train-loss .js-plotly-plot")  # (drawn before Run: see the pause's test)
     page.evaluate(SEEN_JS)  # record every status the page shows while the run streams
     page.locator("#train-run").click()
     page.wait_for_selector("#train-status .train-status[data-step='50']", timeout=120_000)
@@ -128,6 +129,10 @@ def test_pause_stops_a_run_and_nothing_more_arrives(page: Page) -> None:
     page.wait_for_selector("#train-status .train-status[data-step='0']")
     page.locator("#train-n input").fill("500")
     page.locator("#train-n input").blur()
+    # the loss curve drawn first, as a learner sees it before pressing Run. Pressed before it, on a loaded machine,
+    # the page drew nothing for the ~4 s of the whole run (its first Plotly drawing held the main thread), every
+    # update then came at once after the run had ended, and a Pause pressed at the first one came too late
+    page.wait_for_selector("#train-loss .js-plotly-plot")
     first = page.evaluate(RUN_THEN_PAUSE_JS)
     assert 0 < first < 500
     page.wait_for_function("() => document.querySelector('#train-status').innerText.includes('paused')")
