@@ -51,9 +51,10 @@ def page(browser: Browser, served: tuple[str, Path]) -> Iterator[Page]:
 
 # The suite runs on two workers, a test file each at a time (pyproject.toml: -n 2 --dist loadfile, in the order
 # collected). The files that take longest go first, so that neither worker is left running a long one alone at the
-# end (test_readme.py alone runs the benchmarks' smoke runs: about 5 minutes).
-FIRST = ("test_readme.py", "test_fuzz.py", "test_classroom.py", "test_journey_readable.py", "test_hostile.py",
-         "test_load.py", "test_spaces_api.py")  # fmt: skip
+# end (test_readme.py alone runs the benchmarks' smoke runs: about 10 minutes; test_journey_projector.py's every
+# stage of every preset at two sizes, over 6 in CI's last run).
+FIRST = ("test_readme.py", "test_journey_projector.py", "test_fuzz.py", "test_classroom.py",
+         "test_journey_readable.py", "test_hostile.py", "test_load.py", "test_spaces_api.py")  # fmt: skip
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
