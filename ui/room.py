@@ -26,7 +26,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 import gradio as gr
 import pandas as pd
@@ -85,7 +85,7 @@ def room_query(preset_id: str | None, vals: PageValues) -> dict[str, Any]:
     untouched, else ``{"scenario": encoded}``; with ``seed`` when the seed box's is not that state's own."""
     s, sc = current_scenario(preset_id, vals)
     as_preset = preset_query(preset_id, s, sc)  # (as share links have it)
-    return seed_query(dict(parse_qsl(as_preset)) if as_preset else {"scenario": encode_link(sc)}, vals)
+    return seed_query(as_preset or {"scenario": encode_link(sc)}, vals)
 
 
 @functools.lru_cache(maxsize=8)

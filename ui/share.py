@@ -165,11 +165,11 @@ def state_of_link(
 EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process's older than 10 min go at the next
 
 
-def preset_query(preset_id: str | None, s: ac.Scenario, sc: dict[str, Any]) -> str | None:
-    """``preset=<id>`` (``&head_shown=<n>`` past head 1) while the preset ``s`` came from is untouched, else None."""
+def preset_query(preset_id: str | None, s: ac.Scenario, sc: dict[str, Any]) -> dict[str, str] | None:
+    """``{"preset": id}`` (and ``head_shown`` past head 1) while the preset ``s`` came from is untouched, else None."""
     if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
         head = sc.get("head_shown", 1)
-        return f"preset={preset_id}" + (f"&head_shown={head}" if head > 1 else "")
+        return {"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}
     return None
 
 
@@ -180,7 +180,7 @@ def share_link(preset_id: str | None, v: PageValues, page_url: str | None) -> st
     base = (page_url or "").split("?", 1)[0].split("#", 1)[0] or "/"
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
-        return f"{base}?{urlencode(seed_query(dict(parse_qsl(as_preset)), v))}"
+        return f"{base}?{urlencode(seed_query(as_preset, v))}"
     code = encode_link(sc)
     if len(code) > MAX_LINK:
         problem = f"this state needs {len(code)} characters, more than a link holds ({MAX_LINK}); save a file"
@@ -198,8 +198,7 @@ def state_query(preset_id: str | None, v: PageValues) -> dict[str, str] | None:
     compressed, so such a state costs no compression (a 1.2 MB state: ~0.1 s instead of ~0.4 s)."""
     s, sc = current_scenario(preset_id, v)
     if as_preset := preset_query(preset_id, s, sc):
-        query = dict(parse_qsl(as_preset))
-        return seed_query({} if query == {"preset": DEFAULT_PRESET} else query, v)
+        return seed_query({} if as_preset == {"preset": DEFAULT_PRESET} else as_preset, v)
     text = json.dumps(sc, separators=(",", ":"))
     if len(text) > MAX_LINK_JSON:
         return None
