@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell
 from playwright.sync_api import Browser, Locator, Page, Route
+from playwright.sync_api import Error as PlaywrightError
 from test_journey_random import check_state, open_more, shown_state
 
 DELAY = 80  # ms a key
@@ -102,8 +103,10 @@ def test_a_cell_edited_while_the_grids_are_redrawn_keeps_its_edit(
     pg.keyboard.type("1.25", delay=DELAY)
     pg.keyboard.press("Enter")
     where = f"answers {late} ms late, the cell clicked {clicked_ms:.0f} ms after Enter"
-    # every answer in and drawn (browser.settled's count of answers misses one when they are held back: SLOW_JS)
-    pg.wait_for_timeout(late + 1500)
+    # the labels' answer drawn (the grids redrawn), then every edit stored: a queued event's wait (LIVE_IDLE) forgets
+    # the edits kept for a redraw, so it must not come before that redraw (browser.settled's count of answers misses
+    # one when they are held back: SLOW_JS)
+    pg.wait_for_function(f"() => ({LABELS})().join() === 'I,am,here'", timeout=late + 20_000)
     pg.evaluate(LIVE_IDLE)
     pg.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
     assert pg.evaluate(LABELS) == ["I", "am", "here"], f"{where}: the X grid's labels"
@@ -191,8 +194,14 @@ def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_val
 # as a server that sent the older answer last would have it. window.apHeld: 'none', 'held', then 'handed on'.
 REORDER_JS = """(() => {
   const HOLD = '%s', AFTER = '%s', f0 = window.fetch, ids = {}, known = {}, enc = new TextEncoder();
-  let held = null;
+  const DONE = /"msg":\\s*"process_completed"/;
+  let held = null, open = null;  // the answer held back; the stream open now (gradio's client opens one anew)
+  const early = [];  // answers read while AFTER's event id was not known yet
   window.apHeld = 'none';
+  window.apLog = [];  // each call leaving and each message read from the stream (said when the journey fails)
+  window.apIds = ids;
+  const answers = (m, key) => ids[key] && m.includes(ids[key]) && DONE.test(m);
+  const handOn = (c) => { c.enqueue(enc.encode(held + '\\n\\n')); window.apHeld = 'handed on'; };
   window.fetch = async (...a) => {
     const url = String(a[0]?.url ?? a[0]);
     if (url.includes('/queue/join')) {
@@ -200,29 +209,42 @@ REORDER_JS = """(() => {
       const sent = f0(...a);
       if (last === HOLD || last === AFTER) {  // (a promise from the moment the call leaves: see below)
         known[last] = sent.then((res) => res.clone().json()).then((j) => { ids[last] = j.event_id; }, () => null);
+        window.apLog.push(`join ${last}`);
+      }
+      if (last === AFTER) {  // its answer read before its id was known: the held one follows it now
+        known[last].then(() => {
+          if (held && window.apHeld === 'held' && open && early.some((m) => answers(m, AFTER))) handOn(open);
+        });
       }
       return sent;
     }
     const res = await f0(...a);
     if (!url.includes('/queue/data') || !res.body) return res;
     const reader = res.body.getReader(), text = new TextDecoder();
-    const answers = (m, key) => ids[key] && m.includes(ids[key]) && /"msg":\\s*"process_completed"/.test(m);
     const body = new ReadableStream({ start(c) {
+      open = c;
       (async () => {
         let rest = '';
         for (let r = await reader.read(); !r.done; r = await reader.read()) {
           const messages = (rest + text.decode(r.value, { stream: true })).split('\\n\\n');
           rest = messages.pop();
           for (const m of messages) {
+            const kind = (m.match(/"msg":\\s*"(\\w+)"/) || [])[1], id = (m.match(/"event_id":\\s*"(\\w{6})/) || [])[1];
+            window.apLog.push(`${kind} ${id}`);
             // a call's answer can be read from the stream before its join's answer (its event id) has been: it
-            // then went by unrecognised and nothing was ever held (one way CI's loaded run can have failed here)
-            const awaited = known[held === null ? HOLD : AFTER];
-            if (awaited && /"msg":\\s*"process_completed"/.test(m)) await awaited;
+            // then went by unrecognised and nothing was ever held (one way CI's loaded run can have failed here).
+            // (Only for HOLD: waiting here for AFTER's join, itself held on the network, held back the server's
+            // close_stream until gradio's client had taken AFTER's join on a stream about to close, and it then
+            // opened no new one: AFTER's answer never came.)
+            if (held === null && known[HOLD] && DONE.test(m)) await known[HOLD];
             if (held === null && answers(m, HOLD)) { held = window.apHeldText = m; window.apHeld = 'held'; continue; }
             c.enqueue(enc.encode(m + '\\n\\n'));
-            if (held && answers(m, AFTER)) { c.enqueue(enc.encode(held + '\\n\\n')); window.apHeld = 'handed on'; }
+            if (held && window.apHeld === 'held' && DONE.test(m) && !ids[AFTER]) early.push(m);
+            if (held && window.apHeld === 'held' && answers(m, AFTER)) handOn(c);
           }
         }
+        window.apLog.push('stream ended');
+        if (open === c) open = null;
         c.close();
       })();
     } });
@@ -248,7 +270,10 @@ def test_an_older_calls_answer_that_reaches_the_page_last_is_not_drawn(
     late = pg.evaluate("window.apHeldText")
     assert "not a query position" in late and "1ab" not in late, late  # (its own answer, not a skipped call's)
     newer.continue_()
-    pg.wait_for_function("() => window.apHeld === 'handed on'")
+    try:
+        pg.wait_for_function("() => window.apHeld === 'handed on'")
+    except PlaywrightError as e:
+        raise AssertionError(f"'1ab''s answer never read: {pg.evaluate('[window.apIds, window.apLog]')}") from e
     settled(pg)
     pg.wait_for_timeout(500)  # (the late answer drawn, if it is)
     assert rows.input_value() == "1ab"
