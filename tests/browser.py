@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -99,6 +100,9 @@ def open_page(
     pg.goto(url)
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
     pg.wait_for_function(LOADED)
+    # the page's fonts in, and the frame fit.js refits in after them: a layout measured before that moves later
+    pg.wait_for_function("() => document.fonts.status === 'loaded'")
+    pg.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
     return pg
 
 
@@ -136,10 +140,12 @@ class Held:
 
         return handle
 
-    def wait(self, name: str) -> Route:
-        """The request held as ``name``, once the page has sent it."""
-        for _ in range(200):
+    def wait(self, name: str, timeout: float = 30) -> Route:
+        """The request held as ``name``, once the page has sent it (within ``timeout`` s: a loaded server answers the
+        calls before it late)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
             if name in self.routes:
                 return self.routes[name]
             self.pg.wait_for_timeout(25)
-        raise AssertionError(f"the {name} request never left the page")
+        raise AssertionError(f"the {name} request never left the page within {timeout:.0f} s")

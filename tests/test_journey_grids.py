@@ -278,7 +278,7 @@ def test_a_refused_cell_stays_named_after_a_good_edit_elsewhere_until_put_back(p
     page.keyboard.type("0.5")
     page.keyboard.press("Enter")
     wait_changed(page, OUT, out)
-    page.wait_for_timeout(300)  # every update of the message has landed
+    page.wait_for_function("() => document.querySelector('#message').innerText.includes('still holds')")
     message = page.inner_text("#message")
     assert "x row 2, column 1 still holds 'abc': the views use its last good value 0.57" in message, message
     assert "bad" in (page.get_attribute(grid_cell("x", 1, 0), "class") or "")
@@ -504,7 +504,7 @@ def test_a_looked_at_value_is_kept_by_a_page_that_draws_no_frames(page: Page) ->
     page.evaluate("() => { window.requestAnimationFrame = () => 0; }")  # no frame callback ever runs
     page.keyboard.press("Enter")
     assert_shows(page, expected(values.DEFAULT_PRESET, [(0, 1, "2.5")]))
-    page.wait_for_function(f"() => ({LIVE_IDLE})().then(() => true)", timeout=2_000)
+    page.wait_for_function(f"() => ({LIVE_IDLE})().then(() => true)", timeout=TIMEOUT)
     assert [c.get("seen") for c in calls if not c.get("look")] == [True]
     page.locator(grid_cell("x", 1, 1)).click()
     page.keyboard.type("-1", delay=40)

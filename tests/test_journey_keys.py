@@ -22,7 +22,8 @@ def test_a_dropdown_chosen_by_keyboard_keeps_the_focus_and_tab_goes_on(browser: 
         pg.keyboard.press("ArrowDown")
         pg.keyboard.press("Enter")
         pg.wait_for_function("() => document.querySelector('#tb-padding textarea, #tb-padding input')")
-        pg.wait_for_timeout(300)  # (the focus comes back a frame after gradio's blur)
+        # (the focus comes back a frame after gradio's blur)
+        pg.wait_for_function(f"() => ({FOCUS})().label === 'mask'", timeout=5_000)
         assert pg.evaluate(FOCUS)["label"] == "mask", pg.evaluate(FOCUS)
         assert pg.get_by_label("mask", exact=True).input_value() == "padding"
         weights = "#overview table[data-name=weights] td[data-c='2']"  # padding hides the last key from every query

@@ -392,6 +392,12 @@ def test_a_refused_dropdown_choice_shows_the_value_in_force_at_once(
     pg.locator(f"li[role='option'][aria-label='{choice}']").click()
     pg.wait_for_function("(s) => document.querySelector('#message').innerText.includes(s)", arg=f"{label}: ")
     settled(pg)
+    pg.wait_for_function(  # (a11y.js writes it back a frame after the refusal's mark: a loaded page's frame is late)
+        "([b, k]) => { const i = document.querySelector(`${b} input`);"
+        " return document.activeElement === i && i.value === k; }",
+        arg=[box, kept],
+        timeout=5_000,
+    )
     pg.wait_for_timeout(300)  # (a frame or two: no later event may set it back instead)
     assert pg.evaluate("(b) => document.activeElement === document.querySelector(`${b} input`)", box)
     assert pg.locator(f"{box} input").input_value() == kept
