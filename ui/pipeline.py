@@ -163,8 +163,7 @@ def compute_views(preset_id: str | None, v: PageValues, first_screen: bool = Fal
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
         out = render(preset_id, s, tr, v.view_head, v.pick, first_screen)
-        result = ac.result_json(s, tr) if preset_id else {}
-        out["badge"] = match_badge.badge(preset_id, s, result)
+        out["badge"] = match_badge.badge(preset_id, s, tr)
         out["message"] = vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
         return out
     except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
@@ -181,7 +180,7 @@ def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> list[str
     w = tr.weights  # (H, T, S)
     if s.normalize != "sum" or (bool(torch.isfinite(w).all()) and not bool((w < 0).any())):
         return []
-    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.read_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, match_badge.preset_scenario(preset_id)):
         return []
     return ["divide-by-sum gives negative (or undefined) weights here: dot products can be negative, so the weights "
             "are no probabilities, which is why the notebooks move on to softmax"]  # fmt: skip

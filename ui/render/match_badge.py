@@ -4,8 +4,8 @@ changed since.
 
 from __future__ import annotations
 
+import functools
 import html
-from typing import Any
 
 import torch
 from torch import Tensor
@@ -80,14 +80,21 @@ FIELD_WORDS = {"head_mode": "head mode", "normalize": "normalise", "rope_base": 
                "b_o": "bias b_o"}  # fmt: skip
 
 
-def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
+@functools.cache
+def preset_scenario(preset_id: str) -> ac.Scenario:
+    """A preset's scenario as parsed, shared by every caller: to be read, never changed (each edit of a preset's
+    state compares with it: a parse per edit)."""
+    return ac.parse(ac.read_preset(preset_id).scenario)
+
+
+def badge(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> str:
     """✓ with the largest deviation per printed tensor while the state equals a preset; else what changed.
-    (The preset picker shows the same preset, or nothing in free play.)"""
+    (The preset picker shows the same preset, or nothing in free play.) ``tr``: ``s`` evaluated; its printed
+    tensors are gathered (``ac.result_json``) only while the state is still the preset's."""
     if not preset_id:
         return "<div class='badge free'>Free play: no preset loaded. Pick one to compare with a notebook.</div>"
     p = ac.read_preset(preset_id)
-    ref = ac.parse(p.scenario)
-    changed = same_scenario(s, ref)
+    changed = same_scenario(s, preset_scenario(preset_id))
     decoders = p.source == "decoders"  # the decoder presets: no notebook printed them
     if changed:
         what = "its torch-checked numbers" if decoders else f"notebook {p.source[:3]}"
@@ -109,7 +116,7 @@ def badge(preset_id: str | None, s: ac.Scenario, result: dict[str, Any]) -> str:
         )
     rows = []
     worst_ok = True
-    for pr, dev in ac.check(result, p):
+    for pr, dev in ac.check(ac.result_json(s, tr), p):
         ok = dev <= pr.atol
         worst_ok &= ok
         mark = "✓" if ok else "✗"
