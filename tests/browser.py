@@ -22,7 +22,9 @@ __all__ = [
     "LOADED",
     "ROOT",
     "chromium_path",
+    "frames",
     "free_port",
+    "loaded",
     "open_page",
     "serve",
     "settled",
@@ -98,12 +100,28 @@ def open_page(
     if events:
         pg.add_init_script(EVENTS_JS)
     pg.goto(url)
+    loaded(pg)
+    return pg
+
+
+def loaded(pg: Page) -> None:
+    """Wait until the page opened (or reloaded) has answered its load event: the overview's output numbers and the
+    badge's own content; then its fonts, and the frames fit.js refits in after them (a layout measured before that
+    moves later)."""
     pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
     pg.wait_for_function(LOADED)
-    # the page's fonts in, and the frame fit.js refits in after them: a layout measured before that moves later
     pg.wait_for_function("() => document.fonts.status === 'loaded'")
-    pg.evaluate("() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)))")
-    return pg
+    frames(pg)
+
+
+FRAMES = """(n) => new Promise((ok) => {
+  const next = (k) => (k ? requestAnimationFrame(() => next(k - 1)) : ok()); next(n); })"""
+
+
+def frames(pg: Page, n: int = 3) -> None:
+    """Wait ``n`` animation frames: the page's own work queued for the next frame (present.js, fit.js, explain.js
+    place and refit there; a ResizeObserver's refit is queued in the frame after the change) has run."""
+    pg.evaluate(FRAMES, n)
 
 
 def settled(pg: Page) -> int:

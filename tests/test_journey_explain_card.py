@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from browser import frames
 from browser import open_page as shared_open_page
 from playwright.sync_api import Browser, Page
 
@@ -82,6 +83,7 @@ def click_number(pg: Page, table: str, r: int, c: int) -> None:
     pg.locator(cell(table, r, c)).click()
     title = f"{table}[{r + 1}, {c + 1}]"
     pg.wait_for_function("(t) => document.querySelector('#explain .ex-title')?.innerText === t", arg=title)
+    frames(pg)  # (explain.js places the card a frame after it is drawn)
     stable(pg, PLACE_JS)
 
 
@@ -93,6 +95,7 @@ def stable(pg: Page, js: str) -> None:
         if len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]:
             return
         pg.wait_for_timeout(100)
+    raise AssertionError(f"still moving after 4 s: {seen[-3:]}")
 
 
 def card_of(pg: Page, table: str) -> dict[str, float]:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 import torch.nn.functional as F
-from browser import open_page
+from browser import frames, open_page
 from playwright.sync_api import Browser, Page
 from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
 
@@ -40,6 +40,7 @@ def step_to(pg: Page, key: str) -> dict:
         pg.keyboard.press("ArrowRight")
         pg.wait_for_timeout(150)
     pg.wait_for_timeout(400)  # (the fit, a frame later)
+    frames(pg)  # (and one more after a ResizeObserver's)
     got = pg.evaluate(ON_SCREEN)
     assert got["stage"] == key, got
     return got

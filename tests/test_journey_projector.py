@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import torch
-from browser import LOADED, ROOT, open_page
+from browser import LOADED, ROOT, frames, loaded, open_page
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -87,6 +87,7 @@ def test_every_stage_of_every_preset_shows_its_cards_and_their_inputs_whole(
         for preset in ac.preset_ids():
             pg.goto(f"{app_url}?preset={preset}&present=inputs")
             pg.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
+            loaded(pg)
             assert pg.locator("#topbar").is_hidden() and pg.locator("#toolbar").is_hidden()
             for got in walk(pg):
                 assert got["n"] > 0, (preset, got)
@@ -118,12 +119,14 @@ def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page
     assert page.evaluate(ON_SCREEN)["stage"] == "output"
     page.keyboard.press("c")  # the toolbar, over the stage's room
     assert page.locator("#tb-scale").is_visible()
+    frames(page)  # (the stage refits in the next frame)
     got = page.evaluate(ON_SCREEN)
     assert got["bad"] == [] and page.locator("#tb-scale").is_visible(), got
     out = page.inner_text("#overview table[data-name=output]")
     choose(page, "scale", "off")
     page.wait_for_function("(b) => document.querySelector('#overview [data-name=output]').innerText !== b", arg=out)
     page.wait_for_timeout(300)
+    frames(page)
     got = page.evaluate(ON_SCREEN)
     assert got["stage"] == "output" and got["bad"] == [], got
     head = page.get_by_label("head shown", exact=True)
@@ -133,10 +136,12 @@ def test_a_control_changed_while_presenting_keeps_the_stage_on_screen(page: Page
     head.press("Enter")  # a typed box applies on Enter (issue 37), as a person would press it
     page.wait_for_function("() => /head 2/.test(document.querySelector('#overview [data-card=q]').innerText)")
     page.wait_for_timeout(300)
+    frames(page)
     got = page.evaluate(ON_SCREEN)
     assert got["stage"] == "output" and got["bad"] == [], got
     page.locator("#present-panel .pp-tools").click()  # the toolbar away again
     assert page.locator("#toolbar").is_hidden()
+    frames(page)
     got = page.evaluate(ON_SCREEN)
     assert got["bad"] == [] and got["now"] >= 30, got
 
@@ -173,7 +178,8 @@ def test_the_keys_escape_in_an_editor_enter_then_the_stage_keys_and_present_resu
     page.locator("#inputs table.grid td input").press_sequentially("2", delay=80)
     page.keyboard.press("Enter")
     page.wait_for_function("() => !document.querySelector('#inputs table.grid td input')")
-    page.wait_for_timeout(100)
+    # (present.js gives the panel the focus back a frame after the Enter: the stage keys go to it)
+    page.wait_for_function("() => document.activeElement === document.getElementById('present-panel')")
     # (llama-style: RoPE and its grouped heads have stages of their own)
     for key, want in (("ArrowRight", "rope"), ("PageDown", "kv_heads"), (" ", "scores"), ("ArrowLeft", "kv_heads"),
                       ("PageUp", "rope")):  # fmt: skip
@@ -345,6 +351,7 @@ def lesson_stage(pg: Page, n: int) -> dict[str, Any]:
     query = PLAN["stages"][n - 1]["query"]
     if "present" in query:
         pg.wait_for_function("(s) => document.body.dataset.presentStage === s", arg=query["present"])
+        loaded(pg)  # (a stage is a page load: its load event answered, its fonts in, the refits after them)
         pg.wait_for_timeout(300)  # (a font's late arrival refits)
         got = pg.evaluate(ON_SCREEN)
         got["scrolls"] = pg.evaluate(PANEL_SCROLLS)
@@ -391,6 +398,7 @@ def words_on_demand(pg: Page, size: tuple[int, int]) -> None:
     pg.keyboard.press("w")
     words.wait_for(state="visible")
     pg.wait_for_timeout(300)
+    frames(pg)  # (the cards move under the words a frame later, and again once their ResizeObserver has seen them)
     box = words.bounding_box()
     assert box and box["y"] == 0 and pg.evaluate(WHOLE) == [], box
     assert pg.evaluate(ON_SCREEN)["bad"] == [] and pg.evaluate(SMALLEST_TEXT)["least"] >= SMALLEST[size]
@@ -709,7 +717,9 @@ MASK_SHOWN = """() => {
 def mask_stage_shows(pg: Page, fill: str) -> dict[str, Any]:
     """The mask stage once it shows ``fill``'s tables and has fitted them: MASK_SHOWN and the smallest visible text."""
     pg.wait_for_function(f"(f) => ({MASK_SHOWN})().fills.join() === 'lab-masked' + f", arg=fill)
+    pg.wait_for_function("() => document.fonts.status === 'loaded'")  # (after a reload too)
     pg.wait_for_timeout(300)  # (the fit, a frame later)
+    frames(pg)
     return {**pg.evaluate(MASK_SHOWN), "smallest": pg.evaluate(SMALLEST_TEXT)}
 
 

@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Iterator
 
 import pytest
+from browser import frames, loaded
 from browser import open_page as shared_open_page
 from playwright.sync_api import Browser, Page
 
@@ -44,6 +45,7 @@ LAYOUT_JS = """() => { const b = document.querySelector('#bench').getBoundingCli
 def settle(pg: Page) -> None:
     """Wait until the workbench's layout stops changing (fonts loaded, numbers sized): three equal readings."""
     pg.evaluate("() => document.fonts.ready.then(() => true)")
+    frames(pg)  # (A+ and A- set the text size at once; fit.js sizes the numbers a frame later)
     seen: list[str] = []
     for _ in range(60):
         seen.append(pg.evaluate(LAYOUT_JS))
@@ -156,7 +158,7 @@ def test_a_teacher_makes_the_numbers_larger_as_far_as_the_screen_allows_and_the_
         assert page.evaluate(OUTPUT_BOTTOM) <= size[1], "A+ pushed the output off the first screen"
         assert page.evaluate(BENCH_TOP) == pytest.approx(top, abs=1)  # the controls kept their size
         page.reload()
-        page.wait_for_selector(f"{OUT} td[data-r]")
+        loaded(page)
         settle(page)
         assert statistics.median(visible_number_sizes(page)) == pytest.approx(bigger, abs=0.6)  # remembered
         wide, inner = page_width(page)

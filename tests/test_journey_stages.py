@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-from browser import ROOT
+from browser import ROOT, frames, loaded
 from playwright.sync_api import Browser, Page
 from test_journey_projector import SMALLEST_TEXT
 
@@ -85,7 +85,7 @@ def projector(browser: Browser) -> Iterator[Any]:
         pg.set_default_timeout(30_000)
         pg.add_init_script("localStorage.setItem('pg-text-size', '1.5')")  # the Projector's text size
         pg.goto(url)
-        pg.wait_for_selector("#overview table[data-name=output] td[data-r]", state="attached")
+        loaded(pg)
         pages.append(pg)
         return pg
 
@@ -322,7 +322,11 @@ def qkv_seen(pg: Page, head: int) -> dict[str, Any]:
     """The Q, K, V stage on head ``head`` (1-based) once the page shows it: SEEN, the smallest visible text, the W's."""
     pg.wait_for_function("(h) => document.querySelector('#overview [data-card=q] .card-title')?.textContent"
                          ".includes(`head ${h} of 2`)", arg=head)  # fmt: skip
+    # (present.js's apply() writes the stage's live line from the redrawn card, a frame after it, then refits)
+    pg.wait_for_function("(h) => document.querySelector('#present-panel .pp-live')?.textContent"
+                         ".includes(`head ${h} of 2`)", arg=head)  # fmt: skip
     pg.wait_for_timeout(300)  # (the fit settles)
+    frames(pg)
     seen = {"smallest": pg.evaluate(SMALLEST_TEXT), "w": pg.evaluate(W_SHOWN), "row": pg.evaluate(ROW)}
     return {**pg.evaluate(SEEN), **seen}
 
