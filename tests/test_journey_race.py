@@ -201,7 +201,9 @@ REORDER_JS = """(() => {
   window.apLog = [];  // each call leaving and each message read from the stream (said when the journey fails)
   window.apIds = ids;
   const answers = (m, key) => ids[key] && m.includes(ids[key]) && DONE.test(m);
-  const handOn = (c) => { c.enqueue(enc.encode(held + '\\n\\n')); window.apHeld = 'handed on'; };
+  const handOn = (c) => {  // (a stream gradio's client has cancelled takes nothing: then it is not handed on)
+    try { c.enqueue(enc.encode(held + '\\n\\n')); window.apHeld = 'handed on'; } catch { window.apLog.push('closed'); }
+  };
   window.fetch = async (...a) => {
     const url = String(a[0]?.url ?? a[0]);
     if (url.includes('/queue/join')) {
@@ -221,11 +223,12 @@ REORDER_JS = """(() => {
     const res = await f0(...a);
     if (!url.includes('/queue/data') || !res.body) return res;
     const reader = res.body.getReader(), text = new TextDecoder();
+    let ctl = null;
     const body = new ReadableStream({ start(c) {
-      open = c;
+      open = ctl = c;
       (async () => {
         let rest = '';
-        for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        try { for (let r = await reader.read(); !r.done; r = await reader.read()) {
           const messages = (rest + text.decode(r.value, { stream: true })).split('\\n\\n');
           rest = messages.pop();
           for (const m of messages) {
@@ -238,16 +241,21 @@ REORDER_JS = """(() => {
             // opened no new one: AFTER's answer never came.)
             if (held === null && known[HOLD] && DONE.test(m)) await known[HOLD];
             if (held === null && answers(m, HOLD)) { held = window.apHeldText = m; window.apHeld = 'held'; continue; }
+            // the server's close_stream after AFTER's answer, read before AFTER's id was known: the held one goes
+            // before it, while gradio's client still reads this stream (never waited for: see above)
+            const closing = /"msg":\\s*"close_stream"/.test(m);
+            if (held && window.apHeld === 'held' && closing && early.some((e) => answers(e, AFTER))) handOn(c);
             c.enqueue(enc.encode(m + '\\n\\n'));
             if (held && window.apHeld === 'held' && DONE.test(m) && !ids[AFTER]) early.push(m);
             if (held && window.apHeld === 'held' && answers(m, AFTER)) handOn(c);
           }
+        } } finally {
+          window.apLog.push('stream ended');
+          if (open === c) open = null;
+          try { c.close(); } catch { /* (cancelled by gradio's client) */ }
         }
-        window.apLog.push('stream ended');
-        if (open === c) open = null;
-        c.close();
       })();
-    } });
+    }, cancel() { if (open === ctl) open = null; reader.cancel(); } });
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 })();"""

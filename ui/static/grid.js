@@ -182,16 +182,18 @@ function look(g, inp) {
     const next = g.waiting;
     g.waiting = null;
     if (next?.isConnected && !next.dataset.done) look(g, next);
-    if (ans) held(g, mine);
+    if (ans) sayHeld(g, mine);
     return ans;
   });
   // an answer later than that is still this value's: an Enter after it draws it (a loaded server, CI stop 48)
-  got.then((ans) => { if (ans) { mine.answer = Promise.resolve(ans); held(g, mine); } });
+  got.then((ans) => { if (ans) { mine.answer = Promise.resolve(ans); sayHeld(g, mine); } });
   g.ahead = mine;
+  delete g.element.dataset.looked;
 }
-// the grid says which look's answer it holds, ready for the Enter ("table|row|col|value"): a look's response seen
-// on the network is not yet in the page's hands (its body, then the client's parsing, come in later tasks)
-function held(g, mine) { if (g.ahead === mine) g.element.dataset.looked = mine.key; }
+// the grid says which look's answer it holds, ready for the Enter ("table|row|col|value"; none while a newer look is
+// on its way): a look's response seen on the network is not yet in the page's hands (its body, then the client's
+// parsing, come in later tasks). (An edit or a queued event since then still makes the Enter ignore it: lookFor.)
+function sayHeld(g, mine) { if (g.ahead === mine) g.element.dataset.looked = mine.key; }
 function lookFor(g, payload) {  // the look made for this edit, on the values as they are now
   g.waiting = null;
   return g.ahead && g.ahead.key === lookKey(payload) && g.ahead.epoch === g.epoch ? g.ahead : null;
