@@ -107,8 +107,8 @@ async def fan_out(follow_url: str, client: httpx.AsyncClient, pids: list[int], t
     first = min(int(v) for v in seen[0])  # the version each follower got on connecting
     lat = [(f[str(first + 1 + e)] - t0) * 1e3 for f in seen for e, t0 in enumerate(sent)]
     out = {"followers": n, "p50": pct(lat, 0.5), "p95": pct(lat, 0.95), "cpu_ms": cpu * 1e3, "browsers": browsers}
-    if chromium is not None:
-        painted = painted_ms(await stop(chromium), wall)
+    if chromium is not None:  # (told the last edit: each page is given time to paint it before it reports)
+        painted = painted_ms(await stop(chromium, json.dumps(wall[-1][1])), wall)
         out |= {"paint_p50": pct(painted, 0.5), "paint_p95": pct(painted, 0.95), "paint_max": max(painted)}
     return out
 
@@ -179,9 +179,13 @@ async def follower_process(url: str, code: str, n: int, how: str = "--follow") -
     return proc
 
 
-async def stop(proc: asyncio.subprocess.Process) -> list[dict[str, float]]:
-    """Stop a follower process; what it saw: per follower, when each version reached it."""
+async def stop(proc: asyncio.subprocess.Process, last: str = "") -> list[dict[str, float]]:
+    """Stop a follower process (``last``: written to it first, the teacher's last edit for Chromium followers to
+    wait for); what it saw: per follower, when each version reached it."""
     assert proc.stdin is not None and proc.stdout is not None
+    if last:
+        proc.stdin.write(last.encode())
+        await proc.stdin.drain()
     proc.stdin.close()
     seen = json.loads((await proc.stdout.read()).decode())
     await proc.wait()
