@@ -53,9 +53,7 @@ CARDS_JS = """() => [...document.querySelectorAll('#bench .card')].map((c) => {
 
 
 def open_page(browser: Browser, url: str, width: int, height: int) -> Page:
-    pg = shared_open_page(browser, url, width, height, TIMEOUT)
-    pg.evaluate("() => document.fonts.ready.then(() => true)")
-    return pg
+    return shared_open_page(browser, url, width, height, TIMEOUT)
 
 
 @pytest.fixture

@@ -717,9 +717,8 @@ MASK_SHOWN = """() => {
 def mask_stage_shows(pg: Page, fill: str) -> dict[str, Any]:
     """The mask stage once it shows ``fill``'s tables and has fitted them: MASK_SHOWN and the smallest visible text."""
     pg.wait_for_function(f"(f) => ({MASK_SHOWN})().fills.join() === 'lab-masked' + f", arg=fill)
-    pg.wait_for_function("() => document.fonts.status === 'loaded'")  # (after a reload too)
     pg.wait_for_timeout(300)  # (the fit, a frame later)
-    frames(pg)
+    loaded(pg)  # (after a reload too: its load answer and fonts, then the frames the fit comes in)
     return {**pg.evaluate(MASK_SHOWN), "smallest": pg.evaluate(SMALLEST_TEXT)}
 
 

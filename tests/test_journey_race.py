@@ -195,7 +195,7 @@ def test_a_key_typed_while_the_last_keys_call_is_on_its_way_ends_on_the_last_val
 REORDER_JS = """(() => {
   const HOLD = '%s', AFTER = '%s', f0 = window.fetch, ids = {}, known = {}, enc = new TextEncoder();
   const DONE = /"msg":\\s*"process_completed"/;
-  let held = null, open = null;  // the answer held back; the stream open now (gradio's client opens one anew)
+  let held = null;  // the answer held back
   const early = [];  // answers read while AFTER's event id was not known yet
   window.apHeld = 'none';
   window.apLog = [];  // each call leaving and each message read from the stream (said when the journey fails)
@@ -213,19 +213,12 @@ REORDER_JS = """(() => {
         known[last] = sent.then((res) => res.clone().json()).then((j) => { ids[last] = j.event_id; }, () => null);
         window.apLog.push(`join ${last}`);
       }
-      if (last === AFTER) {  // its answer read before its id was known: the held one follows it now
-        known[last].then(() => {
-          if (held && window.apHeld === 'held' && open && early.some((m) => answers(m, AFTER))) handOn(open);
-        });
-      }
       return sent;
     }
     const res = await f0(...a);
     if (!url.includes('/queue/data') || !res.body) return res;
     const reader = res.body.getReader(), text = new TextDecoder();
-    let ctl = null;
     const body = new ReadableStream({ start(c) {
-      open = ctl = c;
       (async () => {
         let rest = '';
         try { for (let r = await reader.read(); !r.done; r = await reader.read()) {
@@ -251,11 +244,10 @@ REORDER_JS = """(() => {
           }
         } } finally {
           window.apLog.push('stream ended');
-          if (open === c) open = null;
           try { c.close(); } catch { /* (cancelled by gradio's client) */ }
         }
       })();
-    }, cancel() { if (open === ctl) open = null; reader.cancel(); } });
+    }, cancel() { reader.cancel(); } });
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 })();"""

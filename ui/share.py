@@ -167,7 +167,7 @@ EXPORTS = ExportFolders(ttl_s=600)  # a private mkdtemp per export; this process
 
 def preset_query(preset_id: str | None, s: ac.Scenario, sc: dict[str, Any]) -> dict[str, str] | None:
     """``{"preset": id}`` (and ``head_shown`` past head 1) while the preset ``s`` came from is untouched, else None."""
-    if preset_id and not match_badge.same_scenario(s, ac.parse(ac.get_preset(preset_id).scenario)):
+    if preset_id and not match_badge.same_scenario(s, match_badge.preset_scenario(preset_id)):
         head = sc.get("head_shown", 1)
         return {"preset": preset_id, **({"head_shown": str(head)} if head > 1 else {})}
     return None

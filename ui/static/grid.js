@@ -182,10 +182,9 @@ function look(g, inp) {
     const next = g.waiting;
     g.waiting = null;
     if (next?.isConnected && !next.dataset.done) look(g, next);
-    if (ans) sayHeld(g, mine);
     return ans;
   });
-  // an answer later than that is still this value's: an Enter after it draws it (a loaded server, CI stop 48)
+  // any answer, even one later than that, is this value's: an Enter after it draws it (a loaded server, CI stop 48)
   got.then((ans) => { if (ans) { mine.answer = Promise.resolve(ans); sayHeld(g, mine); } });
   g.ahead = mine;
   delete g.element.dataset.looked;
