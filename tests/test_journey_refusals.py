@@ -155,6 +155,31 @@ def test_train_seed_applies_on_enter_and_a_negative_one_is_named_in_words(page: 
     assert tracebacks(served) == before
 
 
+def test_train_seed_and_n_steps_with_a_fraction_are_named_never_rounded(page: Page, served: tuple[str, Path]) -> None:
+    """Seed 7.5 + Enter: 'seed: 7.5 is not a whole number', the box back at 0 and the tab still at seed 0's step 0
+    (gradio's precision=0 rounded it to 8 before the handler saw it: seed 8's weights under a box reading 7.5);
+    N steps 2.5 + Enter: named, the box back at 50, and Run runs 50 steps (it ran 2, under a box reading 2.5)."""
+    before = tracebacks(served)
+    page.get_by_role("tab", name="Train").click()
+    want = f"{train.start('previous', 0).loss:.6g}"  # the tab's default task, at seed 0
+    page.wait_for_selector(f"#train-status .train-status[data-step='0'][data-loss='{want}']")
+    settled(page)
+    type_over(page, "#train-seed input", "7.5")
+    wait_text(page, "#train-status", "seed: 7.5 is not a whole number")
+    settled(page)
+    assert page.locator("#train-seed input").input_value() == "0"
+    assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
+    assert want != f"{train.start('previous', 8).loss:.6g}"  # (seed 8 would show: the rounding would be seen)
+    type_over(page, "#train-n input", "2.5")
+    wait_text(page, "#train-status", "N steps: 2.5 is not a whole number; it keeps 50")
+    settled(page)
+    assert page.locator("#train-n input").input_value() == "50"
+    page.locator("#train-run").click()
+    page.wait_for_selector("#train-status .train-status[data-step='50'][data-running='0']", timeout=120_000)
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
 # ---- 3. sentence mode's d_out, d and seed --------------------------------------------------------------------------
 
 

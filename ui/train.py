@@ -30,7 +30,7 @@ from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
 from ui.values import parse_seed
-from ui.wiring import COMMON, STORE, Slot, bind, on, stream
+from ui.wiring import COMMON, STORE, Slot, bind, on, stream, whole_number
 
 MAX_UPDATES = 25  # a run of N steps is sent as at most this many updates ...
 PACE_S = 0.12  # ... at least this far apart (readable, and small: a (T, T) heatmap and the loss curve)
@@ -280,9 +280,10 @@ def build_train(page: Any, tabs: Any) -> Any:
         )
         with gr.Row():
             task = gr.Radio(TASK_CHOICES, value="previous", label="task", elem_id="train-task", scale=2)
-            # (no minimum or maximum: gradio's range check names no field; on_train_typed names it)
-            seed = gr.Number(0, precision=0, label="seed", elem_id="train-seed", min_width=80)
-            steps = gr.Number(DEFAULT_STEPS, precision=0, label=STEPS_LABEL, elem_id="train-n", min_width=80)
+            # (no minimum or maximum: gradio's range check names no field; on_train_typed names it. No precision:
+            # gradio's precision=0 rounded 7.5 to 8 unseen, so seed 7.5 trained seed 8 under a box reading 7.5)
+            seed = whole_number(0, label="seed", elem_id="train-seed", min_width=80)
+            steps = whole_number(DEFAULT_STEPS, label=STEPS_LABEL, elem_id="train-n", min_width=80)
         with gr.Row():
             buttons = {name: gr.Button(label, elem_id=f"train-{name}", variant=variant, min_width=90)
                        for name, label, variant in (("step", "Step", "secondary"), ("run", "Run N", "primary"),
