@@ -130,6 +130,11 @@ def test_a_changed_skeleton_has_another_key_and_an_unknown_cell_sends_the_html()
                                  "pre": [], "canvas": []}  # fmt: skip
     assert cells.split(a.replace("<td class='s1' data-r", "<td class='s1' colspan='2' data-r")) is None
     assert cells.split(a.replace("1.5000", "<b>1.5</b>")) is None
+    # a number's text or title holding a space, as written or once its entities are read (the page splits the
+    # texts at spaces: "1 5" would shift every later cell by one), goes as HTML
+    for spaced in ("1 5", "1&#32;5", "1&#x20;5"):
+        assert cells.split(a.replace("1.5000", spaced)) is None, spaced
+        assert cells.split(a.replace("title='1.5'", f"title='{spaced}'")) is None, spaced
     assert cells.answer(a, None) == {"value": a, "key": cells.split(a)[0]}
     assert cells.answer(c, cells.split(a)[0]) == {"key": cells.split(a)[0], "cells": cells.split(c)[1]}
     assert cells.answer(b, cells.split(a)[0])["value"] == b

@@ -49,10 +49,16 @@ def _attr(escaped: str) -> str:
     return html.unescape(escaped) if "&" in escaped else escaped
 
 
-def _joined(escaped: list[str], read: Any) -> str:
-    """``escaped`` as ``read`` gives each, joined by single spaces (read one by one only where one needs it)."""
+def _joined(escaped: list[str], read: Any) -> str | None:
+    """``escaped`` as ``read`` gives each, joined by single spaces (read one by one only where one needs it), or None
+    when one holds a space (the page splits them at spaces). One join and one count: no scan per text."""
     whole = " ".join(escaped)
-    return " ".join(map(read, escaped)) if "&" in whole or "\r" in whole else whole
+    if whole.count(" ") != max(0, len(escaped) - 1):
+        return None
+    if "&" not in whole and "\r" not in whole:
+        return whole
+    read_all = list(map(read, escaped))
+    return None if any(" " in t for t in read_all) else " ".join(read_all)
 
 
 def split(view: str) -> tuple[str, dict[str, Any]] | None:
@@ -69,9 +75,9 @@ def split(view: str) -> tuple[str, dict[str, Any]] | None:
     col = [parts[i::GROUPS] for i in range(1, GROUPS)]  # one list per group, one entry per slot
     c, rc, title, text, td, pre, cv, lo, hi, z = col
     nums = [i for i, r in enumerate(rc) if r is not None]
-    texts = [text[i] for i in nums]
-    titles = [title[i] for i in nums if title[i] is not None]
-    if any(" " in t for t in texts) or any(" " in t for t in titles):
+    texts = _joined([text[i] for i in nums], _text)
+    titles = _joined([title[i] for i in nums if title[i] is not None], _attr)
+    if texts is None or titles is None:
         return None
     classes = [c[i] for i in nums]
     if any("&" in k for k in dict.fromkeys(classes)):  # (the renderers' classes hold no entity)
@@ -99,8 +105,8 @@ def split(view: str) -> tuple[str, dict[str, Any]] | None:
     data = {
         "pal": list(pal),
         "cls": "".join(map(pal.__getitem__, classes)),
-        "title": _joined(titles, _attr),
-        "text": _joined(texts, _text),
+        "title": titles,
+        "text": texts,
         **out,
     }
     return key, data
