@@ -105,6 +105,15 @@ def step_shown(pg: Page) -> int:
     return int(pg.locator("#train-status .train-status").get_attribute("data-step") or -1)
 
 
+def refused(pg: Page, selector: str, text: str, message: str, keeps: str, key: str = "Enter") -> None:
+    """``text`` typed over the box ``selector`` and ``key``: the Train tab's status names it (``message``), and once
+    settled the box reads the value in force again (``keeps``)."""
+    type_over(pg, selector, text, key=key)
+    wait_text(pg, "#train-status", message)
+    settled(pg)
+    assert pg.locator(selector).input_value() == keeps
+
+
 def test_train_n_steps_past_500_is_named_and_run_n_runs_the_n_in_force(page: Page, served: tuple[str, Path]) -> None:
     """N steps 900 + Tab: named 'N steps' at once, the box back at 50; Reset, Run N: 50 steps run, no toast, no
     traceback. (The old page took 900 silently, then Run N gave gradio's red 'Value 900 is greater than maximum value
@@ -113,10 +122,7 @@ def test_train_n_steps_past_500_is_named_and_run_n_runs_the_n_in_force(page: Pag
     page.get_by_role("tab", name="Train").click()
     page.wait_for_selector("#train-status .train-status[data-step='0']")
     settled(page)
-    type_over(page, "#train-n input", "900", key="Tab")
-    wait_text(page, "#train-status", "N steps: 900 is out of range 1..500; it keeps 50")
-    settled(page)
-    assert page.locator("#train-n input").input_value() == "50"
+    refused(page, "#train-n input", "900", "N steps: 900 is out of range 1..500; it keeps 50", "50", key="Tab")
     page.locator("#train-reset").click()
     page.locator("#train-run").click()
     page.wait_for_selector("#train-status .train-status[data-step='50'][data-running='0']", timeout=120_000)
@@ -146,10 +152,7 @@ def test_train_seed_applies_on_enter_and_a_negative_one_is_named_in_words(page: 
     want = f"{train.start('previous', 12).loss:.6g}"  # the tab's default task, at seed 12
     page.wait_for_selector(f"#train-status .train-status[data-step='0'][data-loss='{want}']")
     settled(page)
-    type_over(page, "#train-seed input", "-5")
-    wait_text(page, "#train-status", "seed: -5 is below 0")
-    settled(page)
-    assert box.input_value() == "12"
+    refused(page, "#train-seed input", "-5", "seed: -5 is below 0", "12")
     assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
     assert toasts(page) == []
     assert tracebacks(served) == before
@@ -164,16 +167,10 @@ def test_train_seed_and_n_steps_with_a_fraction_are_named_never_rounded(page: Pa
     want = f"{train.start('previous', 0).loss:.6g}"  # the tab's default task, at seed 0
     page.wait_for_selector(f"#train-status .train-status[data-step='0'][data-loss='{want}']")
     settled(page)
-    type_over(page, "#train-seed input", "7.5")
-    wait_text(page, "#train-status", "seed: 7.5 is not a whole number")
-    settled(page)
-    assert page.locator("#train-seed input").input_value() == "0"
+    refused(page, "#train-seed input", "7.5", "seed: 7.5 is not a whole number", "0")
     assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
     assert want != f"{train.start('previous', 8).loss:.6g}"  # (seed 8 would show: the rounding would be seen)
-    type_over(page, "#train-n input", "2.5")
-    wait_text(page, "#train-status", "N steps: 2.5 is not a whole number; it keeps 50")
-    settled(page)
-    assert page.locator("#train-n input").input_value() == "50"
+    refused(page, "#train-n input", "2.5", "N steps: 2.5 is not a whole number; it keeps 50", "50")
     page.locator("#train-run").click()
     page.wait_for_selector("#train-status .train-status[data-step='50'][data-running='0']", timeout=120_000)
     assert toasts(page) == []
