@@ -168,6 +168,8 @@ def test_train_seed_and_n_steps_with_a_fraction_are_named_never_rounded(page: Pa
     page.wait_for_selector(f"#train-status .train-status[data-step='0'][data-loss='{want}']")
     settled(page)
     refused(page, "#train-seed input", "7.5", "seed: 7.5 is not a whole number", "0")
+    said = page.locator("#train-status").inner_text()
+    assert "it keeps 0" in said and "other edits" not in said, said  # (the workbench's words: this tab has no edits)
     assert page.locator("#train-status .train-status").get_attribute("data-loss") == want
     assert want != f"{train.start('previous', 8).loss:.6g}"  # (seed 8 would show: the rounding would be seen)
     refused(page, "#train-n input", "2.5", "N steps: 2.5 is not a whole number; it keeps 50", "50")

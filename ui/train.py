@@ -141,7 +141,7 @@ class TrainView:
                 self.plot: loss_plot(st)}  # fmt: skip
 
     def problem(self, e: Exception) -> dict[Any, Any]:
-        return {self.status: vw.message_html([], error=str(e))}
+        return {self.status: vw.message_html([], error=str(e), after="")}  # (the tab has no other edits to keep)
 
 
 # ---- handlers --------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ def on_train_typed(v: TrainView, name: str, task: Any, seed: Any, n: Any, kept: 
             stands = status_html(current(task, kept["seed"], saved))
         except ac.ScenarioError:
             stands = ""
-        return {v.status: vw.message_html([], error=f"{e}; it keeps {kept[name]}") + stands,
+        return {v.status: vw.message_html([], error=f"{e}; it keeps {kept[name]}", after="") + stands,
                 v.boxes[name]: kept[name]}  # fmt: skip
     out: dict[Any, Any] = {v.kept: {**kept, name: good}}
     return out | on_train_show(v, task, good, saved) if name == "seed" else out
@@ -248,7 +248,7 @@ def on_train_run(
 def on_train_open(page: Any, tabs: Any, v: TrainView, saved: Any) -> dict[Any, Any]:
     """The Open in the workbench button: the trained head as explicit weights, every step inspectable."""
     if not isinstance(saved, dict):
-        return {v.status: vw.message_html([], error="train: nothing trained yet; press Step or Run first")}
+        return {v.status: vw.message_html([], error="train: nothing trained yet; press Step or Run first", after="")}
     try:
         preset_id, shape, nv, got = scenario_values(train.handoff(unpack(saved)))
     except ac.ScenarioError as e:

@@ -347,15 +347,18 @@ def torch_print(t: Tensor) -> str:
 ERROR_MARK = "<span class='mark' role='img' aria-label='error'>✖</span>"
 
 
-def message_html(warnings: list[str], error: str | None = None) -> str:
-    """Inline messages: an input error (views keep their last good state) and/or plain-words warnings, each
-    announced (an alert, a status) and focusable: the workbench shows each one line long, whole while pointed at,
-    focused or tapped (app.css, #message)."""
+KEPT = " — the views show the last valid state; your other edits are kept."  # what a workbench error leaves
+
+
+def message_html(warnings: list[str], error: str | None = None, after: str = KEPT) -> str:
+    """Inline messages: an input error, followed by ``after`` (the workbench's: its views keep their last good
+    state and the other edits stay), and/or plain-words warnings, each announced (an alert, a status) and focusable:
+    the workbench shows each one line long, whole while pointed at, focused or tapped (app.css, #message)."""
     parts = []
     if error:
         parts.append(
-            f"<div class='msg-error' role='alert' tabindex='0'>{ERROR_MARK} {html.escape(error)} — the views show the "
-            "last valid state; your other edits are kept.</div>"
+            f"<div class='msg-error' role='alert' tabindex='0'>{ERROR_MARK} {html.escape(error)}{html.escape(after)}"
+            "</div>"
         )
     parts += [f"<div class='msg-warn' role='status' tabindex='0'>⚠ {html.escape(w)}</div>" for w in warnings]
     return "".join(parts)
