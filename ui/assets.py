@@ -67,6 +67,13 @@ AFTER_LIVE_EDITS = (
 )
 
 
+# the same for an event that reads the stored state (the share link, the exports): it also waits for every queued
+# event that left the page before it (page.js afterEvents), so that it reads the state the page shows
+AFTER_EVENTS = (
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.afterEvents().then(() => args), () => args)"
+)
+
+
 # the same, then numbers the call (page.js stamp) in its first input, a hidden gr.Number (ui/wiring.py NEWEST): the
 # server drops the answer of a call the page made before another one of the same handler
 STAMPED = (

@@ -347,9 +347,11 @@ def build_share() -> dict[str, Any]:
 def wire_share(page: Page, share: dict[str, Any]) -> None:
     st = [page.preset_state, page.vals_state]
     outs = [share["link_box"], share["short_box"], page.views["message"]]
-    on(share["link"].click, on_link, st, outs, **COMMON)
-    on(share["export"].click, on_export, st, [share["files"], page.views["message"]], **COMMON)
-    on(share["tables"].click, on_tables, st, [share["files"], page.views["message"]], **COMMON)
+    # (each reads the state once the events that left before it are stored: a box typed in and the button clicked
+    # at once made the link of the state before the box's value, under a page that showed it)
+    on(share["link"].click, on_link, st, outs, reads=True, **COMMON)
+    on(share["export"].click, on_export, st, [share["files"], page.views["message"]], reads=True, **COMMON)
+    on(share["tables"].click, on_tables, st, [share["files"], page.views["message"]], reads=True, **COMMON)
     on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
 
 

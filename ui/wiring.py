@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_LIVE_EDITS, LANDED, STAMPED
+from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, LANDED, STAMPED
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -144,10 +144,12 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
 
     ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
-    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``landed`` (the ``js``
-    run once it has landed: LANDED, or LANDED_STORED) and gradio's own event options.
+    ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``reads=True`` (an
+    event that reads the stored state: it leaves after every event on its way, ui/assets.py AFTER_EVENTS),
+    ``landed`` (the ``js`` run once it has landed: LANDED, or LANDED_STORED) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
+    reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
     landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws nothing, whose state the address shows)
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
@@ -193,7 +195,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
-    js = None if loads else STAMPED if stamp is not None else AFTER_LIVE_EDITS
+    js = None if loads else STAMPED if stamp is not None else AFTER_EVENTS if reads else AFTER_LIVE_EDITS
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)

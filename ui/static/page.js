@@ -55,9 +55,13 @@ const EVENT_WAIT_MS = 30000;
 const flying = new Set();  // a timer per event on its way
 let late = 0;  // events counted landed by their timer, not yet told of
 let waiting = [];  // what waits for every event to land
+let turns = [];  // what waits for the events that left before one (afterEvents), asked again at each landing
 function land(t) {
   clearTimeout(t);
   flying.delete(t);
+  const asked = turns;
+  turns = [];
+  asked.forEach((f) => f());
   if (flying.size) return;
   const w = waiting;
   waiting = [];
@@ -71,6 +75,17 @@ export function eventLanded() {
   if (late) { late--; return; }
   const [t] = flying;
   if (t !== undefined) land(t);
+}
+// before an event that reads the stored state leaves (the share link, the exports: ui/assets.py AFTER_EVENTS): the
+// live edits on their way go first, as for any event, and so does every queued event that left before it (each
+// lands in the order it left, see eventLanded). Else the link made right after a box was typed in (its blur an
+// event on its way) could be read on the server before the box's value was stored: a link of the state before.
+export function afterEvents() {
+  let mine;
+  return liveIdle(() => { eventLeft(); mine = [...flying].at(-1); }).then(() => new Promise((ok) => {
+    const turn = () => { if (!flying.has(mine) || [...flying][0] === mine) ok(); else turns.push(turn); };
+    turn();
+  }));
 }
 export const eventsFlying = () => flying.size > 0;
 // null when no event is on its way, else the promise that every one has landed
