@@ -179,6 +179,20 @@ def test_train_seed_and_n_steps_with_a_fraction_are_named_never_rounded(page: Pa
     assert tracebacks(served) == before
 
 
+def test_the_scaling_labs_d_k_past_the_end_is_drawn_at_the_end_and_the_words_say_so(page: Page) -> None:
+    """d_k 9999 + Tab: box and slider at 512, the figure at d_k = 512, and the message says it was set to 512, not
+    that 'the views show the last valid state' (they show 512: a helper's walk read the two as a contradiction)."""
+    page.get_by_role("tab", name="Scaling lab").click()
+    wait_text(page, "#scaling-words", "At d_k = 64")
+    type_over(page, "#lab-dk input[type=number]", "9999", key="Tab")
+    wait_text(page, "#scaling-words", "At d_k = 512")
+    said = page.locator("#scaling-words").inner_text()
+    assert "d_k: 9999 is past the slider's end; set to 512" in said, said
+    assert "last valid state" not in said, said
+    assert page.locator("#lab-dk input[type=number]").input_value() == "512"
+    assert page.locator("#lab-dk input[type=range]").input_value() == "512"
+
+
 # ---- 3. sentence mode's d_out, d and seed --------------------------------------------------------------------------
 
 

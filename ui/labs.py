@@ -81,8 +81,8 @@ def on_scaling(d_k: Any, seed: Any, kept: Any) -> tuple[Any, Any, Any, Any, Any]
     if {"d_k": dk, "seed": sd} == kept and said is None:
         return gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
     fig, words = scaling_views(dk, sd)
-    if said:
-        words = vw.message_html([], error=said) + words
+    if said:  # (it says what is in force: "set to 512", "it keeps 0"; a clamped d_k is drawn, not the last state)
+        words = vw.message_html([], error=said, after="") + words
     return (fig, words, dk if dk != d_k else gr.skip(), sd if sd != seed else gr.skip(), {"d_k": dk, "seed": sd})
 
 
