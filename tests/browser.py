@@ -126,7 +126,9 @@ def frames(pg: Page, n: int = 3) -> None:
 
 def settled(pg: Page) -> int:
     """Wait until every queued event the page has sent is answered (a page opened with ``events=True``); returns how
-    many it sent. (Network idle never comes: gradio's heartbeat stream stays open.)"""
+    many it sent. (Network idle never comes: gradio's heartbeat stream stays open.) An event still waiting in its
+    ``js`` to leave (page.js afterEvents: the share link, a pin) is not counted until it is sent: wait for what it
+    draws instead."""
     pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent; }")
     return pg.evaluate("() => window.apEvents().sent")
 

@@ -67,8 +67,8 @@ AFTER_LIVE_EDITS = (
 )
 
 
-# the same for an event that reads the stored state (the share link, the exports): it also waits for every queued
-# event that left the page before it (page.js afterEvents), so that it reads the state the page shows
+# the same for an event that reads the stored state (the share link, the exports, a pin): it also waits for every
+# queued event on its way (page.js afterEvents), so that it reads the state the page shows
 AFTER_EVENTS = (
     f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.afterEvents().then(() => args), () => args)"
 )
@@ -79,6 +79,12 @@ AFTER_EVENTS = (
 STAMPED = (
     f"(n, ...args) => import(({MODULE_URL})('page.js'))"
     ".then((m) => m.liveIdle(m.eventLeft).then(() => [m.stamp(), ...args]), () => [null, ...args])"
+)
+# the same, waiting as AFTER_EVENTS does (a stamped event that reads the stored state: the mask lab as its tab opens);
+# numbered before it waits, as its inputs were read then: a call of the same handler made while it waits is newer
+STAMPED_AFTER_EVENTS = (
+    f"(n, ...args) => import(({MODULE_URL})('page.js'))"
+    ".then((m) => { const s = m.stamp(); return m.afterEvents().then(() => [s, ...args]); }, () => [null, ...args])"
 )
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again

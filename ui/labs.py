@@ -107,8 +107,10 @@ def build_mask_lab(vals_state: Any) -> Any:
         stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest): the newest is drawn
     lab_in = [vals_state, causal, pad, rows]
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
-    for trigger in (tab.select, causal.input, pad.change, rows.change):
-        on(trigger, mask_lab, lab_in, [out, msg], stamp=stamp, **COMMON)
+    # the tab opened: after every event on its way (a workbench box's blur, its value not yet stored, when the tab was
+    # clicked); the lab's own boxes: at once, the newest call drawn (static/newest.js)
+    for trigger, reads in ((tab.select, True), (causal.input, False), (pad.change, False), (rows.change, False)):
+        on(trigger, mask_lab, lab_in, [out, msg], stamp=stamp, reads=reads, **COMMON)
     return tab
 
 

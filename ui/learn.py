@@ -304,7 +304,7 @@ def wire_quiz(page: Any, c: dict[str, Any]) -> None:
     """New question and Check (the button or Enter); a press while the last one is still answered is dropped."""
     v = QuizView(Slot("quiz"), c["question"], c["feedback"], c["answer"], c["asked"])
     outs = [v.slot, v.question, v.feedback, v.answer, v.asked]
-    on(c["new"].click, bind(on_quiz_new, v), [c["choice"], page.vals_state, v.slot], outs, **COMMON)
+    on(c["new"].click, bind(on_quiz_new, v), [c["choice"], page.vals_state, v.slot], outs, reads=True, **COMMON)
     once = {**COMMON, "trigger_mode": "once"}
     for trigger in (c["check"].click, c["answer"].submit):
         on(trigger, bind(on_quiz_check, v), [c["answer"], page.vals_state, v.slot, v.asked], outs, **once)
@@ -417,7 +417,7 @@ def wire_compare(page: Any, c: dict[str, Any]) -> None:
     """Pin and unpin; after every workbench update the comparison follows (FOLLOW_JS asks, only while pinned)."""
     slot, view = Slot("pin"), c["view"]
     st = [page.preset_state, page.vals_state]
-    on(c["pin"].click, bind(on_pin, view), st, [slot, view], **COMMON)
+    on(c["pin"].click, bind(on_pin, view), st, [slot, view], reads=True, **COMMON)  # (the state the page shows)
     on(c["unpin"].click, bind(on_unpin, view), [], [slot, view], **COMMON)
     on(view.click, on_compare, [page.vals_state, slot], [view], **COMMON)
 

@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, LANDED, STAMPED
+from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, LANDED, STAMPED, STAMPED_AFTER_EVENTS
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -145,7 +145,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
 
     ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
     ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``reads=True`` (an
-    event that reads the stored state: it leaves after every event on its way, ui/assets.py AFTER_EVENTS),
+    event that reads the stored state: it leaves once every event on its way has landed, ui/assets.py AFTER_EVENTS),
     ``landed`` (the ``js`` run once it has landed: LANDED, or LANDED_STORED) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
@@ -195,7 +195,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
-    js = None if loads else STAMPED if stamp is not None else AFTER_EVENTS if reads else AFTER_LIVE_EDITS
+    waits = (STAMPED_AFTER_EVENTS, AFTER_EVENTS) if reads else (STAMPED, AFTER_LIVE_EDITS)
+    js = None if loads else waits[0] if stamp is not None else waits[1]
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)

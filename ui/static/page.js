@@ -52,10 +52,10 @@ export function stale() {
 // ``.failure`` after an error; an event told of by neither (the page lost its connection) is counted landed after
 // EVENT_WAIT_MS, and its own landing, should it come after all, is then not counted again.
 const EVENT_WAIT_MS = 30000;
-const flying = new Set();  // a timer per event on its way
+const flying = new Set();  // a timer per event on its way (or about to leave: afterEvents)
 let late = 0;  // events counted landed by their timer, not yet told of
 let waiting = [];  // what waits for every event to land
-let turns = [];  // what waits for the events that left before one (afterEvents), asked again at each landing
+let turns = [];  // what waits for every event but one to land (afterEvents), asked again at each landing
 function land(t) {
   clearTimeout(t);
   flying.delete(t);
@@ -76,14 +76,16 @@ export function eventLanded() {
   const [t] = flying;
   if (t !== undefined) land(t);
 }
-// before an event that reads the stored state leaves (the share link, the exports: ui/assets.py AFTER_EVENTS): the
-// live edits on their way go first, as for any event, and so does every queued event that left before it (each
-// lands in the order it left, see eventLanded). Else the link made right after a box was typed in (its blur an
-// event on its way) could be read on the server before the box's value was stored: a link of the state before.
+// before an event that reads the stored state leaves (the share link, the exports, a pin: ui/assets.py
+// AFTER_EVENTS): the live edits on their way go first, as for any event, and so does every queued event on its way.
+// Else the link made right after a box was typed in (its blur an event on its way) could be read on the server
+// before the box's value was stored: a link of the state before. It waits by count, not by place (events do not
+// land in the order they left, and eventLanded takes the first timer whichever landed): once only one event is on
+// its way, that one is this, which has not left yet. (Its own timer runs meanwhile: an event that never lands holds
+// it at most EVENT_WAIT_MS.)
 export function afterEvents() {
-  let mine;
-  return liveIdle(() => { eventLeft(); mine = [...flying].at(-1); }).then(() => new Promise((ok) => {
-    const turn = () => { if (!flying.has(mine) || [...flying][0] === mine) ok(); else turns.push(turn); };
+  return liveIdle(eventLeft).then(() => new Promise((ok) => {
+    const turn = () => { if (flying.size <= 1) ok(); else turns.push(turn); };
     turn();
   }));
 }
