@@ -10,13 +10,37 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 from browser import open_page, settled
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Browser, Page, Route
 
 from ui import share
 
 HOLD_S = 2.0  # how long the box's event is held when the link's event does not come first
 LINK_ID = "() => window.gradio_config.components.find((c) => c.props?.elem_id === 'link-btn').id"
 PICKED = "#overview table[data-name=q] td[data-r='0'][data-c='0']"  # (left of the open Share panel)
+
+
+def type_then_link(pg: Page) -> tuple[list[Route], list[Route]]:
+    """3 typed into heads key by key, then the link clicked at once, with the first queued event after the typing
+    (the box's blur) held on the network: (the held one, the link's own joins that left the page meanwhile)."""
+    link_id = pg.evaluate(LINK_ID)
+    held: list[Route] = []
+    links: list[Route] = []
+
+    def join(route: Route) -> None:
+        if not held:
+            held.append(route)
+            return
+        if (route.request.post_data_json or {}).get("trigger_id") == link_id:
+            links.append(route)
+        route.continue_()
+
+    box = pg.locator("#tb-heads input")
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("3", delay=80)
+    pg.route("**/gradio_api/queue/join*", join)
+    pg.locator("#link-btn").click()  # (the box's blur, then the link's click)
+    return held, links
 
 
 def test_a_link_made_right_after_typing_in_a_box_is_of_the_value_typed(browser: Browser, app_url: str) -> None:
@@ -27,27 +51,12 @@ def test_a_link_made_right_after_typing_in_a_box_is_of_the_value_typed(browser: 
         pg.wait_for_function("() => document.querySelector('#link textarea').value.includes('?')")
         first = pg.locator("#link textarea").input_value()
         assert "preset=" in first, first  # (the preset as loaded)
-        joins: list[Route] = []  # the queued events' joins from the first on: the first is held
-        held: list[Route] = []
-
-        def join(route: Route) -> None:
-            if not held:
-                held.append(route)
-            else:
-                joins.append(route)
-                route.continue_()
-
-        box = pg.locator("#tb-heads input")
-        box.click()
-        box.press("Control+a")
-        box.press_sequentially("3", delay=80)
-        pg.route("**/gradio_api/queue/join*", join)
-        pg.locator("#link-btn").click()  # (the box's blur, then the link's click)
+        held, links = type_then_link(pg)
         end = time.monotonic() + HOLD_S
-        while not joins and time.monotonic() < end:
+        while not links and time.monotonic() < end:
             pg.wait_for_timeout(50)
         assert held, "the box's blur sent no event"
-        overtook = bool(joins)
+        overtook = bool(links)
         held[0].continue_()
         link, end = first, time.monotonic() + 30
         while link == first and time.monotonic() < end:  # (a link of the state before would read as the first)
@@ -72,26 +81,8 @@ def test_a_link_waits_for_the_box_even_when_a_later_event_is_answered_first(brow
     pg = open_page(browser, app_url, events=True)
     try:
         pg.locator("#share").get_by_text("Share · export").click()
-        link_id = pg.evaluate(LINK_ID)
-        held: list[Route] = []
-        links: list[Route] = []  # the link's joins that left the page
-
-        def join(route: Route) -> None:
-            body = route.request.post_data_json or {}
-            if not held:
-                held.append(route)
-                return
-            if body.get("trigger_id") == link_id:
-                links.append(route)
-            route.continue_()
-
-        box = pg.locator("#tb-heads input")
-        box.click()
-        box.press("Control+a")
-        box.press_sequentially("3", delay=80)
-        pg.route("**/gradio_api/queue/join*", join)
-        pg.locator("#link-btn").click()  # (the box's blur, then the link's click)
-        pg.locator(PICKED).evaluate("(td) => td.scrollIntoView({block: 'center'})")  # (clear of the sticky toolbar)
+        held, links = type_then_link(pg)
+        pg.locator(PICKED).evaluate("(td) => td.scrollIntoView({block: 'center'})")  # (beside the open Share panel)
         pg.locator(PICKED).click()  # (the explanation's event, after the link's)
         pg.wait_for_function("() => document.querySelector('#explain .ex-title')?.innerText.length > 0")
         pg.wait_for_timeout(500)  # (the explanation answered: a link let go by its landing would have left by now)
