@@ -74,6 +74,13 @@ AFTER_EVENTS = (
 )
 
 
+# before a streamed event leaves (ui/wiring.py stream: the Train tab's Run N): every queued event on its way lands first
+# (page.js eventsSettled), so a Reset or Step clicked just before Run is taken before the run begins, not during it
+AFTER_QUEUED = (
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.eventsSettled().then(() => args), () => args)"
+)
+
+
 # the same, then numbers the call (page.js stamp) in its first input, a hidden gr.Number (ui/wiring.py NEWEST): the
 # server drops the answer of a call the page made before another one of the same handler
 STAMPED = (

@@ -22,7 +22,7 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, LANDED, STAMPED, STAMPED_AFTER_EVENTS
+from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, AFTER_QUEUED, LANDED, STAMPED, STAMPED_AFTER_EVENTS
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -332,7 +332,8 @@ def stream(
     while this one runs, e.g. pause). Each yield's Slot values are written only if no other event has moved
     their run counter on meanwhile (``superseded``); if one has, that update is neither stored nor sent, and
     ``fn`` sees the moved counter at its next look (a pause then gets its last "paused" update, see ui/train.py).
-    Returns the event, for ``cancels=``.
+    It leaves the page once every queued event on its way has landed (ui/assets.py AFTER_QUEUED: a Reset clicked
+    just before Run is taken before the run begins). Returns the event, for ``cancels=``.
     """
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
@@ -364,4 +365,4 @@ def stream(
     handler.__signature__ = sig  # type: ignore[attr-defined]
     handler.__annotations__ = {"session_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "stream")
-    return trigger(handler, shown_in, shown_out, **kw)
+    return trigger(handler, shown_in, shown_out, js=AFTER_QUEUED, **kw)

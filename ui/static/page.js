@@ -89,6 +89,14 @@ export function afterEvents() {
     turn();
   }));
 }
+// before a streamed event leaves (ui/wiring.py stream: the Train tab's Run N, ui/assets.py AFTER_QUEUED): every
+// queued event on its way lands first. (A Reset clicked just before Run, taken by a busy server after the run had
+// begun, moved the run's counter: the run stopped unseen and the tab stood at step 0 under a Run just clicked.) It
+// does not count itself on its way (flying) as afterEvents does: a run lasts seconds, and the live edits would wait.
+export function eventsSettled() {
+  const landed = eventsLanded();
+  return landed ? landed.then(eventsSettled) : Promise.resolve();
+}
 export const eventsFlying = () => flying.size > 0;
 // null when no event is on its way, else the promise that every one has landed
 export const eventsLanded = () => (flying.size ? new Promise((ok) => waiting.push(ok)) : null);

@@ -1,0 +1,65 @@
+"""Reset (or Step), then Run N at once, as a learner clicks them: Run N runs N from where the first click left the tab.
+Each click is a queued event of its own, and a busy server may take them in either order. Reset taken after the run
+had begun moved the run's counter, so the run stopped without a word and the tab stood at step 0 under a Run just
+clicked (local CI's one failure, stop 50). The journey holds the first click's event on the network, as a busy
+server would, for as long as Run's event could overtake it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from browser import Held, open_page, settled
+from playwright.sync_api import Browser, Route
+
+HOLD_S = 2.0  # how long the first click's event is held when Run's event does not come first
+ID = "(e) => window.gradio_config.components.find((c) => c.props?.elem_id === e).id"
+STATUS = "#train-status .train-status"
+WAIT_S = 120  # (50 steps take a few seconds; a loaded CI machine, far more)
+
+
+@pytest.mark.parametrize(("first", "from_step", "ends_at"), [("reset", 1, 50), ("step", 0, 51)])
+def test_run_n_clicked_right_after_reset_or_step_runs_n_from_where_that_click_left_the_tab(
+    browser: Browser, app_url: str, first: str, from_step: int, ends_at: int
+) -> None:
+    pg = open_page(browser, app_url, events=True)
+    try:
+        pg.get_by_role("tab", name="Train").click()
+        pg.wait_for_selector(f"{STATUS}[data-step='0']")
+        if from_step:
+            pg.locator("#train-step").click()
+            pg.wait_for_selector(f"{STATUS}[data-step='{from_step}']")
+        settled(pg)
+        first_id, run_id = pg.evaluate(ID, f"train-{first}"), pg.evaluate(ID, "train-run")
+        held = Held(pg)
+        runs: list[float] = []
+
+        def join(route: Route) -> None:  # (the first click's join held; Run's noted as it leaves)
+            if (route.request.post_data_json or {}).get("trigger_id") == run_id:
+                runs.append(time.monotonic())
+            held.hold(first, lambda body: body.get("trigger_id") == first_id)(route)
+
+        pg.route("**/gradio_api/queue/join*", join)
+        pg.locator(f"#train-{first}").click()
+        pg.locator("#train-run").click()
+        route = held.wait(first)
+        end = time.monotonic() + HOLD_S
+        while not runs and time.monotonic() < end:
+            pg.wait_for_timeout(50)
+        overtook = bool(runs)
+        route.continue_()
+        status = pg.locator(STATUS)
+        end = time.monotonic() + WAIT_S
+        while time.monotonic() < end:  # (Run's update and Reset's answer can come in either order: ask until it ends)
+            if (status.get_attribute("data-step"), status.get_attribute("data-running")) == (str(ends_at), "0"):
+                break
+            pg.wait_for_timeout(200)
+        step, running = status.get_attribute("data-step"), status.get_attribute("data-running")
+        assert (step, running) == (str(ends_at), "0"), (
+            f"{first} then Run N: the tab stands at step {step} (running: {running}), not {ends_at} "
+            f"(Run's event left before {first}'s was answered: {overtook})"
+        )
+        assert status.inner_text().startswith(f"step {ends_at} "), status.inner_text()
+        assert not overtook, f"Run's event left the page before {first}'s had been answered"
+    finally:
+        pg.close()
