@@ -178,6 +178,18 @@ def test_oversize_and_junk_sizes_are_refused_before_building() -> None:
         assert nv is None and text in msg(views)
 
 
+@pytest.mark.parametrize(
+    ("key", "label"), [("window", "window"), ("block_rows", "tile B_r"), ("block_cols", "tile B_c")]
+)
+def test_a_box_that_is_off_at_zero_says_its_range_from_zero(key: str, label: str) -> None:
+    """window −1 was refused as "out of range 1..64" under a box labelled "window (0 = off)" that takes 0."""
+    _, v, _ = loaded("statquest-self")
+    for value, hi in ((-1, 64), (65, 64)):
+        got = pipeline.compute_views("statquest-self", replace(browserish(v), mask_kind="causal", **{key: value}))
+        assert f"{label}: {value} is out of range 0..{hi} (0 is off)" in msg(got)
+    assert msg(pipeline.compute_views("statquest-self", replace(browserish(v), mask_kind="causal", **{key: 0}))) == ""
+
+
 def test_causal_mask_zeroes_weights_above_the_diagonal_and_shows_minus_inf_text() -> None:
     _, v, _ = loaded("statquest-self")
     got = pipeline.compute_views("statquest-self", replace(browserish(v), mask_kind="causal"))

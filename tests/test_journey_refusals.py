@@ -378,3 +378,25 @@ def test_the_scaling_labs_words_agree_with_its_numbers_and_write_decimals(page: 
     words = page.inner_text("#scaling-words")
     assert "softmax puts 0.99 of row 1 on one key" in words and "Jacobian norm is still 0.2:" in words, words
     assert "small d_k" not in words and "e-0" not in words, words
+
+
+def test_window_below_zero_is_named_with_the_range_its_box_takes(page: Page, served: tuple[str, Path]) -> None:
+    """window −1 + Enter, typed key by key: 'window: -1 is out of range 0..64 (0 is off)' (the old page said 1..64
+    under a box labelled "window (0 = off)"), the box back at 0; then 2 + Enter applies a window of 2 and the message
+    goes."""
+    before = tracebacks(served)
+    page.locator("#more button.label-wrap").click()
+    box = "#md-window input"
+    page.locator(box).wait_for(state="visible")
+    settled(page)
+    type_over(page, box, "-1")
+    wait_text(page, "#message", "window: -1 is out of range 0..64 (0 is off)")
+    settled(page)
+    assert page.locator(box).input_value() == "0"
+    type_over(page, box, "2")
+    page.wait_for_function("() => !document.querySelector('#message').innerText.trim()")
+    settled(page)
+    assert page.locator(box).input_value() == "2"
+    assert "window" in page.inner_text("#badge").lower()
+    assert toasts(page) == []
+    assert tracebacks(served) == before

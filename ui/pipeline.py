@@ -21,6 +21,7 @@ from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.render import variants as md
 from ui.values import (
+    OFF_AT_ZERO,
     PageValues,
     current_keep,
     reshape_values,
@@ -201,10 +202,17 @@ IN_WORDS = ((re.compile(r"^KV-cache decoding is causal"), "decoding is causal"),
             (re.compile(r"\bhead_mode\b"), "head mode"), (re.compile(r"\bkv_heads\b"), "kv heads"))  # fmt: skip
 
 
+# the scenario's range of a key whose page box is off at 0 (window, tiles): the box's range says 0 is taken
+OFF_RANGE = re.compile(r"^(-?\d+) is out of range 1\.\.(\d+)$")
+
+
 def worded(problem: str) -> str:
     """A refusal as the page says it: its field named by the control's label, not the scenario's key, and the keys
-    it mentions in words ("kv heads 3 does not divide heads 2", "set the mask to causal")."""
+    it mentions in words ("kv heads 3 does not divide heads 2", "set the mask to causal"); the range of a box that is
+    off at 0 as the box takes it ("window: -1 is out of range 0..64 (0 is off)", not the scenario's 1..64)."""
     field, sep, rest = problem.partition(": ")
+    if field in OFF_AT_ZERO and (m := OFF_RANGE.match(rest)):
+        rest = f"{m[1]} is out of range 0..{m[2]} (0 is off)"
     if sep and field in LABELS:
         field = LABELS[field]
     elif sep and (key := next((k for k in LABELS if field.startswith(f"{k} ")), None)):  # "mask.padding item 2"
