@@ -226,3 +226,30 @@ def test_the_combine_stage_shows_every_heads_output_beside_the_combined(lecture:
     smallest = lecture.evaluate(SMALLEST_TEXT)
     print(preset, lecture.viewport_size, "numbers", got["now"], "inputs", got["other"], "smallest", smallest)
     assert smallest["least"] >= 32 and min(c["px"] for c in shown["heads"]) >= 32, (smallest, shown["heads"])
+
+
+def test_h_pressed_twice_quickly_moves_two_heads(browser: Browser, app_url: str) -> None:
+    """Four heads typed on the toolbar key by key, then Projector, the Q, K, V stage, and H H as a lecturer presses
+    it (80 ms apart, before the page has redrawn): head 3 of 4 on the panel, the cards and the box. (The old page
+    took both presses from the head still drawn, and showed head 2.)"""
+    pg = open_page(browser, f"{app_url}?preset=statquest-mha2", 1280, 720)
+    try:
+        box = pg.locator("#tb-heads input")
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially("4", delay=80)
+        box.press("Enter")
+        pg.wait_for_function("() => /head 1 of 4/.test(document.querySelector('#overview [data-card=q]').innerText)")
+        pg.click("button.projector")
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
+        step_to(pg, "qkv")
+        pg.keyboard.press("h")
+        pg.wait_for_timeout(80)
+        pg.keyboard.press("h")
+        pg.wait_for_function("() => /head 3 of 4/.test(document.querySelector('#present-panel .pp-live').textContent)")
+        pg.wait_for_timeout(1000)  # (a third redraw, had one been asked for, would have come by now)
+        assert "head 3 of 4" in pg.locator("#present-panel .pp-live").inner_text()
+        assert "head 3 of 4" in pg.locator("#overview [data-card=q] .card-title").inner_text()
+        assert pg.locator("#tb-view-head input").input_value() == "3"
+    finally:
+        pg.close()

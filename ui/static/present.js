@@ -273,12 +273,16 @@ function showPart(part) {
   apply();
   return true;
 }
-// H: the next head shown (the toolbar's box, applied as its Enter applies it: the page redraws, the fit follows)
+// H: the next head shown (the toolbar's box, applied as its Enter applies it: the page redraws, the fit follows).
+// From the box's head, not the cards': a second H pressed before the redraw went from the head still drawn, so H H
+// moved one head, not two. (The box holds the head asked for last, by H or typed; the cards, the head drawn.)
 function nextHead() {
   const { h, of } = headShown();
   const box = document.querySelector('#tb-view-head input');
   if (!box || of < 2) return;
-  box.value = String(((h + 1) % of) + 1);
+  const asked = Number(box.value);
+  const from = Number.isInteger(asked) && asked >= 1 && asked <= of ? asked : h + 1;  // (1-based, as the box)
+  box.value = String((from % of) + 1);
   box.dispatchEvent(new Event('input', { bubbles: true }));
   box.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));
   box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
