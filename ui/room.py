@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -214,10 +215,14 @@ def chart(code: Any, request: gr.Request) -> go.Figure:
     elif q:
         counts = pd.Series(answers, dtype=str).value_counts().reindex(q.options, fill_value=0)
         fig.add_bar(x=list(counts.index), y=list(counts.values), marker_color="#4363d8")
-    title = f"{len(answers)} answer{'s' * (len(answers) != 1)}" + (f": {q.prompt}" if q else "")
-    # a panel over the page's corner (room.css), its words large enough for the back row of a projected room
-    fig.update_layout(title={"text": title[:60], "font": {"size": 22}}, height=300, font={"size": 18},
-                      margin={"l": 50, "r": 10, "t": 50, "b": 50}, bargap=0.1)  # fmt: skip
+    # a panel over the page's corner (room.css), its words large enough for the back row of a projected room: the
+    # count only (the question is on the room's line above the stage; cut to the panel's width it read "…for t"),
+    # and whole students on the y axis from 0 (it counted in 0.2 steps, and from −1 with no answer yet)
+    title = f"{len(answers)} answer{'s' * (len(answers) != 1)}"
+    fig.update_layout(title={"text": title, "font": {"size": 28}}, height=300, font={"size": 22},
+                      margin={"l": 50, "r": 10, "t": 56, "b": 50}, bargap=0.1)  # fmt: skip
+    # (no bar is taller than the answers' count: at most about 5 ticks)
+    fig.update_yaxes(rangemode="nonnegative", tick0=0, dtick=max(1, math.ceil(len(answers) / 5)), tickformat="d")
     return fig
 
 

@@ -24,7 +24,7 @@ const body = document.body;
 // stage whose words are shown, what the last fit was for; STAGES, panel and kv are set by mount
 // (part: the Q, K, V stage's projection shown, when it shows one: onePart; fitting, alone: see fit)
 const P = { on: false, at: 0, shownKey: '', fitted: '', STAGES: [], panel: null, kv: null, root: null,
-  part: 'q', split: false, splitFor: '', fitting: true, alone: '' };
+  part: 'q', split: false, splitFor: '', fitting: true, alone: '', sized: null, roomBox: null };
 const $ = (sel) => P.panel.querySelector(sel);
 
 export function mount({ element }) {
@@ -125,6 +125,10 @@ function room() {  // what must be on screen (in page coordinates) and the heigh
   if (body.classList.contains('pp-tools') && toolbar()) parts.unshift(toolbar());
   const msg = document.querySelector('#message .msg-error, #message .msg-warn');
   if (msg) parts.unshift(msg);
+  // in a lesson room, its bar over the stage: a student's question and answer, a teacher's Ask, Reveal and Close (the
+  // fit scrolled them off the top, and a phone following the teacher never saw a question was waiting)
+  const inRoom = roomBox();
+  if (inRoom) parts.unshift(inRoom);
   let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
   for (const e of parts) {
     const r = e.getBoundingClientRect();
@@ -133,6 +137,7 @@ function room() {  // what must be on screen (in page coordinates) and the heigh
   }
   return { top: top + scrollY, height: bottom - top, left, right, cards: parts };
 }
+const roomBox = () => document.querySelector('#room .room-student:not([hidden]), #room .room-teacher:not([hidden])');
 const panelTop = () => P.panel.getBoundingClientRect().top;
 // the stage's words (W), when shown, lie over the top of the screen: the cards' room starts under them
 const inset = () => (body.classList.contains('pp-say') ? $('.pp-words').getBoundingClientRect().bottom : 0);
@@ -163,7 +168,8 @@ function largest(ok, lo, hi) {
 }
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
 const fitKey = () => [P.at, shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join(),
-  innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset()].join('|');
+  innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset(),
+  roomBox()?.offsetHeight].join('|');
 function sized() {  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as the
   const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // room left allows
   largest((r) => { setSize(px, r); return fits(); }, INPUT, INPUT_MAX);
@@ -180,6 +186,9 @@ const aloneKey = () => [stages()[P.at]?.key, innerWidth, innerHeight, ts(), P.pa
 // took 13 layouts of the whole page, 3 s at T=64, and the page's redraws asked for it three times: 10 s to start)
 function fit() {
   body.style.setProperty('--pp-inset', `${inset()}px`);  // (room above the cards for the words: present.css)
+  body.style.setProperty('--pp-panel', `${Math.max(0, innerHeight - panelTop())}px`);  // (a room's chart sits above it)
+  const box = roomBox();  // (joined, or a question's line grown, while presenting: fitted again)
+  if (box && box !== P.roomBox) { P.roomBox = box; P.sized?.observe(box); }
   const key = fitKey();
   if (key !== P.fitted || (P.fitting && !fits())) {
     P.fitted = key;
@@ -334,7 +343,8 @@ function watchPage() {
   document.addEventListener('pg-updated', later);
   document.addEventListener('pg-ts', later);
   addEventListener('resize', later);
-  const sized = new ResizeObserver(later);  // the panel's height (a lesson's bar put into it), the words' height
+  const sized = new ResizeObserver(later);  // the panel's height (a lesson's bar put into it), the words' height,
+  P.sized = sized;  // (and a lesson room's line: fit)
   sized.observe(P.panel);
   sized.observe($('.pp-words'));
 }

@@ -1,0 +1,92 @@
+"""A lesson run from present mode, as a lecturer runs it from the projector: the lecturer at 1920×1080 presses
+Projector with the class in the room (a phone at 390×844 and a laptop at 1280×720), steps to the weights, asks a
+quiz question, watches the answers' chart and reveals. Present mode fitted the stage to the screen and scrolled the
+room's line off the top of every page: the students never saw that a question was waiting, nor its answer buttons,
+and the lecturer had to scroll the projected page to find Reveal; the answers' chart lay over the present panel's
+buttons. Each page's question, answers and stage card must be on screen, nothing over them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+from test_room_journey import FOLLOWING, join_by_code, page_in, shows
+
+SHOTS = Path("/tmp/room")
+# whether the element is on screen whole, above present mode's panel, and itself at its centre (nothing over it)
+ON_SCREEN = """(s) => { const el = document.querySelector(s); if (!el) return `${s}: none`;
+  const r = el.getBoundingClientRect(), panel = document.querySelector('#present-panel');
+  const floor = panel && !panel.hidden && !panel.contains(el) ? panel.getBoundingClientRect().top : innerHeight;
+  if (!r.width || r.top < 0 || r.bottom > floor + 1 || r.left < 0 || r.right > innerWidth + 1)
+    return `${s}: at ${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)}, `
+      + `the room ${innerWidth}x${Math.round(floor)}`;
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return at && el.contains(at) ? '' : `${s}: covered by ${at?.id || at?.className || at?.tagName}`; }"""
+
+
+def on_screen(pg: Page, selector: str) -> None:
+    pg.wait_for_timeout(300)  # (present mode fits and scrolls a frame after a change)
+    said = pg.evaluate(ON_SCREEN, selector)
+    assert said == "", f"on {pg.viewport_size}: {said}"
+
+
+@pytest.fixture(scope="module")
+def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, f"{app_url}?preset=statquest-mha2", 1920, 1080)
+    students = [page_in(browser, app_url, 390, 844, phone=True), page_in(browser, app_url, 1280, 720)]
+    yield {"teacher": teacher, "students": students}
+    for pg in (teacher, *students):
+        pg.context.close()
+
+
+def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals_it(lesson: dict) -> None:
+    teacher, students = lesson["teacher"], lesson["students"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    teacher.click("#room .room-teach")
+    code = teacher.locator(".room-card .rc-code").inner_text().strip()
+    for i, s in enumerate(students):
+        join_by_code(s, code, phone=i == 0)
+        s.wait_for_selector(FOLLOWING)
+    shows(teacher, ".room-card .rc-count", "2 students joined")
+    teacher.locator(".room-card .rc-hide").click()
+    teacher.click("button.projector")
+    teacher.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
+    for _ in range(12):  # → as a lecturer steps, to the weights
+        if teacher.evaluate("() => document.body.dataset.presentStage") == "weights":
+            break
+        teacher.keyboard.press("ArrowRight")
+        teacher.wait_for_timeout(200)
+    for pg in (teacher, *students):
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'weights'")
+    on_screen(teacher, "#room [data-ask=quiz]")
+    teacher.locator("#room [data-ask=quiz]").click()
+    for i, s in enumerate(students):
+        s.wait_for_function("() => /query t\\d/.test(document.querySelector('#room .ra-prompt')?.innerText || '')")
+        for sel in ("#room .ra-prompt", "#room .ra-opt", "#bench .card.p-now"):
+            on_screen(s, sel)
+        s.screenshot(path=str(SHOTS / f"present-question-{s.viewport_size['width']}.png"))
+        opt = s.locator("#room .ra-opt").first
+        opt.tap() if i == 0 else opt.click()
+        s.wait_for_selector("#room .ra-mine")
+    shows(teacher, "#room .room-answers", "2 answers")
+    teacher.wait_for_function("() => document.querySelector('#room-plot .gtitle')?.textContent.startsWith('2 answers')")
+    teacher.wait_for_timeout(500)
+    teacher.screenshot(path=str(SHOTS / "present-teacher-1920.png"))
+    for sel in ("#present-panel .pp-next", "#room .room-reveal", "#bench .card.p-now"):
+        on_screen(teacher, sel)
+    for b in teacher.locator("#present-panel button:visible").all():  # (none of the panel's buttons under the chart)
+        box = b.bounding_box()
+        assert box is not None
+        at = teacher.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('#present-panel') !== null",
+                              [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])  # fmt: skip
+        assert at, f"the panel's button {b.inner_text()!r} is covered"
+    size = teacher.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#room-plot .ytick text'))"
+                            ".fontSize)")  # fmt: skip
+    assert size >= 20, size  # the chart's numbers, read from the back row
+    teacher.locator("#room .room-reveal").click()
+    for s in students:
+        s.wait_for_selector("#room .ra-right")
+        on_screen(s, "#room .ra-right")
+        s.screenshot(path=str(SHOTS / f"present-revealed-{s.viewport_size['width']}.png"))
