@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_room_journey import FOLLOWING, join_by_code, page_in, shows
+from test_room_journey import FOLLOWING, LOADED, join_by_code, page_in, shows
 
 SHOTS = Path("/tmp/room")
 # whether the element is on screen whole, above present mode's panel, and itself at its centre (nothing over it)
@@ -36,7 +36,7 @@ def on_screen(pg: Page, selector: str) -> None:
 def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
     teacher = page_in(browser, f"{app_url}?preset=statquest-mha2", 1920, 1080)
     students = [page_in(browser, app_url, 390, 844, phone=True), page_in(browser, app_url, 1280, 720)]
-    yield {"teacher": teacher, "students": students}
+    yield {"teacher": teacher, "students": students, "url": app_url, "browser": browser}
     for pg in (teacher, *students):
         pg.context.close()
 
@@ -46,6 +46,7 @@ def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals
     SHOTS.mkdir(parents=True, exist_ok=True)
     teacher.click("#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
+    lesson["code"] = code
     for i, s in enumerate(students):
         join_by_code(s, code, phone=i == 0)
         s.wait_for_selector(FOLLOWING)
@@ -90,3 +91,28 @@ def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals
         s.wait_for_selector("#room .ra-right")
         on_screen(s, "#room .ra-right")
         s.screenshot(path=str(SHOTS / f"present-revealed-{s.viewport_size['width']}.png"))
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 720)], ids=["phone", "laptop"])
+def test_a_late_joiner_comes_in_at_the_stage_of_several_heads(lesson: dict, size: tuple[int, int]) -> None:
+    """The lecturer at "heads combined" (a stage only a state of several heads has), a student joins by the room's
+    address: their page presents that stage too. (It stayed out of present mode, 3 times of 3, until the lecturer's
+    next step: the stage was asked for before the room's state of two heads was drawn.)"""
+    teacher = lesson["teacher"]
+    for _ in range(12):
+        if teacher.evaluate("() => document.body.dataset.presentStage") == "combine":
+            break
+        teacher.keyboard.press("ArrowRight")
+        teacher.wait_for_timeout(200)
+    assert teacher.evaluate("() => document.body.dataset.presentStage") == "combine"
+    ctx = lesson["browser"].new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size[0] < 500,
+                                        is_mobile=size[0] < 500)  # fmt: skip
+    try:
+        late = ctx.new_page()
+        late.goto(f"{lesson['url']}?room={lesson['code']}")
+        late.wait_for_function(LOADED)
+        late.wait_for_selector(FOLLOWING)
+        late.wait_for_function("() => document.body.dataset.presentStage === 'combine'", timeout=30_000)
+        on_screen(late, "#bench .card.p-now")
+    finally:
+        ctx.close()

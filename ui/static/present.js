@@ -368,6 +368,8 @@ function start(stage) {
 }
 
 function stop() {
+  pending?.disconnect();  // (a stage asked for and not yet drawn: not started after this)
+  pending = null;
   P.on = false;
   observer.disconnect();
   P.panel.hidden = true;
@@ -410,9 +412,22 @@ const full = () => (document.fullscreenElement ? document.exitFullscreen() : doc
 const size = (d) => document.dispatchEvent(new CustomEvent('pg-ts-step', { detail: d }));
 // goto(key, t, part): that stage (at the KV-cache stage, token t; at the Q, K, V stage, the projection part shown when
 // it shows one at a time), starting present mode if needed (a lesson room's followers: room.js)
+// A stage this state does not have yet is asked again as the bench redraws, for PENDING_MS: a late joiner's page
+// at "heads combined" was still drawing the room's state of several heads, had no such stage, and stayed out of
+// present mode until the lecturer's next step.
+const PENDING_MS = 15000;
+let pending = null;
 const goto = (key, t, part) => {
+  pending?.disconnect();
+  pending = null;
   const i = stages().findIndex((st) => st.key === key);
-  if (i < 0) return;
+  if (i < 0) {
+    const again = new MutationObserver(() => { if (stages().some((st) => st.key === key)) goto(key, t, part); });
+    again.observe(bench() || body, { childList: true, subtree: true });
+    pending = again;
+    setTimeout(() => { if (pending === again) { again.disconnect(); pending = null; } }, PENDING_MS);
+    return;
+  }
   const token = key === 'kv_cache' ? parseInt(t, 10) - 1 : NaN;
   const moved = token >= 0 && token !== P.kv.at();
   if (moved) P.kv.set(token);
