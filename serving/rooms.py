@@ -58,6 +58,7 @@ MAX_CLIENTS = 10_000
 MAX_QUESTIONS = 100
 MAX_ANSWER = 40
 MAX_NAME = 24
+REL_TOL = ABS_TOL = 0.01  # a prediction is right within 1% (or 0.01): math.isclose's rule, sent to pages as data
 MAX_STATE = 20_000  # characters of the teacher's state (a share link holds at most 16,000)
 KINDS = ("predict", "token", "choice")
 TEACHER = "#teacher"  # the waiters' key of a room's teacher stream: code + TEACHER
@@ -112,6 +113,8 @@ class Question:
                "revealed": self.revealed}  # fmt: skip
         if self.revealed:
             out["right"] = self.right
+            if self.kind == "predict":  # the rule the page grades by: the server's own (static/room.js right)
+                out["tol"] = {"rel": REL_TOL, "abs": ABS_TOL}
         else:
             out["hide"] = self.hide
         return out
@@ -123,7 +126,7 @@ class Question:
             a, r = float(answer), float(self.right)
         except ValueError:
             return False
-        return math.isclose(a, r, rel_tol=0.01, abs_tol=0.01)
+        return math.isclose(a, r, rel_tol=REL_TOL, abs_tol=ABS_TOL)  # |a − r| ≤ max(rel·max(|a|, |r|), abs)
 
 
 @dataclass

@@ -410,10 +410,12 @@ function ask(S, p) {
   } else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
   el.innerHTML = html;
 }
+// graded by the server's rule, its tolerance sent with the revealed question (serving/rooms.py Question.correct):
+// math.isclose's |a − r| ≤ max(rel·max(|a|, |r|), abs), so the page and the CSV never disagree
 const right = (qu, a) => {
   if (qu.kind !== 'predict') return a === qu.right;
-  const x = parseFloat(a), r = parseFloat(qu.right);  // as the server grades: within 1% or 0.01
-  return Math.abs(x - r) <= Math.max(0.01, 0.01 * Math.abs(r));
+  const x = parseFloat(a), r = parseFloat(qu.right), tol = qu.tol || { rel: 0, abs: 0 };
+  return Math.abs(x - r) <= Math.max(tol.rel * Math.max(Math.abs(x), Math.abs(r)), tol.abs);
 };
 async function send(S, value) {
   const qu = S.last && S.last.question;

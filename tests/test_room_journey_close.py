@@ -1,0 +1,79 @@
+"""A lesson's answers as a reviewer's walk found them (a lecturer at 1280×720, a student at 1280×720 and one on a
+phone, 390×844, each a browser context of its own, driven by clicks, taps and keys typed one by one): a predicted
+number the CSV counts right is right on the student's screen too; a student's own answer comes back after a reload;
+an answer after the room closed is refused, and the answer buttons go; the lecturer keeps the closed room's results
+and opens a new room without a reload."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from playwright.sync_api import Browser, Page
+from test_room_journey import join_by_code, page_in, shows
+
+SCORES = "#overview table[data-name=scores]"
+WEIGHTS = "#overview table[data-name=weights]"
+# every number of the lecturer's overview weights on screen (none a hidden question's '?')
+ALL_SHOWN = f"() => [...document.querySelectorAll('{WEIGHTS} td[data-r]')].every((td) => /\\d/.test(td.innerText))"
+
+
+@pytest.fixture(scope="module")
+def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, app_url, 1280, 720)
+    students = [page_in(browser, app_url), page_in(browser, app_url, 390, 844, phone=True)]
+    teacher.click("#room .room-teach")
+    code = teacher.locator(".room-card .rc-code").inner_text().strip()
+    for i, s in enumerate(students):
+        join_by_code(s, code, phone=i == 1)
+    shows(teacher, ".room-card .rc-count", "2 students joined")
+    teacher.locator(".room-card .rc-hide").click()
+    yield {"teacher": teacher, "students": students, "code": code}
+    for pg in (teacher, *students):
+        pg.context.close()
+
+
+def press(pg: Page, selector: str) -> None:
+    """A click, or a tap on the phone."""
+    el = pg.locator(selector)
+    el.tap() if (pg.viewport_size or {}).get("width", 1280) < 500 else el.click()
+
+
+def download(teacher: Page) -> pd.DataFrame:
+    with teacher.expect_download() as got:
+        teacher.locator("#room .room-csv").click()
+    return pd.read_csv(got.value.path())
+
+
+def test_a_prediction_the_csv_counts_right_is_right_on_the_students_screen(lesson: dict) -> None:
+    """The walk's case: within 1% of the student's own answer, not of the right one (math.isclose's rule): the
+    page said "yours is wrong ✗" while the CSV said correct=True."""
+    teacher, (a, phone) = lesson["teacher"], lesson["students"]
+    cell = teacher.locator(f"{SCORES} td[data-r='2'][data-c='2']")
+    right = float(f"{float(cell.get_attribute('title') or 'nan'):.4g}")  # as the server words it (ui/room.py)
+    answer = f"{right * 1.01005:.5f}"
+    x = float(answer)
+    assert math.isclose(x, right, rel_tol=0.01, abs_tol=0.01), (x, right)  # right by the server's rule
+    assert abs(x - right) > max(0.01, 0.01 * abs(right)), (x, right)  # and past the page's old rule
+    teacher.locator("#room [data-ask=predict]").click()
+    cell.click()
+    teacher.wait_for_selector("#room .room-q b")
+    for s, value in ((a, answer), (phone, f"{right * 2:.3f}")):
+        s.wait_for_selector("#room .ra-value")
+        press(s, "#room .ra-value")
+        s.locator("#room .ra-value").press_sequentially(value, delay=80)
+        press(s, "#room .ra-form button")
+        s.wait_for_selector("#room .ra-mine")
+    shows(teacher, "#room .room-answers", "2 answers")
+    teacher.locator("#room .room-reveal").click()
+    marks = []
+    for s in (a, phone):
+        s.wait_for_selector("#room .ra-right")
+        marks.append(s.locator("#room .ra-right").inner_text())
+    frame = download(teacher)
+    by_answer = dict(zip(frame["answer"].astype(float), frame["correct"], strict=True))
+    assert by_answer[x] == True  # noqa: E712 (the CSV: a numpy bool)
+    assert "yours is right ✓" in marks[0], marks[0]  # the same on the student's screen
+    assert "yours is wrong ✗" in marks[1], marks[1]
