@@ -359,6 +359,13 @@ class RoomStore:
             st.seen = self._clock()
             self._changed(room, public=False)
 
+    def own_answers(self, code: str, token: Any) -> dict[str, str]:
+        """A student's own answers, {question id (as text, a JSON key): answer}: a reloaded page shows them again."""
+        with self._lock:
+            self._student(code, token)
+            room = self._rooms.get(code)
+            return {str(i): q.answers[token] for i, q in enumerate(room.questions) if token in q.answers}
+
     def end_question(self, code: str, secret: Any, reveal: bool) -> None:
         """Close the current question's answers (``reveal``: and show everyone the right one)."""
         with self._lock:

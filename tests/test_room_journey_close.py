@@ -11,8 +11,9 @@ from collections.abc import Iterator
 
 import pandas as pd
 import pytest
+from browser import LOADED
 from playwright.sync_api import Browser, Page
-from test_room_journey import join_by_code, page_in, shows
+from test_room_journey import FOLLOWING, join_by_code, page_in, shows
 
 SCORES = "#overview table[data-name=scores]"
 WEIGHTS = "#overview table[data-name=weights]"
@@ -77,3 +78,30 @@ def test_a_prediction_the_csv_counts_right_is_right_on_the_students_screen(lesso
     assert by_answer[x] == True  # noqa: E712 (the CSV: a numpy bool)
     assert "yours is right ✓" in marks[0], marks[0]  # the same on the student's screen
     assert "yours is wrong ✗" in marks[1], marks[1]
+
+
+def test_a_students_own_answer_comes_back_after_a_reload(lesson: dict) -> None:
+    teacher, phone = lesson["teacher"], lesson["students"][1]
+    teacher.locator("#room [data-ask=quiz]").click()
+    phone.wait_for_selector("#room .ra-opt")
+    picked = phone.locator("#room .ra-opt").first.inner_text().strip()
+    phone.locator("#room .ra-opt").first.tap()
+    phone.wait_for_selector("#room .ra-opt.chosen")
+    shows(teacher, "#room .room-answers", "1 answer")
+    phone.reload()
+    phone.wait_for_function(LOADED)
+    phone.wait_for_selector(FOLLOWING)
+    phone.wait_for_selector("#room .ra-opt")
+    try:  # mid-question: the option they chose is marked, and their answer said
+        phone.wait_for_selector("#room .ra-opt.chosen", timeout=5_000)
+    except Exception:
+        raise AssertionError(f"after the reload: {phone.locator('#room .room-ask').inner_text()!r}") from None
+    assert phone.locator("#room .ra-opt.chosen").inner_text().strip() == picked
+    assert picked in phone.locator("#room .ra-mine").inner_text()
+    phone.reload()
+    phone.wait_for_function(LOADED)
+    phone.wait_for_selector(FOLLOWING)
+    teacher.locator("#room .room-reveal").click()
+    phone.wait_for_selector("#room .ra-right")
+    text = phone.locator("#room .ra-right").inner_text()
+    assert "yours is right" in text or "yours is wrong" in text, text  # their answer marked after the reveal

@@ -239,5 +239,27 @@ def check_a_prediction_is_graded_by_the_rule_the_pages_are_sent(store: RoomStore
         assert page(a, right) is q.correct(a), (right, a)
 
 
+def check_a_rejoin_brings_back_the_students_own_answers(store: RoomStore) -> None:
+    """A student's own answers, by question id, for their token (a reload's rejoin shows them again); nobody
+    else's, and none for a token that never joined."""
+    room = store.open("10.0.0.1", dict(STATE))
+    a, _ = store.join(room.code, "10.0.0.2")
+    b, _ = store.join(room.code, "10.0.0.3")
+    q0 = store.ask(room.code, room.secret, "choice", "which?", "t2", ["t1", "t2"])
+    store.answer(room.code, a, q0, "t2")
+    store.answer(room.code, b, q0, "t1")
+    q1 = store.ask(room.code, room.secret, "predict", "weights[0, 0]?", "0.5")
+    store.answer(room.code, a, q1, "0.45")
+    assert store.own_answers(room.code, a) == {str(q0): "t2", str(q1): "0.45"}
+    assert store.own_answers(room.code, b) == {str(q0): "t1"}
+    with pytest.raises(RoomError) as e:
+        store.own_answers(room.code, "forged")
+    assert e.value.status == 403
+
+
 def test_a_prediction_is_graded_by_the_rule_the_pages_are_sent() -> None:
     check_a_prediction_is_graded_by_the_rule_the_pages_are_sent(RoomStore())
+
+
+def test_a_rejoin_brings_back_the_students_own_answers() -> None:
+    check_a_rejoin_brings_back_the_students_own_answers(RoomStore())

@@ -350,7 +350,9 @@ async function follow(R, code) {
     <label class="room-name">name (optional) <input maxlength="24" autocomplete="off" value="${esc(me.display)}"></label>
     <button type="button" class="room-try">Try it yourself</button>
     <div class="room-ask" aria-live="polite"></div>`;
-  const S = { me, box, following: true, last: null, applied: '', mine: {}, shownQ: '' };
+  // (their own answers come back from the server: a reload marks them again)
+  const S = { me, box, following: true, last: null, applied: '', mine: { ...me.answers }, shownQ: '', closed: false,
+    stream: null };
   studentClicks(R, S);
   ownEdits(R, S);
   mode(R, S);
