@@ -246,9 +246,12 @@ class RoomStore:
             return self._changed(room)
 
     def close(self, code: str, secret: Any) -> None:
+        """The room closed, and its open question with it (its answers stand; no more come)."""
         with self._lock:
             room = self.drive(code, secret)
             room.closed = True
+            for q in room.questions:
+                q.closed = True
             self._changed(room)
 
     # ---- students ---------------------------------------------------------------------------------------------
@@ -340,6 +343,8 @@ class RoomStore:
             st = self._student(code, token)
             if not isinstance(qid, int) or not room or not 0 <= qid < len(room.questions):
                 raise RoomError(404, "question: no such question in this room")
+            if room.closed:
+                raise RoomError(410, "room: the teacher has closed this room")
             q = room.questions[qid]
             if q.closed:
                 raise RoomError(410, "question: answers are closed")

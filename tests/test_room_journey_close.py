@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 from browser import LOADED
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Error as PlaywrightError
 from test_room_journey import FOLLOWING, join_by_code, page_in, shows
 
 SCORES = "#overview table[data-name=scores]"
@@ -105,3 +106,46 @@ def test_a_students_own_answer_comes_back_after_a_reload(lesson: dict) -> None:
     phone.wait_for_selector("#room .ra-right")
     text = phone.locator("#room .ra-right").inner_text()
     assert "yours is right" in text or "yours is wrong" in text, text  # their answer marked after the reveal
+
+
+def test_an_answer_after_the_room_closed_is_refused_and_its_buttons_go(lesson: dict) -> None:
+    """The walk: after "Close the room" a student still had the question's buttons, and a click was accepted. A
+    student whose stream is between two connections (a phone's network drops) taps after the close: the server
+    refuses it, naming the room, and the page says so and drops the buttons; the other student's page drops them as
+    soon as it hears of the close."""
+    teacher, (a, phone) = lesson["teacher"], lesson["students"]
+    teacher.locator("#room [data-ask=quiz]").click()
+    for s in (a, phone):
+        s.wait_for_selector("#room .ra-opt")
+    assert teacher.evaluate(f"() => !({ALL_SHOWN})()")  # the open question's row is hidden on the lecturer's page
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:  # (a stream held on the network: the student hears nothing of the close)
+        held.append(route)
+
+    a.route("**/room/*/events*", hold)
+    a.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")  # (its stream drops, and waits)
+    for _ in range(200):
+        if held:
+            break
+        a.wait_for_timeout(50)
+    assert held, "the student's stream never came back to the network"
+    teacher.locator("#room .room-close").click()
+    teacher.wait_for_selector("#room .room-status[data-kind=closed]")
+    a.locator("#room .ra-opt").last.click()  # the stale page's button, clicked after the close
+    try:
+        a.wait_for_function("() => /closed this room/.test(document.querySelector('#room').innerText)", timeout=5_000)
+    except Exception:
+        raise AssertionError(f"after the close: {a.locator('#room').inner_text()!r}") from None
+    assert a.locator("#room .ra-opt").count() == 0
+    assert "Your answer" not in a.locator("#room .room-ask").inner_text()
+    a.unroute("**/room/*/events*")
+    for route in held:  # (a page that knows the room closed has let its stream go: nothing to send on)
+        try:
+            route.continue_()
+        except PlaywrightError:
+            pass
+    a.wait_for_selector("#room .room-status[data-kind=closed]")
+    phone.wait_for_selector("#room .room-status[data-kind=closed]")
+    phone.wait_for_timeout(300)
+    assert phone.locator("#room .ra-opt").count() == 0, phone.locator("#room .room-ask").inner_text()

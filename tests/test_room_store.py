@@ -213,6 +213,26 @@ def test_joins_and_answers_wake_only_the_teacher_and_a_question_wakes_everyone()
 # ---- closing, grading, rejoining: each check takes a store, so tests/test_room_redis.py runs it on Redis too ----
 
 
+def check_a_closed_room_refuses_answers_and_keeps_its_results(store: RoomStore) -> None:
+    """Closing a room closes its open question; an answer after that is refused naming the room (as a join is), and
+    the teacher's results stay downloadable with the secret for as long as the closed room is kept."""
+    room = store.open("10.0.0.1", dict(STATE))
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "choice", "which?", "t2", ["t1", "t2", "t3"])
+    store.answer(room.code, token, qid, "t1")
+    store.close(room.code, room.secret)
+    assert json.loads(store.payload(room.code)[1])["question"]["closed"] is True
+    assert store.get(room.code).questions[qid].closed
+    with pytest.raises(RoomError, match="room: the teacher has closed this room") as e:
+        store.answer(room.code, token, qid, "t3")
+    assert e.value.status == 410
+    rows = store.results(room.code, room.secret)
+    assert [(r["answer"], r["correct"]) for r in rows] == [("t1", False)]  # the answer before the close, kept
+    with pytest.raises(RoomError) as e:
+        store.results(room.code, "nope")
+    assert e.value.status == 403
+
+
 def check_a_prediction_is_graded_by_the_rule_the_pages_are_sent(store: RoomStore) -> None:
     """A revealed prediction carries the server's tolerance as data, and the page's formula (static/room.js right,
     math.isclose's: |a − r| ≤ max(rel·max(|a|, |r|), abs)) with it grades as the CSV does. The walk's case: right
@@ -255,6 +275,10 @@ def check_a_rejoin_brings_back_the_students_own_answers(store: RoomStore) -> Non
     with pytest.raises(RoomError) as e:
         store.own_answers(room.code, "forged")
     assert e.value.status == 403
+
+
+def test_a_closed_room_refuses_answers_and_keeps_its_results() -> None:
+    check_a_closed_room_refuses_answers_and_keeps_its_results(RoomStore())
 
 
 def test_a_prediction_is_graded_by_the_rule_the_pages_are_sent() -> None:

@@ -135,7 +135,7 @@ async function post(path, body, headers = {}) {
     method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body || {}),
   });
   const out = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(out.detail || `error ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(out.detail || `error ${res.status}`), { status: res.status });
   return out;
 }
 
@@ -356,21 +356,27 @@ async function follow(R, code) {
   studentClicks(R, S);
   ownEdits(R, S);
   mode(R, S);
-  const stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
+  S.stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
     S.last = p;
     hide.set('room', p.question && !p.question.revealed && !p.gone && !p.closed ? p.question.hide : null);
-    if (p.gone || p.closed) {
-      stream.stop();
-      R.status(`The teacher has closed room <b>${esc(me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
-      box.querySelector('.room-try').hidden = true;
-      return;
-    }
+    if (p.gone || p.closed) { roomClosed(R, S); return; }
     if (S.following) apply(R, S, p);
     ask(S, p);
   }, (code, detail) => R.status(esc(detail), 'error'));
 }
+// the room closed (its stream says so, or an answer was refused for it: ``why``, the server's words): no more
+// answers are offered
+function roomClosed(R, S, why = '') {
+  S.closed = true;
+  S.stream?.stop();
+  hide.set('room', null);
+  R.status(`The teacher has closed room <b>${esc(S.me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
+  S.box.querySelector('.room-try').hidden = true;
+  if (S.last) ask(S, S.last);
+  if (why) S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(why)}</p>`);
+}
 function mode(R, S) {
-  if (S.last && S.last.closed) return;
+  if (S.closed || (S.last && S.last.closed)) return;
   R.status(S.following ? `Following the teacher · room <b>${esc(S.me.code)}</b>`
     : `Trying it yourself · room <b>${esc(S.me.code)}</b>: your changes are yours alone`, S.following ? 'following' : 'trying');
   S.box.querySelector('.room-try').textContent = S.following ? 'Try it yourself' : 'Back to the teacher';
@@ -390,26 +396,28 @@ async function apply(R, S, p) {
 }
 function ask(S, p) {
   const qu = p.question;
-  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, S.mine[qu.id]]) : '';
+  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, S.mine[qu.id], S.closed]) : '';
   if (key === S.shownQ) return;
   S.shownQ = key;
   const el = S.box.querySelector('.room-ask');
   if (!qu) { el.innerHTML = ''; return; }
   const my = S.mine[qu.id];
   let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>`;
-  if (!qu.closed) {
+  const open = !qu.closed && !S.closed;
+  if (open) {
     html += qu.kind === 'predict'
       ? `<form class="ra-form"><input class="ra-value" inputmode="decimal" maxlength="40" aria-label="your answer"
           value="${esc(my ?? '')}"><button type="submit">Send</button></form>`
       : `<div class="ra-options">${qu.options.map((o) => `<button type="button" class="ra-opt${o === my ? ' chosen' : ''}"
           data-v="${esc(o)}">${esc(o)}</button>`).join('')}</div>`;
   }
-  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${qu.closed ? '' : ' (you can change it until the teacher closes the question)'}</p>`;
+  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${open ? ' (you can change it until the teacher closes the question)' : ''}</p>`;
   if (qu.revealed) {
     const ok = my !== undefined && right(qu, my);
     html += `<p class="ra-right">Right answer: <b>${esc(qu.right)}</b>${my === undefined ? '' : ok
       ? ' · <span class="ra-ok">yours is right ✓</span>' : ' · <span class="ra-no">yours is wrong ✗</span>'}</p>`;
-  } else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
+  } else if (S.closed) html += '<p class="ra-closed">The room is closed: no more answers.</p>';
+  else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
   el.innerHTML = html;
 }
 // graded by the server's rule, its tolerance sent with the revealed question (serving/rooms.py Question.correct):
@@ -419,15 +427,17 @@ const right = (qu, a) => {
   const x = parseFloat(a), r = parseFloat(qu.right), tol = qu.tol || { rel: 0, abs: 0 };
   return Math.abs(x - r) <= Math.max(tol.rel * Math.max(Math.abs(x), Math.abs(r)), tol.abs);
 };
-async function send(S, value) {
+async function send(R, S, value) {
   const qu = S.last && S.last.question;
-  if (!qu) return;
+  if (!qu || S.closed) return;
   try {
     await post(`${S.me.code}/answer`, { token: S.me.token, question: qu.id, answer: value });
     S.mine[qu.id] = value;
     S.shownQ = '';
     ask(S, S.last);
-  } catch (err) { S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
+  } catch (err) {
+    if (err.status === 410 && err.message.startsWith('room:')) { roomClosed(R, S, err.message); return; }
+    S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
 }
 // a following student's own edit makes them try it: the teacher's next state would otherwise overwrite it unseen.
 // Caught as it starts (a press on a cell or an option, a key typed into a box, a paste), before it leaves the page.
@@ -448,10 +458,10 @@ function ownEdits(R, S) {
 }
 function studentClicks(R, S) {  // an answer sent, following or trying it, the student's name
   const q = (sel) => S.box.querySelector(sel);
-  S.box.addEventListener('submit', (e) => { e.preventDefault(); send(S, q('.ra-value').value.trim()); });
+  S.box.addEventListener('submit', (e) => { e.preventDefault(); send(R, S, q('.ra-value').value.trim()); });
   S.box.addEventListener('click', (e) => {
     const opt = e.target.closest('.ra-opt');
-    if (opt) send(S, opt.dataset.v);
+    if (opt) send(R, S, opt.dataset.v);
     if (e.target.closest('.room-try')) {
       S.following = !S.following;
       if (S.following && S.last) { S.applied = ''; apply(R, S, S.last); }
