@@ -149,3 +149,22 @@ def test_an_answer_after_the_room_closed_is_refused_and_its_buttons_go(lesson: d
     phone.wait_for_selector("#room .room-status[data-kind=closed]")
     phone.wait_for_timeout(300)
     assert phone.locator("#room .ra-opt").count() == 0, phone.locator("#room .room-ask").inner_text()
+
+
+def test_the_lecturer_keeps_the_closed_rooms_results_and_opens_a_new_room(lesson: dict) -> None:
+    teacher, code = lesson["teacher"], lesson["code"]
+    assert "closed" in teacher.locator("#room .room-status").inner_text()
+    teacher.wait_for_function(ALL_SHOWN)  # the closed question's hidden row is back
+    frame = download(teacher)  # the closed room's results, still
+    assert len(frame) == 2 * frame["question"].max() and frame["question"].max() >= 1  # a row per student and question
+    teach = teacher.locator("#room .room-teach")
+    assert teach.inner_text().strip() == "Teach this"
+    teach.click()
+    card = teacher.locator(".room-card")
+    card.wait_for()
+    new = card.locator(".rc-code").inner_text().strip()
+    assert len(new) == 6 and new != code
+    card.locator(".rc-hide").click()
+    shows(teacher, "#room .room-code-now", new)
+    shows(teacher, "#room .room-count", "0 students joined")
+    assert teacher.locator("#room .room-teach").inner_text().strip() == "Show the join card"

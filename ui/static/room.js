@@ -187,6 +187,7 @@ function showFill(fill) {  // the mask lab shows that fill convention's tables o
 // ---- the teacher -----------------------------------------------------------------------------------------
 function teach(R, room, fresh = true) {
   R.teacher = room;
+  R.off = new AbortController();  // this room's listeners and observers: gone once it closes (a new room, new ones)
   sessionStorage.setItem('ap-teaching', JSON.stringify(room));
   const hdr = { 'X-Room-Secret': room.secret };
   const box = R.$('.room-teacher');
@@ -209,12 +210,16 @@ function teach(R, room, fresh = true) {
     .catch(() => {});
   let queued = false;
   const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
-  new MutationObserver(later).observe(document.body,
-    { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t', 'data-present-part',
-      'data-fill-shown'] });
+  const observe = (target, options) => {
+    const o = new MutationObserver(later);
+    o.observe(target, options);
+    R.off.signal.addEventListener('abort', () => o.disconnect());
+  };
+  observe(document.body, { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t',
+    'data-present-part', 'data-fill-shown'] });
   const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
-  if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
-  new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
+  if (exCard) observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
+  observe(document.getElementById('tabs') || document.body,
     { attributes: true, subtree: true, attributeFilter: ['aria-selected'] });
   const stream = teacherStream(R, room, hdr, box);
   teacherClicks(R, room, hdr, box, stream);
@@ -248,6 +253,7 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
 function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, and the cell a question is about
   let asking = null;
   let quizzes = 0;
+  const { signal } = R.off;
   box.addEventListener('click', async (e) => {
     const b = e.target.closest('button');
     if (!b) return;
@@ -264,14 +270,10 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       else if (b.classList.contains('room-chart')) document.body.classList.toggle('room-chart-off');
       else if (b.classList.contains('room-close')) {
         await post(`${room.code}/close`, {}, hdr);
-        sessionStorage.removeItem('ap-teaching');
-        stream.stop();
-        box.hidden = true;
-        R.status(`Room ${esc(room.code)} is closed.`, 'closed');
-        card(R, false);
+        closedRoom(R, room, hdr, box, stream);
       }
     } catch (err) { R.status(esc(err.message), 'error'); }
-  });
+  }, { signal });
   document.addEventListener('click', async (e) => {  // the cell a question is about
     if (!asking) return;
     const td = e.target.closest && e.target.closest('#overview table[data-name] td[data-r][data-c]');
@@ -285,7 +287,24 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       await post(`${room.code}/ask`, body, hdr);
       R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
     } catch (err) { R.status(esc(err.message), 'error'); }
-  }, true);
+  }, { capture: true, signal });
+}
+
+// a closed room: its results stay to download (the server keeps a closed room 10 minutes, rooms.CLOSED_S), its
+// question's hidden numbers come back, and "Teach this" opens a new room, without a reload
+function closedRoom(R, room, hdr, box, stream) {
+  sessionStorage.removeItem('ap-teaching');
+  stream.stop();
+  R.off.abort();
+  R.teacher = null;
+  hide.set('room', null);
+  if (R.cardEl) { R.cardEl.remove(); R.cardEl = null; }  // (a new room draws its own card)
+  R.$('.room-teach').textContent = 'Teach this';
+  R.$('.room-join').hidden = false;
+  box.innerHTML = '<button type="button" class="room-csv">Download results (CSV)</button>';
+  box.querySelector('.room-csv').addEventListener('click',
+    () => download(room, hdr).catch((err) => R.status(esc(err.message), 'error')));
+  R.status(`Room ${esc(room.code)} is closed. Its results can be downloaded for 10 minutes.`, 'closed');
 }
 
 async function download(room, hdr) {
