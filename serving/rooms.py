@@ -58,6 +58,7 @@ MAX_CLIENTS = 10_000
 MAX_QUESTIONS = 100
 MAX_ANSWER = 40
 MAX_NAME = 24
+REL_TOL = ABS_TOL = 0.01  # a prediction is right within 1% (or 0.01): math.isclose's rule, sent to pages as data
 MAX_STATE = 20_000  # characters of the teacher's state (a share link holds at most 16,000)
 KINDS = ("predict", "token", "choice")
 TEACHER = "#teacher"  # the waiters' key of a room's teacher stream: code + TEACHER
@@ -112,6 +113,8 @@ class Question:
                "revealed": self.revealed}  # fmt: skip
         if self.revealed:
             out["right"] = self.right
+            if self.kind == "predict":  # the rule the page grades by: the server's own (static/room.js right)
+                out["tol"] = {"rel": REL_TOL, "abs": ABS_TOL}
         else:
             out["hide"] = self.hide
         return out
@@ -123,7 +126,7 @@ class Question:
             a, r = float(answer), float(self.right)
         except ValueError:
             return False
-        return math.isclose(a, r, rel_tol=0.01, abs_tol=0.01)
+        return math.isclose(a, r, rel_tol=REL_TOL, abs_tol=ABS_TOL)  # |a − r| ≤ max(rel·max(|a|, |r|), abs)
 
 
 @dataclass
@@ -243,9 +246,12 @@ class RoomStore:
             return self._changed(room)
 
     def close(self, code: str, secret: Any) -> None:
+        """The room closed, and its open question with it (its answers stand; no more come)."""
         with self._lock:
             room = self.drive(code, secret)
             room.closed = True
+            for q in room.questions:
+                q.closed = True
             self._changed(room)
 
     # ---- students ---------------------------------------------------------------------------------------------
@@ -337,6 +343,8 @@ class RoomStore:
             st = self._student(code, token)
             if not isinstance(qid, int) or not room or not 0 <= qid < len(room.questions):
                 raise RoomError(404, "question: no such question in this room")
+            if room.closed:
+                raise RoomError(410, "room: the teacher has closed this room")
             q = room.questions[qid]
             if q.closed:
                 raise RoomError(410, "question: answers are closed")
@@ -355,6 +363,13 @@ class RoomStore:
             q.answers[token] = text
             st.seen = self._clock()
             self._changed(room, public=False)
+
+    def own_answers(self, code: str, token: Any) -> dict[str, str]:
+        """A student's own answers, {question id (as text, a JSON key): answer}: a reloaded page shows them again."""
+        with self._lock:
+            self._student(code, token)
+            room = self._rooms.get(code)
+            return {str(i): q.answers[token] for i, q in enumerate(room.questions) if token in q.answers}
 
     def end_question(self, code: str, secret: Any, reveal: bool) -> None:
         """Close the current question's answers (``reveal``: and show everyone the right one)."""

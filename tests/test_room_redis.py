@@ -15,6 +15,11 @@ import pytest
 from browser import LOADED, serve, type_cell
 from harness import redis_server
 from playwright.sync_api import Browser
+from test_room_store import (
+    check_a_closed_room_refuses_answers_and_keeps_its_results,
+    check_a_prediction_is_graded_by_the_rule_the_pages_are_sent,
+    check_a_rejoin_brings_back_the_students_own_answers,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -122,3 +127,11 @@ def test_a_burst_of_answers_on_two_replicas_loses_none(redis_url: str) -> None:
     for room, qid in zip(rooms, qids, strict=True):
         counted = [row for row in a.results(room.code, room.secret) if row["question"] == qid + 1 and row["answer"]]
         assert len(counted) == 100, (room.code, len(counted))
+
+
+@pytest.mark.parametrize("check", [check_a_closed_room_refuses_answers_and_keeps_its_results,
+                                   check_a_prediction_is_graded_by_the_rule_the_pages_are_sent,
+                                   check_a_rejoin_brings_back_the_students_own_answers])  # fmt: skip
+def test_closing_grading_and_rejoining_as_the_process_store(redis_url: str, check) -> None:
+    """The store tests of tests/test_room_store.py's checks, on Redis (the same RoomStore logic, written back)."""
+    check(RedisRoomStore(redis_url))

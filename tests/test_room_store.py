@@ -208,3 +208,82 @@ def test_joins_and_answers_wake_only_the_teacher_and_a_question_wakes_everyone()
     assert seen == [v] * 20  # (each waited its whole 0.3 s: nothing they show changed)
     assert teacher_v > tv and store.version(room.code, teacher=True) == tv + 31
     assert json.loads(store.payload(room.code, teacher=True)[1])["students"] == 31
+
+
+# ---- closing, grading, rejoining: each check takes a store, so tests/test_room_redis.py runs it on Redis too ----
+
+
+def check_a_closed_room_refuses_answers_and_keeps_its_results(store: RoomStore) -> None:
+    """Closing a room closes its open question; an answer after that is refused naming the room (as a join is), and
+    the teacher's results stay downloadable with the secret for as long as the closed room is kept."""
+    room = store.open("10.0.0.1", dict(STATE))
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "choice", "which?", "t2", ["t1", "t2", "t3"])
+    store.answer(room.code, token, qid, "t1")
+    store.close(room.code, room.secret)
+    assert json.loads(store.payload(room.code)[1])["question"]["closed"] is True
+    assert store.get(room.code).questions[qid].closed
+    with pytest.raises(RoomError, match="room: the teacher has closed this room") as e:
+        store.answer(room.code, token, qid, "t3")
+    assert e.value.status == 410
+    rows = store.results(room.code, room.secret)
+    assert [(r["answer"], r["correct"]) for r in rows] == [("t1", False)]  # the answer before the close, kept
+    with pytest.raises(RoomError) as e:
+        store.results(room.code, "nope")
+    assert e.value.status == 403
+
+
+def check_a_prediction_is_graded_by_the_rule_the_pages_are_sent(store: RoomStore) -> None:
+    """A revealed prediction carries the server's tolerance as data, and the page's formula (static/room.js right,
+    math.isclose's: |a − r| ≤ max(rel·max(|a|, |r|), abs)) with it grades as the CSV does. The walk's case: right
+    3.309, answer 3.34226 (0.03326 ≤ 0.0334226: right; the page's old |a − r| ≤ max(0.01, 0.01·|r|) said wrong)."""
+    room = store.open("10.0.0.1", dict(STATE))
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "predict", "scores[2, 2]?", "3.309")
+    store.answer(room.code, token, qid, "3.34226")
+    store.end_question(room.code, room.secret, reveal=True)
+    public = json.loads(store.payload(room.code)[1])["question"]
+    tol = public["tol"]
+
+    def page(a: str, r: str) -> bool:  # static/room.js right(), line for line
+        x, y = float(a), float(r)
+        return abs(x - y) <= max(tol["rel"] * max(abs(x), abs(y)), tol["abs"])
+
+    assert store.results(room.code, room.secret)[0]["correct"] is True
+    assert page("3.34226", public["right"]) is True
+    q = store.get(room.code).questions[qid]
+    for a in ("3.34226", "3.2759", "3.276", "3.3421", "3.343", "-3.309", "0", "3.309", "3.30"):
+        assert page(a, q.right) is q.correct(a), a
+    for right, a in (("0.005", "0.0149"), ("0.005", "0.0151"), ("-100", "-101.0101"), ("-100", "-98.99")):
+        q.right = right
+        assert page(a, right) is q.correct(a), (right, a)
+
+
+def check_a_rejoin_brings_back_the_students_own_answers(store: RoomStore) -> None:
+    """A student's own answers, by question id, for their token (a reload's rejoin shows them again); nobody
+    else's, and none for a token that never joined."""
+    room = store.open("10.0.0.1", dict(STATE))
+    a, _ = store.join(room.code, "10.0.0.2")
+    b, _ = store.join(room.code, "10.0.0.3")
+    q0 = store.ask(room.code, room.secret, "choice", "which?", "t2", ["t1", "t2"])
+    store.answer(room.code, a, q0, "t2")
+    store.answer(room.code, b, q0, "t1")
+    q1 = store.ask(room.code, room.secret, "predict", "weights[0, 0]?", "0.5")
+    store.answer(room.code, a, q1, "0.45")
+    assert store.own_answers(room.code, a) == {str(q0): "t2", str(q1): "0.45"}
+    assert store.own_answers(room.code, b) == {str(q0): "t1"}
+    with pytest.raises(RoomError) as e:
+        store.own_answers(room.code, "forged")
+    assert e.value.status == 403
+
+
+def test_a_closed_room_refuses_answers_and_keeps_its_results() -> None:
+    check_a_closed_room_refuses_answers_and_keeps_its_results(RoomStore())
+
+
+def test_a_prediction_is_graded_by_the_rule_the_pages_are_sent() -> None:
+    check_a_prediction_is_graded_by_the_rule_the_pages_are_sent(RoomStore())
+
+
+def test_a_rejoin_brings_back_the_students_own_answers() -> None:
+    check_a_rejoin_brings_back_the_students_own_answers(RoomStore())

@@ -313,14 +313,16 @@ async def events(request: Request) -> Response:
 
 
 async def join(request: Request) -> Response:
-    """``POST /room/CODE/join`` ``{"token"?: …, "name"?: …}`` → ``{"token", "name", "display"}``."""
+    """``POST /room/CODE/join`` ``{"token"?: …, "name"?: …}`` → ``{"token", "name", "display", "code", "answers"}``;
+    ``answers``: the student's own, {question id: answer} (a reloaded page marks them again)."""
     try:
         body = await body_of(request)
         token, st = await store(ROOMS.join, request.path_params["code"], client_of(request), body.get("token"))
         code = rm.normal_code(request.path_params["code"])
         if body.get("name") is not None:
             await store(ROOMS.name, code, token, body.get("name"))
-        return JSONResponse({"token": token, "name": st.name, "display": st.display, "code": code})
+        mine = await store(ROOMS.own_answers, code, token)
+        return JSONResponse({"token": token, "name": st.name, "display": st.display, "code": code, "answers": mine})
     except RoomError as e:
         return refused(e)
 

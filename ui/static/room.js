@@ -135,7 +135,7 @@ async function post(path, body, headers = {}) {
     method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body || {}),
   });
   const out = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(out.detail || `error ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(out.detail || `error ${res.status}`), { status: res.status });
   return out;
 }
 
@@ -187,6 +187,7 @@ function showFill(fill) {  // the mask lab shows that fill convention's tables o
 // ---- the teacher -----------------------------------------------------------------------------------------
 function teach(R, room, fresh = true) {
   R.teacher = room;
+  R.off = new AbortController();  // this room's listeners and observers: gone once it closes (a new room, new ones)
   sessionStorage.setItem('ap-teaching', JSON.stringify(room));
   const hdr = { 'X-Room-Secret': room.secret };
   const box = R.$('.room-teacher');
@@ -209,12 +210,16 @@ function teach(R, room, fresh = true) {
     .catch(() => {});
   let queued = false;
   const later = () => { if (!queued) { queued = true; setTimeout(() => { queued = false; view(); }, 30); } };
-  new MutationObserver(later).observe(document.body,
-    { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t', 'data-present-part',
-      'data-fill-shown'] });
+  const observe = (target, options) => {
+    const o = new MutationObserver(later);
+    o.observe(target, options);
+    R.off.signal.addEventListener('abort', () => o.disconnect());
+  };
+  observe(document.body, { attributes: true, attributeFilter: ['data-present-stage', 'data-present-t',
+    'data-present-part', 'data-fill-shown'] });
   const exCard = document.getElementById('explain');  // opened (a new explanation arrives), or closed
-  if (exCard) new MutationObserver(later).observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
-  new MutationObserver(later).observe(document.getElementById('tabs') || document.body,
+  if (exCard) observe(exCard, { attributes: true, attributeFilter: ['class'], childList: true });
+  observe(document.getElementById('tabs') || document.body,
     { attributes: true, subtree: true, attributeFilter: ['aria-selected'] });
   const stream = teacherStream(R, room, hdr, box);
   teacherClicks(R, room, hdr, box, stream);
@@ -248,6 +253,7 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
 function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, and the cell a question is about
   let asking = null;
   let quizzes = 0;
+  const { signal } = R.off;
   box.addEventListener('click', async (e) => {
     const b = e.target.closest('button');
     if (!b) return;
@@ -264,14 +270,10 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       else if (b.classList.contains('room-chart')) document.body.classList.toggle('room-chart-off');
       else if (b.classList.contains('room-close')) {
         await post(`${room.code}/close`, {}, hdr);
-        sessionStorage.removeItem('ap-teaching');
-        stream.stop();
-        box.hidden = true;
-        R.status(`Room ${esc(room.code)} is closed.`, 'closed');
-        card(R, false);
+        closedRoom(R, room, hdr, box, stream);
       }
     } catch (err) { R.status(esc(err.message), 'error'); }
-  });
+  }, { signal });
   document.addEventListener('click', async (e) => {  // the cell a question is about
     if (!asking) return;
     const td = e.target.closest && e.target.closest('#overview table[data-name] td[data-r][data-c]');
@@ -285,7 +287,24 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       await post(`${room.code}/ask`, body, hdr);
       R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
     } catch (err) { R.status(esc(err.message), 'error'); }
-  }, true);
+  }, { capture: true, signal });
+}
+
+// a closed room: its results stay to download (the server keeps a closed room 10 minutes, rooms.CLOSED_S), its
+// question's hidden numbers come back, and "Teach this" opens a new room, without a reload
+function closedRoom(R, room, hdr, box, stream) {
+  sessionStorage.removeItem('ap-teaching');
+  stream.stop();
+  R.off.abort();
+  R.teacher = null;
+  hide.set('room', null);
+  if (R.cardEl) { R.cardEl.remove(); R.cardEl = null; }  // (a new room draws its own card)
+  R.$('.room-teach').textContent = 'Teach this';
+  R.$('.room-join').hidden = false;
+  box.innerHTML = '<button type="button" class="room-csv">Download results (CSV)</button>';
+  box.querySelector('.room-csv').addEventListener('click',
+    () => download(room, hdr).catch((err) => R.status(esc(err.message), 'error')));
+  R.status(`Room ${esc(room.code)} is closed. Its results can be downloaded for 10 minutes.`, 'closed');
 }
 
 async function download(room, hdr) {
@@ -350,25 +369,33 @@ async function follow(R, code) {
     <label class="room-name">name (optional) <input maxlength="24" autocomplete="off" value="${esc(me.display)}"></label>
     <button type="button" class="room-try">Try it yourself</button>
     <div class="room-ask" aria-live="polite"></div>`;
-  const S = { me, box, following: true, last: null, applied: '', mine: {}, shownQ: '' };
+  // (their own answers come back from the server: a reload marks them again)
+  const S = { me, box, following: true, last: null, applied: '', mine: { ...me.answers }, shownQ: '', closed: false,
+    stream: null };
   studentClicks(R, S);
   ownEdits(R, S);
   mode(R, S);
-  const stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
+  S.stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
     S.last = p;
     hide.set('room', p.question && !p.question.revealed && !p.gone && !p.closed ? p.question.hide : null);
-    if (p.gone || p.closed) {
-      stream.stop();
-      R.status(`The teacher has closed room <b>${esc(me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
-      box.querySelector('.room-try').hidden = true;
-      return;
-    }
+    if (p.gone || p.closed) { roomClosed(R, S); return; }
     if (S.following) apply(R, S, p);
     ask(S, p);
   }, (code, detail) => R.status(esc(detail), 'error'));
 }
+// the room closed (its stream says so, or an answer was refused for it: ``why``, the server's words): no more
+// answers are offered
+function roomClosed(R, S, why = '') {
+  S.closed = true;
+  S.stream?.stop();
+  hide.set('room', null);
+  R.status(`The teacher has closed room <b>${esc(S.me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
+  S.box.querySelector('.room-try').hidden = true;
+  if (S.last) ask(S, S.last);
+  if (why) S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(why)}</p>`);
+}
 function mode(R, S) {
-  if (S.last && S.last.closed) return;
+  if (S.closed || (S.last && S.last.closed)) return;
   R.status(S.following ? `Following the teacher · room <b>${esc(S.me.code)}</b>`
     : `Trying it yourself · room <b>${esc(S.me.code)}</b>: your changes are yours alone`, S.following ? 'following' : 'trying');
   S.box.querySelector('.room-try').textContent = S.following ? 'Try it yourself' : 'Back to the teacher';
@@ -388,42 +415,48 @@ async function apply(R, S, p) {
 }
 function ask(S, p) {
   const qu = p.question;
-  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, S.mine[qu.id]]) : '';
+  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, S.mine[qu.id], S.closed]) : '';
   if (key === S.shownQ) return;
   S.shownQ = key;
   const el = S.box.querySelector('.room-ask');
   if (!qu) { el.innerHTML = ''; return; }
   const my = S.mine[qu.id];
   let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>`;
-  if (!qu.closed) {
+  const open = !qu.closed && !S.closed;
+  if (open) {
     html += qu.kind === 'predict'
       ? `<form class="ra-form"><input class="ra-value" inputmode="decimal" maxlength="40" aria-label="your answer"
           value="${esc(my ?? '')}"><button type="submit">Send</button></form>`
       : `<div class="ra-options">${qu.options.map((o) => `<button type="button" class="ra-opt${o === my ? ' chosen' : ''}"
           data-v="${esc(o)}">${esc(o)}</button>`).join('')}</div>`;
   }
-  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${qu.closed ? '' : ' (you can change it until the teacher closes the question)'}</p>`;
+  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${open ? ' (you can change it until the teacher closes the question)' : ''}</p>`;
   if (qu.revealed) {
     const ok = my !== undefined && right(qu, my);
     html += `<p class="ra-right">Right answer: <b>${esc(qu.right)}</b>${my === undefined ? '' : ok
       ? ' · <span class="ra-ok">yours is right ✓</span>' : ' · <span class="ra-no">yours is wrong ✗</span>'}</p>`;
-  } else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
+  } else if (S.closed) html += '<p class="ra-closed">The room is closed: no more answers.</p>';
+  else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
   el.innerHTML = html;
 }
+// graded by the server's rule, its tolerance sent with the revealed question (serving/rooms.py Question.correct):
+// math.isclose's |a − r| ≤ max(rel·max(|a|, |r|), abs), so the page and the CSV never disagree
 const right = (qu, a) => {
   if (qu.kind !== 'predict') return a === qu.right;
-  const x = parseFloat(a), r = parseFloat(qu.right);  // as the server grades: within 1% or 0.01
-  return Math.abs(x - r) <= Math.max(0.01, 0.01 * Math.abs(r));
+  const x = parseFloat(a), r = parseFloat(qu.right), tol = qu.tol || { rel: 0, abs: 0 };
+  return Math.abs(x - r) <= Math.max(tol.rel * Math.max(Math.abs(x), Math.abs(r)), tol.abs);
 };
-async function send(S, value) {
+async function send(R, S, value) {
   const qu = S.last && S.last.question;
-  if (!qu) return;
+  if (!qu || S.closed) return;
   try {
     await post(`${S.me.code}/answer`, { token: S.me.token, question: qu.id, answer: value });
     S.mine[qu.id] = value;
     S.shownQ = '';
     ask(S, S.last);
-  } catch (err) { S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
+  } catch (err) {
+    if (err.status === 410 && err.message.startsWith('room:')) { roomClosed(R, S, err.message); return; }
+    S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
 }
 // a following student's own edit makes them try it: the teacher's next state would otherwise overwrite it unseen.
 // Caught as it starts (a press on a cell or an option, a key typed into a box, a paste), before it leaves the page.
@@ -444,10 +477,10 @@ function ownEdits(R, S) {
 }
 function studentClicks(R, S) {  // an answer sent, following or trying it, the student's name
   const q = (sel) => S.box.querySelector(sel);
-  S.box.addEventListener('submit', (e) => { e.preventDefault(); send(S, q('.ra-value').value.trim()); });
+  S.box.addEventListener('submit', (e) => { e.preventDefault(); send(R, S, q('.ra-value').value.trim()); });
   S.box.addEventListener('click', (e) => {
     const opt = e.target.closest('.ra-opt');
-    if (opt) send(S, opt.dataset.v);
+    if (opt) send(R, S, opt.dataset.v);
     if (e.target.closest('.room-try')) {
       S.following = !S.following;
       if (S.following && S.last) { S.applied = ''; apply(R, S, S.last); }
