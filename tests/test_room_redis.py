@@ -18,6 +18,8 @@ from playwright.sync_api import Browser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from test_room_store import asked_state_kept
+
 from serving import rooms as rm
 from serving.rooms_redis import PREFIX, RedisRoomStore
 
@@ -122,3 +124,9 @@ def test_a_burst_of_answers_on_two_replicas_loses_none(redis_url: str) -> None:
     for room, qid in zip(rooms, qids, strict=True):
         counted = [row for row in a.results(room.code, room.secret) if row["question"] == qid + 1 and row["answer"]]
         assert len(counted) == 100, (room.code, len(counted))
+
+
+def test_a_question_keeps_its_state_and_says_when_the_teacher_moved_on_across_replicas(redis_url: str) -> None:
+    """As the in-process store (test_room_store.asked_state_kept): a question's state, head, outline and ``moved``
+    written by one replica and read by the other."""
+    asked_state_kept(RedisRoomStore(redis_url), RedisRoomStore(redis_url))
