@@ -331,6 +331,7 @@ class RoomStore:
                 raise RoomError(429, f"questions: this room has asked {MAX_QUESTIONS}, its most")
             for q in room.questions:
                 q.closed = True
+                q.asked = {}  # (only the last question follows the teacher's state: a room's JSON stays small)
             opts = [str(o)[:MAX_ANSWER] for o in (options or [])][:12]
             q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}),
                          head=int((about or {}).get("head") or 0), mark=list((about or {}).get("mark") or []),

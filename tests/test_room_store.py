@@ -231,6 +231,8 @@ def asked_state_kept(store: RoomStore, other: RoomStore | None = None) -> None:
     assert (sent["right"], sent["moved"], sent["mark"]) == ("0.3213", True, {"mark": [["weights", 2, 1]], "head": 1})
     assert other.results(room.code, room.secret)[0]["correct"] is True  # graded against the state asked
     assert other.get(room.code).questions[qid].asked == asked
+    store.ask(room.code, room.secret, "predict", "another?", "1")
+    assert other.get(room.code).questions[qid].asked == {}  # (only the last one follows: the room's JSON stays small)
     with pytest.raises(RoomError) as e:
         other.moved(room.code, "not the secret", qid, False)
     assert e.value.status == 403
