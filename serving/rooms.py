@@ -107,14 +107,19 @@ class Question:
     revealed: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # student token -> answer text
     hide: dict[str, Any] = field(default_factory=dict)  # what every page hides till the reveal (ui/learn.py hidden)
+    head: int = 0  # the head it is about, 1-based (0: every head, or a one-head state)
+    mark: list[list[Any]] = field(default_factory=list)  # [table, row, col] the reveal outlines, in ``head`` only
+    asked: dict[str, Any] = field(default_factory=dict)  # the state it was asked on (its query) and how ({"body"})
+    moved: bool = False  # the teacher's state has moved since, so that its answer now reads otherwise on screen
 
     def public(self, qid: int) -> dict[str, Any]:
         out = {"id": qid, "kind": self.kind, "prompt": self.prompt, "options": self.options, "closed": self.closed,
-               "revealed": self.revealed}  # fmt: skip
+               "revealed": self.revealed, "head": self.head, "moved": self.moved}  # fmt: skip
         if self.revealed:
             out["right"] = self.right
             if self.kind == "predict":  # the rule the page grades by: the server's own (static/room.js right)
                 out["tol"] = {"rel": REL_TOL, "abs": ABS_TOL}
+            out["mark"] = {"mark": self.mark, "head": self.head - 1 if self.head else None}  # (a hide.js spec)
         else:
             out["hide"] = self.hide
         return out
@@ -319,9 +324,11 @@ class RoomStore:
     # ---- questions --------------------------------------------------------------------------------------------
 
     def ask(self, code: str, secret: Any, kind: str, prompt: str, right: str, options: list[str] | None = None,
-            hide: dict[str, Any] | None = None) -> int:  # fmt: skip
+            hide: dict[str, Any] | None = None, about: dict[str, Any] | None = None) -> int:  # fmt: skip
         """A new question to the class (the one before it closes); returns its id. ``hide``: what gives its answer
-        away on the workbench, which every page hides until the reveal (plain data, never a number)."""
+        away on the workbench, which every page hides until the reveal (plain data, never a number). ``about``:
+        ``head`` (1-based), ``mark`` (the cells the reveal outlines) and ``asked`` (the state it is asked on: its
+        right answer is that state's, whatever the teacher shows later, :meth:`moved`)."""
         with self._lock:
             room = self.drive(code, secret)
             if kind not in KINDS:
@@ -330,8 +337,11 @@ class RoomStore:
                 raise RoomError(429, f"questions: this room has asked {MAX_QUESTIONS}, its most")
             for q in room.questions:
                 q.closed = True
+                q.asked = {}  # (only the last question follows the teacher's state: a room's JSON stays small)
             opts = [str(o)[:MAX_ANSWER] for o in (options or [])][:12]
-            q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}))
+            q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}),
+                         head=int((about or {}).get("head") or 0), mark=list((about or {}).get("mark") or []),
+                         asked=dict((about or {}).get("asked") or {}))  # fmt: skip
             room.questions.append(q)
             self._changed(room)
             return len(room.questions) - 1
@@ -370,6 +380,17 @@ class RoomStore:
             self._student(code, token)
             room = self._rooms.get(code)
             return {str(i): q.answers[token] for i, q in enumerate(room.questions) if token in q.answers}
+
+    def moved(self, code: str, secret: Any, qid: int, moved: bool) -> None:
+        """Whether the teacher's state has moved away from the one question ``qid`` was asked on (its answer would
+        now read otherwise): every page says so, and grading stays against the state asked (students answered it)."""
+        with self._lock:
+            room = self.drive(code, secret)
+            if 0 <= qid < len(room.questions) and qid == len(room.questions) - 1:
+                q = room.questions[qid]
+                if q.moved != moved:
+                    q.moved = moved
+                    self._changed(room)
 
     def end_question(self, code: str, secret: Any, reveal: bool) -> None:
         """Close the current question's answers (``reveal``: and show everyone the right one)."""

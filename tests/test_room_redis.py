@@ -23,6 +23,8 @@ from test_room_store import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from test_room_store import asked_state_kept
+
 from serving import rooms as rm
 from serving.rooms_redis import PREFIX, RedisRoomStore
 
@@ -135,3 +137,9 @@ def test_a_burst_of_answers_on_two_replicas_loses_none(redis_url: str) -> None:
 def test_closing_grading_and_rejoining_as_the_process_store(redis_url: str, check) -> None:
     """The store tests of tests/test_room_store.py's checks, on Redis (the same RoomStore logic, written back)."""
     check(RedisRoomStore(redis_url))
+
+
+def test_a_question_keeps_its_state_and_says_when_the_teacher_moved_on_across_replicas(redis_url: str) -> None:
+    """As the in-process store (test_room_store.asked_state_kept): a question's state, head, outline and ``moved``
+    written by one replica and read by the other."""
+    asked_state_kept(RedisRoomStore(redis_url), RedisRoomStore(redis_url))

@@ -4,7 +4,10 @@ for wrong codes, the flood limit, the caps on answers, questions computed by the
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
 import io
+import json
 import os
 import subprocess
 import sys
@@ -28,6 +31,8 @@ from serving import rooms as rm
 from ui import room as ui_room
 from ui.learn import hidden as learn_hidden
 from ui.room import ROOMS
+from ui.share import link_values
+from ui.values import PageValues
 
 
 @pytest.fixture(scope="module")
@@ -322,3 +327,45 @@ def test_the_join_card_says_when_its_address_is_this_computers_only(monkeypatch:
     monkeypatch.setattr(rm, "lan_address", lambda: "192.168.1.20")
     monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
     assert ui_room.join_base(local) == "http://192.168.1.20:7931/"
+
+
+def mha2(head: int = 2, causal: bool = True, x_k_t2_d1: float | None = None) -> tuple[str | None, PageValues]:
+    """statquest-mha2 as the teacher's page holds it: head ``head`` shown, a causal mask, x_k[t2, d1] edited."""
+    pid, _, nv, _ = link_values({"preset": "statquest-mha2", "head_shown": str(head)})
+    nv = dataclasses.replace(nv, mask_kind="causal" if causal else nv.mask_kind)
+    if x_k_t2_d1 is not None:
+        x_k = copy.deepcopy(nv.x_k)
+        x_k["data"][1][1] = x_k_t2_d1  # (row t2; column 0 is the token's label)
+        nv = dataclasses.replace(nv, x_k=x_k)
+    return pid, nv
+
+
+def test_an_answer_is_of_the_state_asked_and_every_page_is_told_when_the_teacher_moved_on(
+    client: TestClient, room: rm.Room, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reviewer's walk: weights[t3, t2] of head 2 (0.3213) asked, then x_k[t2, d1] = 3 (the cell now 0.5600) and
+    Reveal: every page said "Right answer: 0.3213" beside a cell reading 0.5600, with nothing said. The question
+    keeps the state it was asked on; a move away that changes its answer is said (``moved``), a head shown changed
+    alone is not; grading and the CSV stay with the state asked; the reveal outlines the asked cell in its head."""
+    teacher = {"X-Room-Secret": room.secret}
+    monkeypatch.setitem(ui_room.TEACHING, "teacher-page", (room.code, room.secret))
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(), strict=True)))
+    body = {"kind": "predict", "name": "weights", "row": 2, "col": 1}  # (the head shown: 2)
+    client.post(f"/room/{room.code}/ask", json=body, headers=teacher)
+    token = client.post(f"/room/{room.code}/join", json={}).json()["token"]
+    client.post(f"/room/{room.code}/answer", json={"token": token, "question": 0, "answer": "0.33"})
+    sent = room.public()["question"]
+    assert (sent["prompt"], sent["head"], sent["moved"]) == ("Predict weights[t3, t2] (head 2)", 2, False)
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(head=1), strict=True)))
+    assert room.public()["question"]["moved"] is False  # another head shown: the asked number is the same
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(x_k_t2_d1=3.0), strict=True)))
+    assert room.public()["question"]["moved"] is True
+    assert json.loads(ROOMS.payload(room.code)[1])["question"]["moved"] is True  # (every follower's page)
+    client.post(f"/room/{room.code}/end", json={"reveal": True}, headers=teacher)
+    sent = room.public()["question"]
+    assert (sent["right"], sent["moved"]) == ("0.3213", True)
+    assert sent["mark"] == {"mark": [["weights", 2, 1]], "head": 1}  # (a hide.js spec: head 0-based)
+    rows = client.get(f"/room/{room.code}/results.csv", headers=teacher).text
+    assert pd.read_csv(io.StringIO(rows)).loc[0, ["right_answer", "correct"]].tolist() == [0.3213, True]
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(), strict=True)))  # back as asked
+    assert room.public()["question"]["moved"] is False

@@ -287,3 +287,35 @@ def test_a_prediction_is_graded_by_the_rule_the_pages_are_sent() -> None:
 
 def test_a_rejoin_brings_back_the_students_own_answers() -> None:
     check_a_rejoin_brings_back_the_students_own_answers(RoomStore())
+
+
+def asked_state_kept(store: RoomStore, other: RoomStore | None = None) -> None:
+    """A question keeps the state it was asked on, its head and the cell its reveal outlines; ``moved`` (the teacher's
+    state moved so that its answer now reads otherwise) is told to every page, and grading stays with the state
+    asked. ``other``: a second replica of the same rooms, which reads what the first one wrote."""
+    other = other or store
+    room = store.open("10.0.0.1", dict(STATE))
+    asked = {"query": {"preset": "statquest-mha2", "head_shown": "2"}, "body": {"kind": "predict", "head": 2}}
+    about = {"head": 2, "mark": [["weights", 2, 1]], "asked": asked}
+    qid = store.ask(room.code, room.secret, "predict", "Predict weights[t3, t2] (head 2)", "0.3213", None, None, about)
+    token, _ = other.join(room.code, "10.0.0.2")
+    other.answer(room.code, token, qid, "0.33")
+    sent = json.loads(other.payload(room.code)[1])["question"]
+    assert (sent["head"], sent["moved"], "mark" in sent) == (2, False, False)
+    v = other.version(room.code)
+    store.moved(room.code, room.secret, qid, True)
+    assert other.version(room.code) > v  # (a change every follower is woken for)
+    store.end_question(room.code, room.secret, reveal=True)
+    sent = json.loads(other.payload(room.code)[1])["question"]
+    assert (sent["right"], sent["moved"], sent["mark"]) == ("0.3213", True, {"mark": [["weights", 2, 1]], "head": 1})
+    assert other.results(room.code, room.secret)[0]["correct"] is True  # graded against the state asked
+    assert other.get(room.code).questions[qid].asked == asked
+    store.ask(room.code, room.secret, "predict", "another?", "1")
+    assert other.get(room.code).questions[qid].asked == {}  # (only the last one follows: the room's JSON stays small)
+    with pytest.raises(RoomError) as e:
+        other.moved(room.code, "not the secret", qid, False)
+    assert e.value.status == 403
+
+
+def test_a_question_keeps_its_state_its_head_and_says_when_the_teacher_moved_on() -> None:
+    asked_state_kept(RoomStore())

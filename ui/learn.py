@@ -128,8 +128,10 @@ def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[s
     """What gives a question's answer away on the workbench, as the page hides it while the question is open
     (static/hide.js): ``cells`` [table, row, col or None for the whole row] of the overview and the notebook,
     ``prints`` the notebook steps whose torch print shows them, ``heat`` [figure, row, col or None] of the heatmaps,
-    ``explain`` [table, row]: rows whose explanation would print it. Plain data, no number: the workbench quiz
-    (:func:`question_html`) and a lesson room's questions (ui/room.py) send it to the page.
+    ``explain`` [table, row]: rows whose explanation would print it, ``head`` the question's head (0-based; None for
+    the heads combined): the page hides a per-head table's cells only while that head is shown. Plain data, no
+    number: the workbench quiz (:func:`question_html`) and a lesson room's questions (ui/room.py) send it to the
+    page.
 
     A number: its cell, and the same number where a later step shows it again (scaled and masked are scores
     divided; a single head's combine is its output). A weight: its query's whole row (1 − the rest of the row
@@ -145,7 +147,7 @@ def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[s
         heat = [[f, row, col] for f in figs[:1]] if step in ("scores", "scaled", "masked") else []
         later = ["weights", "output", "combine"] if step in ("scores", "scaled", "masked") else ["combine"]
         return {"cells": cells, "prints": sorted({c[0] for c in cells}), "heat": heat,
-                "explain": [[n, row] for n in later]}  # fmt: skip
+                "explain": [[n, row] for n in later], "head": None if step == "combine" else head}  # fmt: skip
     names = ["weights", "output", "combine"] if kind == "number" else [*ROW_STEPS, "output", "combine"]
     heat = [[f, row, None] for f in (figs[1:] if kind == "number" else figs)]
     return {
@@ -153,6 +155,7 @@ def hidden(kind: str, step: str, head: int, row: int, col: int | None) -> dict[s
         "prints": names,
         "heat": heat,
         "explain": [[n, row] for n in ("output", "combine")],
+        "head": head,  # (0-based: hide.js hides a per-head table's cells only while this head is shown)
     }
 
 

@@ -26,7 +26,7 @@ import json
 import math
 import os
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import gradio as gr
@@ -102,9 +102,29 @@ def publish(key: str | None, entry: dict[str, Any]) -> None:
     if held is None or entry.get("vals") is None:
         return
     try:
-        ROOMS.set_state(*held, {"query": room_query(entry.get("preset"), entry["vals"])})
+        query = room_query(entry.get("preset"), entry["vals"])
+        ROOMS.set_state(*held, {"query": query})
+        still_asked(held, query)
     except (RoomError, ac.ScenarioError):
         TEACHING.pop(key, None)  # closed or expired: this page no longer teaches
+
+
+def still_asked(held: tuple[str, str], query: dict[str, Any]) -> None:
+    """After the teacher's state changed: whether the room's last question, asked on another state, would now
+    read otherwise (its prompt or right answer made from ``query``); every page then says its answer is of the state
+    as asked (``Question.moved``). A change of the head shown alone moves nothing: the question names its head."""
+    room = ROOMS.drive(*held)
+    q = room.questions[-1] if room.questions else None
+    if q is None or not q.asked:
+        return
+    moved = False
+    if json.dumps(q.asked.get("query"), sort_keys=True) != json.dumps(query, sort_keys=True):
+        try:
+            now = question_from(query, q.asked.get("body") or {})
+            moved = (now.prompt, now.right) != (q.prompt, q.right)
+        except (RoomError, ac.ScenarioError, quiz.QuizError):
+            moved = True  # (the question cannot be asked of the state now: it is not the state's)
+    ROOMS.moved(room.code, room.secret, len(room.questions) - 1, moved)
 
 
 AFTER_WRITE.append(publish)
@@ -363,8 +383,10 @@ async def teacher(request: Request) -> Response:
             await store(ROOMS.close, room.code, secret)
             return JSONResponse({"closed": True})
         if action == "ask":
-            kind, prompt, right, options, hide = question_from(room.state.get("query") or {}, body)
-            question = await store(ROOMS.ask, room.code, secret, kind, prompt, right, options, hide)
+            query = room.state.get("query") or {}
+            a = question_from(query, body)
+            about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
+            question = await store(ROOMS.ask, room.code, secret, a.kind, a.prompt, a.right, a.options, a.hide, about)
             return JSONResponse({"question": question})
         if action == "end":
             await store(ROOMS.end_question, room.code, secret, bool(body.get("reveal")))
@@ -406,7 +428,19 @@ def as_text_cell(v: Any) -> Any:
 RESULT_COLUMNS = ["question", "kind", "prompt", "student", "display_name", "answer", "right_answer", "correct"]
 
 
-Asked = tuple[str, str, str, list[str], dict[str, Any]]  # kind, prompt, right answer, options, what pages hide
+class Asked(NamedTuple):
+    """A question made from a state: what students are asked, what pages hide till the reveal, and what it is
+    about (``head`` 1-based, 0 for none; ``mark`` the cells the reveal outlines; ``body`` the ask with its head
+    named, which makes the same question of another state, :func:`still_asked`)."""
+
+    kind: str
+    prompt: str
+    right: str
+    options: list[str]
+    hide: dict[str, Any]
+    head: int = 0
+    mark: list[list[Any]] = []  # noqa: RUF012 (a NamedTuple's default, never mutated)
+    body: dict[str, Any] = {}  # noqa: RUF012
 
 
 def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
@@ -435,7 +469,9 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
         right = f"{value:.4g}"
         who = f" (head {head + 1})" if len(heads) > 1 else ""
         prompt = f"Predict {name}[{tr['tokens'][row]}, {col_label(name, tr, col)}]{who}"
-        return "predict", prompt, right, [], hidden("number", name, head, row, col)
+        asked = {"kind": kind, "name": name, "head": head + 1, "row": row, "col": col}
+        return Asked("predict", prompt, right, [], hidden("number", name, head, row, col), head + 1 if len(heads) > 1
+                     else 0, [[name, row, col]], asked)  # fmt: skip
     if kind == "token":
         weights = heads[head]["weights"]
         if not 0 <= row < len(weights):
@@ -444,7 +480,9 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
         best = max(range(len(weights[row])), key=lambda j: weights[row][j])
         who = f" in head {head + 1}" if len(heads) > 1 else ""
         prompt = f"Which key gets the most weight for the query {tr['tokens'][row]!r}{who}?"
-        return "token", prompt, keys[best], keys, hidden("argmax", "weights", head, row, None)
+        asked = {"kind": kind, "head": head + 1, "row": row}
+        return Asked("token", prompt, keys[best], keys, hidden("argmax", "weights", head, row, None),
+                     head + 1 if len(heads) > 1 else 0, [["weights", row, best]], asked)  # fmt: skip
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 
@@ -457,10 +495,14 @@ def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> Asked:
         q = quiz.ask(s, tr, seed, index, "argmax")
     except quiz.QuizError:
         q = quiz.ask(s, tr, seed, index, "number")
+    head = 0 if s.heads == 1 or q.step == "combine" else q.head + 1
+    asked = {"kind": "quiz", "index": index}
     if q.kind == "argmax" and isinstance(q.answer, tuple):
         options = [f"{k} ({j + 1})" for j, k in enumerate(q.keys)]
-        return "choice", q.prompt, options[q.answer[0]], options, question_hidden(q)
-    return "predict", q.prompt, f"{float(q.answer):.4g}", [], question_hidden(q)
+        mark = [["weights", q.row, q.answer[0]]]
+        return Asked("choice", q.prompt, options[q.answer[0]], options, question_hidden(q), head, mark, asked)
+    mark = [[q.step, q.row, q.col]] if q.col is not None else []
+    return Asked("predict", q.prompt, f"{float(q.answer):.4g}", [], question_hidden(q), head, mark, asked)
 
 
 PREDICTABLE = ("scores", "scaled", "masked", "weights", "output")

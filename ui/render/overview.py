@@ -128,7 +128,7 @@ def overview_html(s: ac.Scenario, tr: ac.Trace, h: int, marks: Any, combine: str
         joined = st.head_output_cards(s, tr, table) if tr.output.shape[-1] <= win else ""
         parts += [joined, arrow(how), card("combine", "heads combined", tuple(tr.output.shape), combine, "combine")]
     parts.append(st.stage_cards(s, tr, h, table))  # present mode's own stages (RoPE, kv heads, window, cache, heads)
-    return f"<div class='overview'><div class='pipe'>{''.join(parts)}</div></div>"
+    return f"<div class='overview' data-head='{h + 1}'><div class='pipe'>{''.join(parts)}</div></div>"
 
 
 def qkv_title(n: str, tr: ac.Trace, h: int, cross: bool = False) -> str:

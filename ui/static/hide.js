@@ -14,6 +14,7 @@ import * as page from './page.js';
 
 const MARK = '?';
 const NOTE = 'hidden while the question is open';
+const MARKED = 'ap-asked';  // a revealed question's cell (learn.css outlines it)
 const VIEWS = '#overview, .nb-view';
 const specs = new Map();  // source ('quiz', 'room') -> its spec
 let shown = new Set();  // the nodes hidden now
@@ -40,7 +41,18 @@ export function mount({ element }) {  // the quiz's question element: its open q
   read();
 }
 
-const union = (key) => [...specs.values()].flatMap((s) => s[key] || []);
+// the head the overview shows, 0-based (ui/render/overview.py data-head), or null where none is drawn
+export function shownHead() {
+  const h = document.querySelector('#overview .overview[data-head]')?.dataset.head;
+  return h ? Number(h) - 1 : null;
+}
+// a spec's own head (its ``head``, 0-based; null for one about every head, the heads combined) is shown, or unknown
+const onItsHead = (spec) => spec.head == null || shownHead() === null || shownHead() === spec.head;
+// the parts of every spec, each spec's per-head parts only while its head is shown: another head's row of the same
+// name is not the asked one (the combined heads' table and a heatmap of one named head are always its own)
+const OWN = (key, part) => (['cells', 'explain', 'mark'].includes(key) ? part[0] === 'combine'
+  : key === 'heat' ? /^hm-head\d+$/.test(part[0]) : true);
+const union = (key) => [...specs.values()].flatMap((s) => (s[key] || []).filter((p) => onItsHead(s) || OWN(key, p)));
 
 // whether the number (table name, row, col) is hidden, or its explanation would give a hidden one away
 export function refused(name, r, c) {
@@ -73,6 +85,10 @@ function wanted() {  // node -> how to hide it
     document.querySelectorAll(VIEWS.split(', ').map((v) => `${v} ${sel}`).join(', '))
       .forEach((td) => out.set(td, 'td'));
   }
+  for (const [name, r, c] of union('mark')) {  // a revealed question's cell, outlined (its head's only)
+    document.querySelectorAll(`#overview table[data-name="${CSS.escape(name)}"] td[data-r="${r}"][data-c="${c}"]`)
+      .forEach((td) => out.set(td, 'mark'));
+  }
   for (const step of union('prints')) {
     const pre = document.querySelector(`#html-${CSS.escape(step)} pre.tensor`);
     if (pre) out.set(pre, 'pre');
@@ -90,15 +106,16 @@ function wanted() {  // node -> how to hide it
 function apply() {
   observer.disconnect();
   const want = wanted();
-  for (const n of shown) if (!want.has(n)) restore(n);
-  want.forEach((how, n) => (how === 'td' ? hideCell(n) : how === 'pre' ? hidePrint(n) : hideHeat(n, how)));
+  for (const n of shown) if (!want.has(n) || want.get(n) === 'mark') restore(n);  // (revealed: shown again)
+  want.forEach((how, n) => (how === 'mark' ? n.classList.add(MARKED) : how === 'td' ? hideCell(n)
+    : how === 'pre' ? hidePrint(n) : hideHeat(n, how)));
   shown = new Set(want.keys());
   const p = page.picked();
   const card = document.getElementById('explain');
   if (p && card && !card.classList.contains('closed') && refused(p.name, p.r, p.c)) card.classList.add('closed');
   if (specs.size) {
     observer.observe(document.body, { subtree: true, childList: true, characterData: true,
-      attributes: true, attributeFilter: ['class', 'title', 'data-z'] });
+      attributes: true, attributeFilter: ['class', 'title', 'data-z', 'data-head'] });
   }
 }
 
@@ -139,6 +156,7 @@ function hideHeat(cv, cells) {
 }
 
 function restore(n) {
+  n.classList?.remove(MARKED);
   const k = kept.get(n);
   kept.delete(n);
   if (!k || !n.isConnected) return;

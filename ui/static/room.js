@@ -30,6 +30,7 @@ export function mount({ element, trigger, props, watch }) {
   const status = (html, kind = '') => { $('.room-status').innerHTML = html; $('.room-status').dataset.kind = kind; };
   const R = { element, trigger, $, status, teacher: null, opening: false, cardEl: null, explained: '' };
   dockBar(element);
+  watchHead();
 
   $('.room-teach').addEventListener('click', () => {
     if (R.teacher) { card(R, true); return; }
@@ -239,8 +240,13 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
     q('.room-reveal').hidden = !qu || qu.revealed;
     q('.room-q').innerHTML = qu ? `<b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
       + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal')
-      + ' <button type="button" class="room-chart">chart: show / hide</button>' : '';
-    hide.set('room', qu && !qu.revealed ? qu.hide : null);  // what answers it, off this (projected) page too
+      + ' <button type="button" class="room-chart">chart: show / hide</button>'
+      + (qu.moved ? `<p class="room-moved" role="alert">${qu.revealed ? MOVED_REVEALED
+        : 'The numbers have changed since you asked: the answer is of the state when asked.'}</p>` : '')
+      + headNote(qu) : '';
+    headNotes();
+    // what answers it, off this (projected) page too; once revealed, the cell it asked about, outlined
+    hide.set('room', !qu ? null : qu.revealed ? qu.mark : qu.hide);
     const key = qu ? `${qu.id}:${qu.count}:${(qu.answers || []).join('|')}` : null;
     if (key && key !== lastQ) R.trigger('select', { code: room.code });  // its own event: answers the chart only
     lastQ = key;
@@ -377,7 +383,8 @@ async function follow(R, code) {
   mode(R, S);
   S.stream = listen(`${me.code}/events?token=${encodeURIComponent(me.token)}`, {}, (p) => {
     S.last = p;
-    hide.set('room', p.question && !p.question.revealed && !p.gone && !p.closed ? p.question.hide : null);
+    const qu = p.gone || p.closed ? null : p.question;
+    hide.set('room', !qu ? null : qu.revealed ? qu.mark : qu.hide);
     if (p.gone || p.closed) { roomClosed(R, S); return; }
     if (S.following) apply(R, S, p);
     ask(S, p);
@@ -415,13 +422,13 @@ async function apply(R, S, p) {
 }
 function ask(S, p) {
   const qu = p.question;
-  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, S.mine[qu.id], S.closed]) : '';
+  const key = qu ? JSON.stringify([qu.id, qu.closed, qu.revealed, qu.right, qu.moved, S.mine[qu.id], S.closed]) : '';
   if (key === S.shownQ) return;
   S.shownQ = key;
   const el = S.box.querySelector('.room-ask');
   if (!qu) { el.innerHTML = ''; return; }
   const my = S.mine[qu.id];
-  let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>`;
+  let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>${headNote(qu)}`;
   const open = !qu.closed && !S.closed;
   if (open) {
     html += qu.kind === 'predict'
@@ -435,9 +442,33 @@ function ask(S, p) {
     const ok = my !== undefined && right(qu, my);
     html += `<p class="ra-right">Right answer: <b>${esc(qu.right)}</b>${my === undefined ? '' : ok
       ? ' · <span class="ra-ok">yours is right ✓</span>' : ' · <span class="ra-no">yours is wrong ✗</span>'}</p>`;
+    if (qu.moved) html += `<p class="ra-moved">${MOVED_REVEALED}</p>`;
   } else if (S.closed) html += '<p class="ra-closed">The room is closed: no more answers.</p>';
   else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
   el.innerHTML = html;
+  headNotes();
+}
+// the teacher changed the numbers after asking: the answer (and the grading) stays that of the numbers as asked
+const MOVED_REVEALED = 'This is the right answer for the numbers as they were when the question was asked. The '
+  + 'teacher has changed them since: the numbers on screen now are the new ones, and give another answer.';
+// the head a question is about, said while another head is shown (its row of another head is not the asked one)
+const headNote = (qu) => (qu.head ? `<p class="room-head" data-head="${qu.head | 0}" hidden></p>` : '');
+function headNotes() {
+  const shown = hide.shownHead();
+  document.querySelectorAll('#room .room-head').forEach((p) => {
+    const h = Number(p.dataset.head);
+    const other = shown !== null && shown + 1 !== h;
+    p.hidden = !other;
+    const text = other ? `The question is about head ${h}; head ${shown + 1} is shown.` : '';
+    if (p.textContent !== text) p.textContent = text;
+  });
+}
+let watching = false;
+function watchHead() {  // the head shown changes with the teacher's H (or the student's own): the notes follow it
+  if (watching) return;
+  watching = true;
+  new MutationObserver(headNotes).observe(document.body, { subtree: true, childList: true, attributes: true,
+    attributeFilter: ['data-head'] });
 }
 // graded by the server's rule, its tolerance sent with the revealed question (serving/rooms.py Question.correct):
 // math.isclose's |a − r| ≤ max(rel·max(|a|, |r|), abs), so the page and the CSV never disagree

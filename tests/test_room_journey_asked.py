@@ -1,0 +1,120 @@
+"""A lesson whose questions say what they are about when the lecturer's screen moves on (a reviewer's walk): the
+lecturer at 1280×720 and a student on a phone (390×844), each a browser context of its own, by clicks and keys
+typed one by one. A number asked, then edited away before the reveal: every page says the answer is of the numbers
+as asked. A "which key" question of head 2, then H (head 1 shown): head 1's row is not hidden nor outlined, and every
+page says which head the question is about."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from browser import type_cell
+from playwright.sync_api import Browser, Page
+from test_room_journey import WEIGHTS, join_by_code, page_in, shows
+
+MHA2 = "?preset=statquest-mha2&head_shown=2"  # two heads, head 2 shown (the lecturer's own link)
+
+
+def teach(teacher: Page, students: list[Page]) -> None:
+    """The lecturer opens a room; the students join by its code, typed key by key."""
+    teacher.locator("#room .room-teach").click()
+    card = teacher.locator(".room-card")
+    card.wait_for()
+    code = card.locator(".rc-code").inner_text().strip()
+    for s in students:
+        join_by_code(s, code, phone=True)
+    shows(teacher, ".room-card .rc-count", f"{len(students)} student{'s' * (len(students) != 1)} joined")
+    card.locator(".rc-hide").click()
+
+
+def cell(pg: Page, row: int, col: int) -> str:
+    return pg.locator(f"{WEIGHTS} td[data-r='{row}'][data-c='{col}']").inner_text().strip()
+
+
+def says(pg: Page, selector: str, words: str) -> str:
+    """Wait until ``selector`` shows ``words`` on screen; its text."""
+    try:
+        pg.wait_for_function("([s, w]) => [...document.querySelectorAll(s)].some((e) => e.offsetParent !== null"
+                             " && e.innerText.includes(w))", arg=[selector, words])  # fmt: skip
+    except Exception:
+        got = pg.evaluate("(s) => [...document.querySelectorAll(s)].map((e) => e.innerText)", selector)
+        raise AssertionError(f"{selector} on {pg.viewport_size}: {got}, not {words!r}") from None
+    return pg.locator(selector).first.inner_text()
+
+
+@pytest.fixture
+def lesson(app_url: str, browser: Browser) -> Iterator[tuple[Page, Page]]:
+    teacher = page_in(browser, app_url + MHA2, 1280, 720)
+    phone = page_in(browser, app_url, 390, 844, phone=True)
+    yield teacher, phone
+    for pg in (teacher, phone):
+        pg.context.close()
+
+
+def test_an_answer_revealed_after_the_numbers_changed_is_said_to_be_of_the_numbers_as_asked(lesson) -> None:
+    """weights[t3, t2] of head 2 under a causal mask (0.3213) asked; x_k[t2, d1] typed to 3 (the cell now 0.5600);
+    Reveal: every page said "Right answer: 0.3213" and marked 0.33 right beside a cell reading 0.5600, unexplained."""
+    teacher, phone = lesson
+    teacher.get_by_label("mask", exact=True).click()
+    teacher.locator("li[role='option'][aria-label='causal']").click()
+    teacher.wait_for_function(f"() => document.querySelector(\"{WEIGHTS} td[data-r='2'][data-c='1']\")"
+                              "?.innerText.trim() === '0.3213'")  # fmt: skip
+    teach(teacher, [phone])
+    shows(phone, f"{WEIGHTS} td[data-r='2'][data-c='1']", "0.3213")
+    teacher.locator("#room [data-ask=predict]").click()
+    teacher.locator(f"{WEIGHTS} td[data-r='2'][data-c='1']").click()
+    says(teacher, "#room .room-q", "Predict weights[t3, t2] (head 2)")
+    box = phone.locator("#room .ra-value")
+    box.tap()
+    box.press_sequentially("0.33", delay=80)
+    box.press("Enter")
+    shows(teacher, "#room .room-answers", "1 answer")
+    assert teacher.locator("#room .room-moved").count() == 0  # (nothing moved yet)
+    type_cell(teacher, "x_k", 1, 0, "3", delay=80)
+    moved = "The numbers have changed since you asked: the answer is of the state when asked"
+    says(teacher, "#room .room-moved", moved)
+    teacher.locator("#room .room-reveal").click()
+    shows(teacher, f"{WEIGHTS} td[data-r='2'][data-c='1']", "0.5600")
+    shows(phone, f"{WEIGHTS} td[data-r='2'][data-c='1']", "0.5600")  # the numbers now on screen
+    for pg, where in ((phone, "#room .room-ask"), (teacher, "#room .room-q")):
+        text = says(pg, where, "for the numbers as they were when the question was asked")
+        assert "0.3213" in text and "changed them since" in text, text
+    assert "yours is right" in phone.locator("#room .ra-right").inner_text()  # graded against the state asked
+    phone.screenshot(path="/tmp/room/asked-moved-phone.png")
+
+
+def test_a_question_of_head_2_hides_and_outlines_head_2_only_and_says_so_on_head_1(lesson) -> None:
+    """ "Which key gets most weight for t3 in head 2", then H in present mode (head 1 shown), then Reveal: the phone
+    outlined head 1's row t3 (0.0686, 0.0797, 0.8517: t3 looks biggest) beside "Right answer: t2 (2)", and head 1's
+    row was hidden before the reveal too."""
+    teacher, phone = lesson
+    teach(teacher, [phone])
+    teacher.click("#present-btn")
+    for _ in range(5):  # on to the weights' stage
+        teacher.locator("#present-panel .pp-next").click()
+    phone.wait_for_function("() => document.body.dataset.presentStage === 'weights'")
+    teacher.locator("#room [data-ask=token]").click()
+    teacher.locator(f"{WEIGHTS} td[data-r='2'][data-c='0']").click()
+    says(phone, "#room .ra-prompt", "for the query 't3' in head 2")
+    assert "?" in cell(phone, 2, 0)  # head 2's row t3: hidden
+    teacher.keyboard.press("h")  # head 1 shown
+    teacher.wait_for_function("() => /^[0-9.]+$/.test(document.querySelector("
+                              f"\"{WEIGHTS} td[data-r='2'][data-c='2']\")?.innerText.trim())")  # fmt: skip
+    for pg in (teacher, phone):  # head 1's own row t3 shows: it is not the asked one
+        shows(pg, f"{WEIGHTS} td[data-r='2'][data-c='2']", cell(teacher, 2, 2))
+        says(pg, "#room .room-head", "The question is about head 2; head 1 is shown")
+    phone.locator("#room .ra-opt[data-v='t3 (3)']").tap()
+    phone.wait_for_selector("#room .ra-mine")
+    teacher.locator("#room .room-reveal").click()
+    says(phone, "#room .ra-right", "Right answer: t3 (3)")
+    phone.wait_for_timeout(800)
+    for pg in (teacher, phone):
+        assert pg.locator(f"{WEIGHTS} td.ap-asked").count() == 0, pg.viewport_size  # no row of head 1 outlined
+        says(pg, "#room .room-head", "The question is about head 2; head 1 is shown")
+    phone.screenshot(path="/tmp/room/asked-head1-phone.png")
+    teacher.keyboard.press("h")  # head 2 again: its cell t3 → t3, outlined on every page
+    for pg in (teacher, phone):
+        pg.wait_for_selector(f"{WEIGHTS} td.ap-asked[data-r='2'][data-c='2']")
+        assert pg.locator(f"{WEIGHTS} td.ap-asked").count() == 1
+        assert pg.locator("#room .room-head").is_hidden()
