@@ -232,7 +232,7 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
   const q = (sel) => box.querySelector(sel);
   let lastQ = null;
   return listen(`${room.code}/events`, hdr, (p) => {
-    q('.room-count').textContent = `${p.students} student${p.students === 1 ? '' : 's'} joined`;
+    q('.room-count').textContent = joined(p.students);
     cardCount(R, p.students);
     q('.room-cap').textContent = p.refused ? `${p.refused} join${p.refused === 1 ? '' : 's'} refused: the room is full` : '';
     const qu = p.question;
@@ -260,16 +260,21 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
   let asking = null;
   let quizzes = 0;
   const { signal } = R.off;
+  const teaching = () => R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
+  // a number asked for and not yet clicked is given up by any other button of the room's or by Escape (it stayed
+  // armed: a later click on a number, to explain it, asked a question about it over the one open)
+  const giveUp = () => { if (asking) { asking = null; teaching(); } };
   box.addEventListener('click', async (e) => {
     const b = e.target.closest('button');
     if (!b) return;
+    if (b.dataset.ask !== asking) giveUp();
     try {
       if (b.dataset.ask === 'quiz') {  // the quiz's generator draws it: no cell to pick
         await post(`${room.code}/ask`, { kind: 'quiz', index: quizzes++ }, hdr);
       } else if (b.dataset.ask) {
         asking = b.dataset.ask;
-        R.status(asking === 'predict' ? 'Click the number to ask about, in the overview (scores, scaled, masked, weights or output)'
-          : 'Click any number of a query\'s row in the overview\'s weights', 'pick');
+        R.status(`${asking === 'predict' ? 'Click the number to ask about, in the overview (scores, scaled, masked, weights or output)'
+          : 'Click any number of a query\'s row in the overview\'s weights'} · Esc: no question`, 'pick');
       } else if (b.classList.contains('room-end')) await post(`${room.code}/end`, { reveal: false }, hdr);
       else if (b.classList.contains('room-reveal')) await post(`${room.code}/end`, { reveal: true }, hdr);
       else if (b.classList.contains('room-csv')) await download(room, hdr);
@@ -280,6 +285,7 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
       }
     } catch (err) { R.status(esc(err.message), 'error'); }
   }, { signal });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') giveUp(); }, { signal });
   document.addEventListener('click', async (e) => {  // the cell a question is about
     if (!asking) return;
     const td = e.target.closest && e.target.closest('#overview table[data-name] td[data-r][data-c]');
@@ -291,7 +297,7 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
     const body = { kind, name: td.closest('table').dataset.name, row: +td.dataset.r, col: +td.dataset.c };
     try {
       await post(`${room.code}/ask`, body, hdr);
-      R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
+      teaching();
     } catch (err) { R.status(esc(err.message), 'error'); }
   }, { capture: true, signal });
 }
@@ -303,6 +309,7 @@ function closedRoom(R, room, hdr, box, stream) {
   stream.stop();
   R.off.abort();
   R.teacher = null;
+  R.count = 0;
   hide.set('room', null);
   if (R.cardEl) { R.cardEl.remove(); R.cardEl = null; }  // (a new room draws its own card)
   R.$('.room-teach').textContent = 'Teach this';
@@ -333,7 +340,7 @@ function card(R, show) {
     R.cardEl.setAttribute('aria-label', 'join card');
     R.cardEl.innerHTML = `<div class="rc-qr">${teacher.qr}</div><div class="rc-text"><p>Join at</p>
       <p class="rc-url">${esc(teacher.join.replace(/\?room=.*/, ''))}</p><p>with the code</p>
-      <p class="rc-code">${esc(teacher.code)}</p><p class="rc-count">0 students joined</p>${localNote(teacher.local)}
+      <p class="rc-code">${esc(teacher.code)}</p><p class="rc-count">${joined(R.count || 0)}</p>${localNote(teacher.local)}
       <button type="button" class="rc-hide">Start the lesson</button></div>`;
     R.cardEl.querySelector('.rc-hide').addEventListener('click', () => card(R, false));
     document.body.appendChild(R.cardEl);
@@ -348,8 +355,11 @@ function localNote(local) {
     cannot reach it. Start the app with <code>${esc(local.command)}</code> to teach on this network${local.lan
     ? `: students then join at <b>${esc(local.lan)}</b>` : ''}.</p>`;
 }
+// (kept: a card drawn later, as after the lecturer's reload, counts the class too; it said 0 beside the bar's 2)
+const joined = (n) => `${n} student${n === 1 ? '' : 's'} joined`;
 function cardCount(R, n) {
-  if (R.cardEl) R.cardEl.querySelector('.rc-count').textContent = `${n} student${n === 1 ? '' : 's'} joined`;
+  R.count = n;
+  if (R.cardEl) R.cardEl.querySelector('.rc-count').textContent = joined(n);
 }
 
 // ---- the student ----------------------------------------------------------------------------------------------
