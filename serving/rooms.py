@@ -30,6 +30,7 @@ import asyncio
 import io
 import json
 import math
+import re
 import secrets
 import socket
 import threading
@@ -95,6 +96,9 @@ class Student:
     seen: float
     display: str = ""  # an optional name the student gave
     streams: int = 0  # pages of this student following now
+
+
+DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")  # a prediction written with a decimal comma ("0,32")
 
 
 @dataclass
@@ -331,6 +335,8 @@ class RoomStore:
         right answer is that state's, whatever the teacher shows later, :meth:`moved`)."""
         with self._lock:
             room = self.drive(code, secret)
+            if room.closed:  # (a second tab of the teacher's, its room closed in the first)
+                raise RoomError(410, "room: this room is closed")
             if kind not in KINDS:
                 raise RoomError(400, f"question kind: {str(kind)[:20]!r} is not one of {', '.join(KINDS)}")
             if len(room.questions) >= MAX_QUESTIONS:
@@ -364,8 +370,10 @@ class RoomStore:
             if q.kind == "predict":
                 try:
                     number = float(text)
-                except ValueError:
-                    raise RoomError(400, f"answer: {text!r} is not a number") from None
+                except ValueError:  # (a decimal comma, as half of Europe writes 0,32: the fix said)
+                    comma = DECIMAL_COMMA.fullmatch(text)
+                    hint = f"; write {text.replace(',', '.')}, with a point" if comma else ""
+                    raise RoomError(400, f"answer: {text!r} is not a number{hint}") from None
                 if not math.isfinite(number):
                     raise RoomError(400, "answer: a finite number, please")
             elif text not in q.options:

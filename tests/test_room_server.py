@@ -369,3 +369,29 @@ def test_an_answer_is_of_the_state_asked_and_every_page_is_told_when_the_teacher
     assert pd.read_csv(io.StringIO(rows)).loc[0, ["right_answer", "correct"]].tolist() == [0.3213, True]
     ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(), strict=True)))  # back as asked
     assert room.public()["question"]["moved"] is False
+
+
+def test_a_busy_store_does_not_stop_a_teacher_publishing_but_a_closed_room_does(
+    client: TestClient, room: rm.Room, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A RoomError of a passing kind (503: the store busy) while publishing dropped the teacher's page from TEACHING
+    for good, and nobody was told: the class stopped following. Only a closed, gone or foreign room ends it; and a
+    closed room takes no new question (a second tab of the teacher's asked into a closed room)."""
+    monkeypatch.setitem(ui_room.TEACHING, "teacher-page", (room.code, room.secret))
+    real = ROOMS.set_state
+
+    def busy(*a: object) -> int:
+        raise rm.RoomError(503, "room store: busy, try again")
+
+    monkeypatch.setattr(ROOMS, "set_state", busy)
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(), strict=True)))
+    assert ui_room.TEACHING.get("teacher-page") == (room.code, room.secret)
+    monkeypatch.setattr(ROOMS, "set_state", real)
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(), strict=True)))
+    assert room.state["query"] == ui_room.room_query(*mha2())  # (published, once the store answers)
+    teacher = {"X-Room-Secret": room.secret}
+    client.post(f"/room/{room.code}/close", json={}, headers=teacher)
+    got = client.post(f"/room/{room.code}/ask", json={"kind": "quiz", "index": 0}, headers=teacher)
+    assert (got.status_code, got.json()["detail"]) == (410, "room: this room is closed")
+    ui_room.publish("teacher-page", dict(zip(("preset", "vals"), mha2(head=1), strict=True)))
+    assert "teacher-page" not in ui_room.TEACHING

@@ -319,3 +319,25 @@ def asked_state_kept(store: RoomStore, other: RoomStore | None = None) -> None:
 
 def test_a_question_keeps_its_state_its_head_and_says_when_the_teacher_moved_on() -> None:
     asked_state_kept(RoomStore())
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [("0,32", "answer: '0,32' is not a number; write 0.32, with a point"),
+     ("-1,5", "answer: '-1,5' is not a number; write -1.5, with a point"),
+     ("abc", "answer: 'abc' is not a number"), ("1,2,3", "answer: '1,2,3' is not a number")],
+)  # fmt: skip
+def test_a_prediction_with_a_decimal_comma_is_refused_saying_how_to_write_it(typed: str, said: str) -> None:
+    """A student writing 0,32 (a decimal comma) was told only "'0,32' is not a number"; the answer is not stored."""
+    store = RoomStore()
+    room = store.open("10.0.0.1", dict(STATE))
+    token, _ = store.join(room.code, "10.0.0.2")
+    qid = store.ask(room.code, room.secret, "predict", "weights[0, 0]?", "0.32")
+    with pytest.raises(RoomError) as e:
+        store.answer(room.code, token, qid, typed)
+    assert (e.value.status, str(e.value)) == (400, said)
+    assert store.own_answers(room.code, token) == {}
+    if "with a point" in said:  # (written as it says, it is taken)
+        pointed = typed.replace(",", ".")
+        store.answer(room.code, token, qid, pointed)
+        assert store.own_answers(room.code, token) == {str(qid): pointed}

@@ -105,8 +105,11 @@ def publish(key: str | None, entry: dict[str, Any]) -> None:
         query = room_query(entry.get("preset"), entry["vals"])
         ROOMS.set_state(*held, {"query": query})
         still_asked(held, query)
-    except (RoomError, ac.ScenarioError):
-        TEACHING.pop(key, None)  # closed or expired: this page no longer teaches
+    except RoomError as e:
+        if e.status in (403, 404, 410):  # closed or expired: this page no longer teaches (a busy store, 429 or
+            TEACHING.pop(key, None)  # 503, is passing: the page still teaches, and its next edit publishes)
+    except ac.ScenarioError:
+        TEACHING.pop(key, None)
 
 
 def still_asked(held: tuple[str, str], query: dict[str, Any]) -> None:
