@@ -140,7 +140,7 @@ def test_one_kv_head_is_shared_by_both_heads_until_each_gets_its_own(browser: Br
     [
         ("kv heads (K, V shared)", "3", "kv heads: kv heads 3 does not divide heads 2"),
         ("window (0 = off)", "-1", "window: -1 is out of range"),
-        ("tile B_r", "99", "tile B_r: 99 is out of range 1..64"),  # 9 first: "9 is out of range 1..5"
+        ("tile B_r", "99", "tile B_r: 99 is out of range 0..64 (0 is off)"),  # 9 first: "9 is out of range 1..5"
         ("tile B_c", "-2", "tile B_c: -2 is out of range"),
         ("RoPE base", "0", "RoPE base: 0 must be above 0"),
     ],

@@ -145,7 +145,7 @@ def test_llama_preset_shows_rotated_q_and_shared_k() -> None:
 @pytest.mark.parametrize(
     ("field", "value", "named"),
     [
-        ("window", -1, "window: -1 is out of range 1..64"),
+        ("window", -1, "window: -1 is out of range 0..64 (0 is off)"),
         ("block_rows", 9, "tile B_r: 9 is out of range 1..5"),
         ("block_cols", 2.5, "tile B_c: 2.5 is not a whole number"),
         ("rope_base", 0, "RoPE base: 0 must be above 0"),
