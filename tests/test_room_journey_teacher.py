@@ -59,3 +59,28 @@ def test_the_join_card_counts_the_class_after_the_lecturers_reload(lesson: dict)
     teacher.locator("#room .room-teach").click()  # "Show the join card"
     teacher.locator(".room-card").wait_for()
     assert teacher.inner_text(".room-card .rc-count") == "1 student joined"
+
+
+def test_a_prediction_with_a_decimal_comma_says_how_to_write_it_once(lesson: dict) -> None:
+    """The phone types 0,32 (a decimal comma) and Sends, twice: one message, saying to write 0.32 (they piled up, one
+    per Send, and said only "is not a number"); then 0.32 is taken and the message goes."""
+    teacher, student = lesson["teacher"], lesson["student"]
+    teacher.locator("#room [data-ask=predict]").click()
+    teacher.locator("#overview table[data-name=weights] td[data-r='0'][data-c='0']").click()
+    student.wait_for_selector("#room .ra-value")
+    box = student.locator("#room .ra-value")
+    for _ in range(2):
+        box.tap()
+        box.press("Control+a")
+        box.press_sequentially("0,32", delay=80)
+        student.locator("#room .ra-form button").tap()
+        student.wait_for_selector("#room .ra-error")
+        student.wait_for_timeout(300)
+    errors = student.locator("#room .ra-error").all_inner_texts()
+    assert errors == ["answer: '0,32' is not a number; write 0.32, with a point"], errors
+    box.tap()
+    box.press("Control+a")
+    box.press_sequentially("0.32", delay=80)
+    student.locator("#room .ra-form button").tap()
+    student.wait_for_function("() => /0\\.32/.test(document.querySelector('#room .ra-mine')?.innerText || '')")
+    assert student.locator("#room .ra-error").count() == 0

@@ -420,6 +420,7 @@ let pending = null;
 const goto = (key, t, part) => {
   pending?.disconnect();
   pending = null;
+  if (!key) return;  // (goto(null): only the stage waited for is given up, as a room's teacher left present mode)
   const i = stages().findIndex((st) => st.key === key);
   if (i < 0) {
     const again = new MutationObserver(() => { if (stages().some((st) => st.key === key)) goto(key, t, part); });

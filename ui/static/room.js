@@ -30,7 +30,6 @@ export function mount({ element, trigger, props, watch }) {
   const status = (html, kind = '') => { $('.room-status').innerHTML = html; $('.room-status').dataset.kind = kind; };
   const R = { element, trigger, $, status, teacher: null, opening: false, cardEl: null, explained: '' };
   dockBar(element);
-  watchHead();
 
   $('.room-teach').addEventListener('click', () => {
     if (R.teacher) { card(R, true); return; }
@@ -177,7 +176,10 @@ function showStage(key, t, part) {
   const pres = page.present();
   if (!pres) return;
   if (key) pres.goto(key, t, part);
-  else if (pres.stage()) pres.stop();
+  else {
+    pres.goto(null);  // (a stage asked for and not drawn yet is not started later: present.js goto)
+    if (pres.stage()) pres.stop();
+  }
 }
 function showFill(fill) {  // the mask lab shows that fill convention's tables only (present.css), or all three
   const n = FILLS.indexOf(fill) + 1;
@@ -232,6 +234,11 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
   const q = (sel) => box.querySelector(sel);
   let lastQ = null;
   return listen(`${room.code}/events`, hdr, (p) => {
+    if (p.gone || p.closed) {  // (closed from another of the teacher's tabs, or expired: it said "undefined students")
+      hide.set('room', null);
+      R.status(`Room ${esc(room.code)} is closed.`, 'closed');
+      return;
+    }
     q('.room-count').textContent = joined(p.students);
     cardCount(R, p.students);
     q('.room-cap').textContent = p.refused ? `${p.refused} join${p.refused === 1 ? '' : 's'} refused: the room is full` : '';
@@ -409,7 +416,7 @@ function roomClosed(R, S, why = '') {
   R.status(`The teacher has closed room <b>${esc(S.me.code)}</b>. What you see now is yours to keep exploring.`, 'closed');
   S.box.querySelector('.room-try').hidden = true;
   if (S.last) ask(S, S.last);
-  if (why) S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(why)}</p>`);
+  if (why) said(S, why);
 }
 function mode(R, S) {
   if (S.closed || (S.last && S.last.closed)) return;
@@ -464,6 +471,8 @@ const MOVED_REVEALED = 'This is the right answer for the numbers as they were wh
 // the head a question is about, said while another head is shown (its row of another head is not the asked one)
 const headNote = (qu) => (qu.head ? `<p class="room-head" data-head="${qu.head | 0}" hidden></p>` : '');
 function headNotes() {
+  if (!document.querySelector('#room .room-head')) return;
+  watchHead();  // (from a question about a head on: no page out of a room watches its every change)
   const shown = hide.shownHead();
   document.querySelectorAll('#room .room-head').forEach((p) => {
     const h = Number(p.dataset.head);
@@ -497,7 +506,14 @@ async function send(R, S, value) {
     ask(S, S.last);
   } catch (err) {
     if (err.status === 410 && err.message.startsWith('room:')) { roomClosed(R, S, err.message); return; }
-    S.box.querySelector('.room-ask').insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(err.message)}</p>`); }
+    said(S, err.message);
+  }
+}
+// the server's refusal under the question, in place of the one before (they piled up, one per Send)
+function said(S, text) {
+  const el = S.box.querySelector('.room-ask');
+  el.querySelectorAll('.ra-error').forEach((p) => p.remove());
+  el.insertAdjacentHTML('beforeend', `<p class="ra-error" role="alert">${esc(text)}</p>`);
 }
 // a following student's own edit makes them try it: the teacher's next state would otherwise overwrite it unseen.
 // Caught as it starts (a press on a cell or an option, a key typed into a box, a paste), before it leaves the page.
