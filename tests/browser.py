@@ -143,6 +143,17 @@ def type_cell(pg: Page, name: str, row: int, col: int, text: str, delay: int = 8
     editor.press("Enter")
 
 
+def type_over(pg: Page, selector: str, text: str, key: str = "Enter", delay: int = 80) -> None:
+    """Select what the box ``selector`` holds and type ``text`` over it key by key, ``delay`` ms a key, as a person
+    types, then press ``key`` (none when empty)."""
+    box = pg.locator(selector)
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially(text, delay=delay)
+    if key:
+        box.press(key)
+
+
 class Held:
     """Requests held on the network (handlers for ``Page.route``): the first request each ``hold`` matches waits,
     under its name, until the test lets it go; every other goes on."""

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 import torch.nn.functional as F
-from browser import frames, open_page
+from browser import frames, open_page, type_over
 from playwright.sync_api import Browser, Page
 from test_journey_projector import ON_SCREEN, SMALLEST_TEXT
 
@@ -234,11 +234,7 @@ def test_h_pressed_twice_quickly_moves_two_heads(browser: Browser, app_url: str)
     took both presses from the head still drawn, and showed head 2.)"""
     pg = open_page(browser, f"{app_url}?preset=statquest-mha2", 1280, 720)
     try:
-        box = pg.locator("#tb-heads input")
-        box.click()
-        box.press("Control+a")
-        box.press_sequentially("4", delay=80)
-        box.press("Enter")
+        type_over(pg, "#tb-heads input", "4")
         pg.wait_for_function("() => /head 1 of 4/.test(document.querySelector('#overview [data-card=q]').innerText)")
         pg.click("button.projector")
         pg.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")

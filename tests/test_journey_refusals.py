@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import open_page, settled
+from browser import open_page, settled, type_over
 from playwright.sync_api import Browser, Page
 
 from attention_core import train
@@ -22,16 +22,6 @@ def tracebacks(served: tuple[str, Path]) -> int:
 
 def toasts(pg: Page) -> list[str]:
     return pg.locator(".toast-body").all_inner_texts()
-
-
-def type_over(pg: Page, selector: str, text: str, key: str = "Enter") -> None:
-    """Select what the box holds and type ``text`` over it key by key, then press ``key``."""
-    box = pg.locator(selector)
-    box.click()
-    box.press("Control+a")
-    box.press_sequentially(text, delay=TYPE_DELAY)
-    if key:
-        box.press(key)
 
 
 def wait_text(pg: Page, selector: str, text: str) -> None:

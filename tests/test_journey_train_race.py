@@ -32,12 +32,13 @@ def test_run_n_clicked_right_after_reset_or_step_runs_n_from_where_that_click_le
         settled(pg)
         first_id, run_id = pg.evaluate(ID, f"train-{first}"), pg.evaluate(ID, "train-run")
         held = Held(pg)
+        hold = held.hold(first, lambda body: body.get("trigger_id") == first_id)
         runs: list[float] = []
 
         def join(route: Route) -> None:  # (the first click's join held; Run's noted as it leaves)
             if (route.request.post_data_json or {}).get("trigger_id") == run_id:
                 runs.append(time.monotonic())
-            held.hold(first, lambda body: body.get("trigger_id") == first_id)(route)
+            hold(route)
 
         pg.route("**/gradio_api/queue/join*", join)
         pg.locator(f"#train-{first}").click()

@@ -461,6 +461,7 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
     row = as_int(body.get("row"), "row")
     if not 0 <= head < len(heads):
         raise RoomError(400, f"head: 1 to {len(heads)}")
+    about = head + 1 if len(heads) > 1 else 0  # (the question's head, 1-based; 0 for a state of one head)
     if kind == "predict":
         name, col = str(body.get("name")), as_int(body.get("col"), "col")
         table = heads[head].get(name) if name in PREDICTABLE else None
@@ -473,8 +474,8 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
         who = f" (head {head + 1})" if len(heads) > 1 else ""
         prompt = f"Predict {name}[{tr['tokens'][row]}, {col_label(name, tr, col)}]{who}"
         asked = {"kind": kind, "name": name, "head": head + 1, "row": row, "col": col}
-        return Asked("predict", prompt, right, [], hidden("number", name, head, row, col), head + 1 if len(heads) > 1
-                     else 0, [[name, row, col]], asked)  # fmt: skip
+        return Asked("predict", prompt, right, [], hidden("number", name, head, row, col), about, [[name, row, col]],
+                     asked)  # fmt: skip
     if kind == "token":
         weights = heads[head]["weights"]
         if not 0 <= row < len(weights):
@@ -484,8 +485,8 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
         who = f" in head {head + 1}" if len(heads) > 1 else ""
         prompt = f"Which key gets the most weight for the query {tr['tokens'][row]!r}{who}?"
         asked = {"kind": kind, "head": head + 1, "row": row}
-        return Asked("token", prompt, keys[best], keys, hidden("argmax", "weights", head, row, None),
-                     head + 1 if len(heads) > 1 else 0, [["weights", row, best]], asked)  # fmt: skip
+        return Asked("token", prompt, keys[best], keys, hidden("argmax", "weights", head, row, None), about,
+                     [["weights", row, best]], asked)  # fmt: skip
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 

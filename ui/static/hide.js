@@ -46,13 +46,17 @@ export function shownHead() {
   const h = document.querySelector('#overview .overview[data-head]')?.dataset.head;
   return h ? Number(h) - 1 : null;
 }
-// a spec's own head (its ``head``, 0-based; null for one about every head, the heads combined) is shown, or unknown
-const onItsHead = (spec) => spec.head == null || shownHead() === null || shownHead() === spec.head;
+// a spec's own head (its ``head``, 0-based; null for one about every head, the heads combined) is ``shown``, or
+// unknown (``shown`` null)
+const onItsHead = (spec, shown) => spec.head == null || shown === null || shown === spec.head;
 // the parts of every spec, each spec's per-head parts only while its head is shown: another head's row of the same
 // name is not the asked one (the combined heads' table and a heatmap of one named head are always its own)
 const OWN = (key, part) => (['cells', 'explain', 'mark'].includes(key) ? part[0] === 'combine'
   : key === 'heat' ? /^hm-head\d+$/.test(part[0]) : true);
-const union = (key) => [...specs.values()].flatMap((s) => (s[key] || []).filter((p) => onItsHead(s) || OWN(key, p)));
+const union = (key) => {
+  const shown = shownHead();  // (asked once: the page's observer runs this at every change while a spec is set)
+  return [...specs.values()].flatMap((s) => (s[key] || []).filter((p) => onItsHead(s, shown) || OWN(key, p)));
+};
 
 // whether the number (table name, row, col) is hidden, or its explanation would give a hidden one away
 export function refused(name, r, c) {

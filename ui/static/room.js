@@ -198,7 +198,7 @@ function teach(R, room, fresh = true) {
   R.$('.room-join').hidden = true;
   R.$('.room-teach').textContent = 'Show the join card';
   R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
-  box.innerHTML = `<span class="room-count" aria-live="polite">0 students joined</span>
+  box.innerHTML = `<span class="room-count" aria-live="polite">${joined(0)}</span>
     <span class="room-cap" role="alert"></span>
     <button type="button" data-ask="predict">Ask: predict this number</button>
     <button type="button" data-ask="token">Ask: which key gets most weight</button>
