@@ -17,8 +17,25 @@ def seeds() -> Path:
     return seeds_or_skip()
 
 
+@pytest.fixture(scope="session")
+def shared_app() -> Iterator[str]:
+    """The app, served once per test worker (each start costs 11-20 s; about 30 modules share it): a module whose
+    tests leave state that would reach another module's (lesson rooms count against the 5 an address may hold open)
+    asks for ``own_app`` instead."""
+    with serve() as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+def app_url(shared_app: str) -> str:
+    """The app's address for this module's tests: the worker's shared server (``shared_app``)."""
+    return shared_app
+
+
+@pytest.fixture(scope="module")
+def own_app() -> Iterator[str]:
+    """The app served for this module alone: its tests open lesson rooms and leave them open, and 5 rooms open from
+    one address are the most the app allows (serving/rooms.py)."""
     with serve() as url:
         yield url
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser import open_page, serve, settled
+from browser import open_page, settled
 from playwright.sync_api import Browser, Page
 from test_journey_truth import TYPE_DELAY, open_more, rows_shown, type_in
 from test_table_formats import number_format
@@ -17,15 +17,9 @@ CELL = "#inputs table[data-name=x] td[data-r='1'][data-c='0']"
 OUT = "#overview table[data-name=output]"
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[str]:
-    with serve() as url:
-        yield url
-
-
 @pytest.fixture
-def page(browser: Browser, app: str) -> Iterator[Page]:
-    pg = open_page(browser, app, events=True)
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    pg = open_page(browser, app_url, events=True)
     yield pg
     pg.close()
 

@@ -81,12 +81,12 @@ def same_as(teacher: Page, students: list[Page], selector: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
-    teacher = page_in(browser, app_url, 1920, 1080)
+def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, own_app, 1920, 1080)
     secrets: set[str] = set()
     teacher.on("request", lambda r: secrets.add(r.headers["x-room-secret"]) if "x-room-secret" in r.headers else None)
-    students = [page_in(browser, app_url), page_in(browser, app_url, 390, 844, phone=True), page_in(browser, app_url)]
-    yield {"url": app_url, "browser": browser, "teacher": teacher, "students": students, "secrets": secrets}
+    students = [page_in(browser, own_app), page_in(browser, own_app, 390, 844, phone=True), page_in(browser, own_app)]
+    yield {"url": own_app, "browser": browser, "teacher": teacher, "students": students, "secrets": secrets}
     for pg in (teacher, *students):
         pg.context.close()
 

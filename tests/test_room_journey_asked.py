@@ -44,9 +44,9 @@ def says(pg: Page, selector: str, words: str) -> str:
 
 
 @pytest.fixture
-def lesson(app_url: str, browser: Browser) -> Iterator[tuple[Page, Page]]:
-    teacher = page_in(browser, app_url + MHA2, 1280, 720)
-    phone = page_in(browser, app_url, 390, 844, phone=True)
+def lesson(own_app: str, browser: Browser) -> Iterator[tuple[Page, Page]]:
+    teacher = page_in(browser, own_app + MHA2, 1280, 720)
+    phone = page_in(browser, own_app, 390, 844, phone=True)
     yield teacher, phone
     for pg in (teacher, phone):
         pg.context.close()

@@ -23,9 +23,9 @@ ALL_SHOWN = f"() => [...document.querySelectorAll('{WEIGHTS} td[data-r]')].every
 
 
 @pytest.fixture(scope="module")
-def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
-    teacher = page_in(browser, app_url, 1280, 720)
-    students = [page_in(browser, app_url), page_in(browser, app_url, 390, 844, phone=True)]
+def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, own_app, 1280, 720)
+    students = [page_in(browser, own_app), page_in(browser, own_app, 390, 844, phone=True)]
     teacher.click("#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     for i, s in enumerate(students):

@@ -35,9 +35,9 @@ def projected(browser: Browser, url: str) -> Page:
 
 
 @pytest.fixture(scope="module")
-def room(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
-    teacher = projected(browser, f"{app_url}?preset=llama-style")
-    students = [projected(browser, app_url), projected(browser, app_url)]
+def room(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = projected(browser, f"{own_app}?preset=llama-style")
+    students = [projected(browser, own_app), projected(browser, own_app)]
     teacher.click("#room .room-teach")
     teacher.locator(".room-card").wait_for()
     code = teacher.locator(".room-card .rc-code").inner_text().strip()

@@ -93,10 +93,10 @@ def card_shown(pg: Page) -> bool:
 
 
 @pytest.fixture(scope="module")
-def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
-    teacher = page_in(browser, app_url, 1280, 720)
-    students = [page_in(browser, app_url, 390, 844, phone=True), page_in(browser, app_url, 1280, 720)]
-    yield {"url": app_url, "browser": browser, "teacher": teacher, "students": students}
+def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, own_app, 1280, 720)
+    students = [page_in(browser, own_app, 390, 844, phone=True), page_in(browser, own_app, 1280, 720)]
+    yield {"url": own_app, "browser": browser, "teacher": teacher, "students": students}
     for pg in (teacher, *students):
         pg.context.close()
 

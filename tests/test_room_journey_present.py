@@ -33,10 +33,10 @@ def on_screen(pg: Page, selector: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, object]]:
-    teacher = page_in(browser, f"{app_url}?preset=statquest-mha2", 1920, 1080)
-    students = [page_in(browser, app_url, 390, 844, phone=True), page_in(browser, app_url, 1280, 720)]
-    yield {"teacher": teacher, "students": students, "url": app_url, "browser": browser}
+def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
+    teacher = page_in(browser, f"{own_app}?preset=statquest-mha2", 1920, 1080)
+    students = [page_in(browser, own_app, 390, 844, phone=True), page_in(browser, own_app, 1280, 720)]
+    yield {"teacher": teacher, "students": students, "url": own_app, "browser": browser}
     for pg in (teacher, *students):
         pg.context.close()
 

@@ -16,9 +16,9 @@ PROMPT = "() => document.querySelector('#room .room-q b')?.innerText || ''"
 
 
 @pytest.fixture(scope="module")
-def lesson(app_url: str, browser: Browser) -> Iterator[dict[str, Page]]:
-    teacher = page_in(browser, app_url, 1280, 720)
-    student = page_in(browser, app_url, 390, 844, phone=True)
+def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, Page]]:
+    teacher = page_in(browser, own_app, 1280, 720)
+    student = page_in(browser, own_app, 390, 844, phone=True)
     teacher.click("#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     join_by_code(student, code, phone=True)
