@@ -64,3 +64,45 @@ def test_run_n_clicked_right_after_reset_or_step_runs_n_from_where_that_click_le
         assert not overtook, f"Run's event left the page before {first}'s had been answered"
     finally:
         pg.close()
+
+
+def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Browser, app_url: str) -> None:
+    """Step, Run N and Pause clicked one after the other on a busy server: Run N waits for Step's event (above), and
+    Pause, which waits for nothing, reached the server first, found no run going and did nothing; the run then ran
+    all N steps under a Pause just clicked. Pause stops every run clicked before it, begun or not."""
+    pg = open_page(browser, app_url, events=True)
+    try:
+        pg.get_by_role("tab", name="Train").click()
+        pg.wait_for_selector(f"{STATUS}[data-step='0']")
+        pg.wait_for_selector("#train-loss .js-plotly-plot")  # (as a learner sees the curve before pressing Run)
+        settled(pg)
+        step_id, pause_id = pg.evaluate(ID, "train-step"), pg.evaluate(ID, "train-pause")
+        held = Held(pg)
+        hold = held.hold("step", lambda body: body.get("trigger_id") == step_id)
+        pauses: list[float] = []
+
+        def join(route: Route) -> None:  # (Step's join held; Pause's noted as it leaves)
+            if (route.request.post_data_json or {}).get("trigger_id") == pause_id:
+                pauses.append(time.monotonic())
+            hold(route)
+
+        pg.route("**/gradio_api/queue/join*", join)
+        pg.locator("#train-step").click()
+        pg.locator("#train-run").click()
+        route = held.wait("step")
+        pg.locator("#train-pause").click()
+        end = time.monotonic() + HOLD_S
+        while not pauses and time.monotonic() < end:  # (Pause leaves while Run N still waits for Step)
+            pg.wait_for_timeout(50)
+        route.continue_()
+        status = pg.locator(STATUS)
+        pg.wait_for_function(
+            "(s) => document.querySelector(s)?.innerText.includes('paused')", arg=STATUS, timeout=WAIT_S * 1000
+        )
+        settled(pg)
+        pg.wait_for_timeout(1000)  # (a run not paused would go on: its next update comes 0.14 s later)
+        assert status.get_attribute("data-step") == "1", status.inner_text()
+        assert status.inner_text().startswith("step 1 ") and "paused" in status.inner_text(), status.inner_text()
+        assert pauses, "Pause's event never left the page"
+    finally:
+        pg.close()

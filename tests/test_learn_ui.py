@@ -188,7 +188,7 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
         return saved.get("train")
 
     ups = []
-    for up in tu.on_train_run(TV, "previous", 0, 20, None, live, pace_s=0.0):
+    for up in tu.on_train_run(TV, "previous", 0, 20, None, None, live, pace_s=0.0):
         saved["train"] = up[TV.slot]
         ups.append(up)
     want = train.train_steps(train.start("previous", 0), 20)
@@ -197,7 +197,7 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     assert got.step == 20 and got.losses == want.losses and torch.equal(got.W_q, want.W_q)
     assert "data-step='20'" in ups[-1][TV.heat]
     saved.clear()
-    run = tu.on_train_run(TV, "match", 0, 50, None, live, pace_s=0.0)
+    run = tu.on_train_run(TV, "match", 0, 50, None, None, live, pace_s=0.0)
     saved["train"] = next(run)[TV.slot]
     saved["train"] = next(run)[TV.slot]
     before = tu.unpack(saved["train"]).step
@@ -211,7 +211,8 @@ def test_run_streams_bounded_updates_equal_to_the_core_and_pause_stops_it() -> N
     assert before < st.step < 50 and f"data-step='{st.step}'" in last[0][TV.heat]  # the steps it finished
     assert tu.run_of(last[0][TV.slot]) == tu.run_of(paused[TV.slot])  # written with the pause's counter
     assert tu.on_train_pause(TV, paused[TV.slot])[TV.slot]["paused"] == paused[TV.slot]["paused"]  # a 2nd Pause
-    assert list(tu.on_train_run(TV, "match", 0, 50, None, lambda _: {"run": 7}, pace_s=0.0))[1:] == []  # reset: none
+    reset = tu.on_train_run(TV, "match", 0, 50, None, None, lambda _: {"run": 7}, pace_s=0.0)
+    assert list(reset)[1:] == []  # reset: none
 
 
 def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
@@ -223,7 +224,7 @@ def test_packed_state_continues_bit_for_bit_and_bad_fields_are_named() -> None:
     for task, seed, n, field in (("copy", 0, 5, "task"), ("previous", "x", 5, "seed: x"),
                                  ("previous", -1, 5, "seed: -1 is below 0"), ("previous", 0, 9999, "N steps:"),
                                  ("previous", 0, "nan", "N steps:")):  # fmt: skip
-        out = list(tu.on_train_run(TV, task, seed, n, None, lambda _: None, pace_s=0.0))
+        out = list(tu.on_train_run(TV, task, seed, n, None, None, lambda _: None, pace_s=0.0))
         assert len(out) == 1 and TV.slot not in out[0] and field in html.unescape(out[0][TV.status])
 
 
@@ -250,8 +251,8 @@ def streamed(run: Callable[..., Any], key: str) -> Iterator[Any]:
         wired["handler"] = fn
         return "event"
 
-    wiring.stream(trigger, run, ["task", "seed", "steps", TV.slot], [TV.slot, TV.status, TV.heat])
-    return wired["handler"]("match", 0, 50, type("Request", (), {"session_hash": key})())
+    wiring.stream(trigger, run, ["task", "seed", "steps", TV.slot, "clicks"], [TV.slot, TV.status, TV.heat])
+    return wired["handler"]("match", 0, 50, None, type("Request", (), {"session_hash": key})())
 
 
 def test_a_pause_landing_between_the_runs_check_and_its_write_is_kept() -> None:
@@ -315,3 +316,44 @@ def test_a_which_key_question_hides_its_querys_output_row_too(kind: str) -> None
         assert [name, 2, None] in spec["cells"] and name in spec["prints"], (name, spec)
     assert ["output", 2] in spec["explain"] and ["combine", 2] in spec["explain"]
     assert all(c[1] == 2 for c in spec["cells"])  # (the other queries' rows stay)
+
+
+HELD = tu.TrainView(wiring.Slot("train"), "status", "heat", "plot", held=wiring.Slot("train_held"))
+
+
+def ran(state: dict[str, Any], clicked: Any, n: int = 50) -> list[dict[Any, Any]]:
+    """Every update of a run of ``n`` steps of "match", each written to ``state`` as wiring.stream stores it."""
+    ups = []
+    for up in tu.on_train_run(HELD, "match", 0, n, state.get("train"), clicked, state.get, pace_s=0.0):
+        state["train"] = up[HELD.slot]
+        ups.append(up)
+    return ups
+
+
+def test_a_pause_taken_before_the_run_it_follows_began_stops_that_run_and_no_later_one() -> None:
+    """Run N clicked (the page's 1st), then Pause (sent with the count 1), and Pause reached the server first: it
+    found no run going. The run, when it begins, sends one "paused" update at step 0 and trains nothing; the page's
+    2nd Run runs. A Pause sent with no count (an old page) stops no run that has not begun."""
+    state: dict[str, Any] = {}
+    paused = tu.on_train_pause(HELD, None, 1.0, None)
+    assert paused == {HELD.held: 1}  # (no run yet: nothing else)
+    state.update({"train_held": 1})
+    first = ran(state, 1.0)
+    assert len(first) == 1 and "paused" in first[0][HELD.status] and "data-step='0'" in first[0][HELD.status]
+    second = ran(state, 2.0)
+    assert "data-step='50'" in second[-1][HELD.status] and "paused" not in second[-1][HELD.status]
+    assert tu.on_train_pause(HELD, None, 1.0, 3)[HELD.held] == 3  # (an older count never lowers it)
+    assert tu.on_train_pause(HELD, None, None, 3) == {} and tu.on_train_pause(HELD, None, "x", None) == {}
+    assert "data-step='55'" in ran(state, None, 5)[-1][HELD.status]
+
+
+def test_a_pause_taken_between_the_runs_start_and_its_first_write_stops_it() -> None:
+    """The run read the session before the Pause was stored, and its first update wrote over the Pause's counter:
+    the run still stops at its next look, and its last update says "paused" with the steps it finished."""
+    state: dict[str, Any] = {}
+    run = tu.on_train_run(HELD, "match", 0, 50, None, 1.0, state.get, pace_s=0.0)
+    state["train"] = next(run)[HELD.slot]  # its first update, "running", written after the Pause's counter
+    state["train_held"] = 1  # the Pause's count, stored meanwhile
+    rest = list(run)
+    assert len(rest) == 1 and "paused" in rest[0][HELD.status]
+    assert 0 < tu.unpack(rest[0][HELD.slot]).step < 50

@@ -25,7 +25,7 @@ from gradio.components.plot import PlotData
 import attention_core as ac
 from attention_core import LOSS_LATEX, LOSS_TEXT, TrainState, parse_int, train
 from serving import workers
-from ui.assets import HEAT_JS, drawn
+from ui.assets import HEAT_JS, PAUSE_COUNTED, RUN_COUNTED, drawn
 from ui.pipeline import scenario_values
 from ui.render import heat
 from ui.render import tables as vw
@@ -135,6 +135,7 @@ class TrainView:
     plot: Any
     boxes: dict[str, Any] = field(default_factory=dict)  # the typed boxes: "seed", "n"
     kept: Any = None  # a gr.State: the seed and N steps in force ({"seed", "n"})
+    held: Slot | None = None  # the most Run clicks a Pause has stopped (on_train_pause), as the session holds it
 
     def show(self, st: TrainState, run: int, note: str = "", done: int = 0, total: int = 0) -> dict[Any, Any]:
         return {self.slot: pack(st, run), self.status: status_html(st, note, done, total), self.heat: heat_html(st),
@@ -196,25 +197,47 @@ def on_train_typed(v: TrainView, name: str, task: Any, seed: Any, n: Any, kept: 
     return out | on_train_show(v, task, good, saved) if name == "seed" else out
 
 
-def on_train_pause(v: TrainView, saved: Any) -> dict[Any, Any]:
+def on_train_pause(v: TrainView, saved: Any, clicked: Any = None, held: Any = None) -> dict[Any, Any]:
     """Ask a run to stop: the run counter moves on, marked as a pause of the run it stopped (``"paused"``).
 
     The run itself sends the last update ("paused", with every step it finished) when it next looks at the counter,
     at most one update later. Pause does not cancel the run's event and shows nothing itself: an update the run had
     already sent could reach the page after Pause's own answer (gradio finishes its events' outputs in parallel)
-    and show "running" for good. With no run going, Pause does nothing.
+    and show "running" for good.
+
+    ``clicked``: how many times the page had clicked Run N when Pause left it (page.js runClicked). Pause stops every
+    run clicked before it, also one not begun yet: Run N waits for the events on their way (ui/assets.py
+    RUN_COUNTED), and Pause, which does not, may reach the server first. Kept as the session's ``v.held``
+    (``held``: its value now), the most runs a Pause has stopped; a run numbered at most that stops at its next look.
     """
-    if not isinstance(saved, dict):
-        return {}
-    run = run_of(saved)
-    return {v.slot: {**saved, "run": run + 1, "paused": saved.get("paused", run)}}  # a 2nd Pause keeps the mark
+    out: dict[Any, Any] = {}
+    if isinstance(saved, dict):
+        run = run_of(saved)
+        out[v.slot] = {**saved, "run": run + 1, "paused": saved.get("paused", run)}  # a 2nd Pause keeps the mark
+    if v.held is not None and (k := whole(clicked)) is not None:
+        out[v.held] = max(k, whole(held) or 0)
+    return out
+
+
+def whole(x: Any) -> int | None:
+    """A count the page sent (a hidden gr.Number: a float, or None), as an int; None for anything else."""
+    ok = isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x == int(x) and x >= 0
+    return int(x) if ok else None
 
 
 def on_train_run(
-    v: TrainView, task: Any, seed: Any, n: Any, saved: Any, live: Callable[[str], Any], pace_s: float = PACE_S
+    v: TrainView,
+    task: Any,
+    seed: Any,
+    n: Any,
+    saved: Any,
+    clicked: Any,
+    live: Callable[[str], Any],
+    pace_s: float = PACE_S,
 ) -> Iterator[dict[Any, Any]]:
     """Run N updates, sent as at most MAX_UPDATES updates PACE_S apart; stops when another event (pause, reset,
-    step, a closed page) moves the session's run counter."""
+    step, a closed page) moves the session's run counter, or a Pause clicked after this Run (``clicked``: the
+    page's count of Run clicks, this one included) has been taken (:func:`on_train_pause`), even before it began."""
     try:
         st = current(task, seed, saved)
         total = parse_int(n, STEPS_LABEL, 1, train.MAX_STEPS_PER_CALL)
@@ -224,6 +247,15 @@ def on_train_run(
         yield v.problem(e)
         return
     run = run_of(saved) + 1
+    mine = whole(clicked)
+
+    def held() -> bool:  # a Pause clicked after this Run has been taken
+        k = whole(live(v.held.name)) if v.held is not None and mine is not None else None
+        return k is not None and mine is not None and mine <= k
+
+    if held():  # (the Pause reached the server first: this run never begins)
+        yield v.show(st, run, "paused", 0, total)
+        return
     yield v.show(st, run, "running", 0, total)
     chunk, done, updates = math.ceil(total / MAX_UPDATES), 0, 0
     while done < total:
@@ -231,13 +263,15 @@ def on_train_run(
         k = min(chunk, total - done)
         st, done = workers.call(train.train_steps, st, k), done + k  # off the server's interpreter (workers.py)
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
-        if run_of(live("train")) != run:  # paused, reset, stepped or closed meanwhile: nothing more ...
+        if run_of(live("train")) != run or held():  # paused, reset, stepped or closed meanwhile: nothing more ...
             break
         up = v.show(st, run, "done" if done == total else "running", done, total)
         updates += 1
         if done < total and updates % PLOT_EVERY:  # the heatmap every update, Plotly's redraw less often
             up[v.plot] = gr.skip()
         yield up
+    if done < total and held() and run_of(live("train")) == run:  # (a Pause taken before this run's first update
+        yield v.show(st, run, "paused", done, total)  # was written, which wrote over its counter: its last word)
     # ... but a pause's last word. Also when the pause came after this run's last check (its update was then not
     # written, see learn_ui.superseded), and again under a second Pause's counter if that one came first: a
     # written "paused" update drops the mark (pack has none), so this ends.
@@ -293,19 +327,20 @@ def build_train(page: Any, tabs: Any) -> Any:
         maps = drawn(HEAT_JS, elem_id="train-heat")
         plot = gr.Plot(elem_id="train-loss", label="loss curve")
         kept = gr.State({"seed": 0, "n": DEFAULT_STEPS})
-    view = TrainView(Slot("train"), status, maps, plot, {"seed": seed, "n": steps}, kept)
-    wire_train(page, tabs, view, tab, task, seed, steps, buttons)
+        clicks = gr.Number(None, visible=False)  # the page's count of Run N clicks as Run or Pause left (page.js)
+    view = TrainView(Slot("train"), status, maps, plot, {"seed": seed, "n": steps}, kept, Slot("train_held"))
+    wire_train(page, tabs, view, tab, task, seed, steps, buttons, clicks)
     return tab
 
 
 def wire_train(
     page: Any, tabs: Any, v: TrainView, tab: Any, task: Any, seed: Any, steps: Any,
-    b: dict[str, Any],
+    b: dict[str, Any], clicks: Any,
 ) -> None:  # fmt: skip
     outs = [v.slot, v.status, v.heat, v.plot]
     two = [task, seed, v.slot]
-    run = stream(b["run"].click, bind(on_train_run, v), [task, seed, steps, v.slot], outs,
-                          concurrency_limit=16, concurrency_id="train", **COMMON)  # fmt: skip
+    run = stream(b["run"].click, bind(on_train_run, v), [task, seed, steps, v.slot, clicks], outs,
+                 js=RUN_COUNTED, concurrency_limit=16, concurrency_id="train", **COMMON)  # fmt: skip
     for trigger in (tab.select, task.input):
         on(trigger, bind(on_train_show, v), two, outs, **COMMON)
     typed = [task, seed, steps, v.kept, v.slot]
@@ -314,6 +349,7 @@ def wire_train(
             on(trigger, bind(on_train_typed, v, name), typed, [*outs, box, v.kept], **COMMON)
     on(b["step"].click, bind(on_train_step, v), two, outs, cancels=[run], **COMMON)
     on(b["reset"].click, bind(on_train_reset, v), two, outs, cancels=[run], **COMMON)
-    on(b["pause"].click, bind(on_train_pause, v), [v.slot], [v.slot, v.status], **COMMON)  # no cancels=
+    pause_in, pause_out = [v.slot, clicks, v.held], [v.slot, v.held, v.status]
+    on(b["pause"].click, bind(on_train_pause, v), pause_in, pause_out, before=PAUSE_COUNTED, **COMMON)  # no cancels=
     every = [tabs, v.status, *page.everything()]
     on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], **COMMON)

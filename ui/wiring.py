@@ -146,12 +146,14 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
     ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``reads=True`` (an
     event that reads the stored state: it leaves once every event on its way has landed, ui/assets.py AFTER_EVENTS),
-    ``landed`` (the ``js`` run once it has landed: LANDED, or LANDED_STORED) and gradio's own event options.
+    ``landed`` (the ``js`` run once it has landed: LANDED, or LANDED_STORED), ``before`` (the ``js`` run before it
+    leaves, in place of AFTER_LIVE_EDITS: it must wait as that does) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
     landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws nothing, whose state the address shows)
+    before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
@@ -196,7 +198,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
     # (the load event sends at once: the live edits wait for its answer, static/grid.js)
     waits = (STAMPED_AFTER_EVENTS, AFTER_EVENTS) if reads else (STAMPED, AFTER_LIVE_EDITS)
-    js = None if loads else waits[0] if stamp is not None else waits[1]
+    js = None if loads else waits[0] if stamp is not None else before or waits[1]
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
@@ -365,4 +367,4 @@ def stream(
     handler.__signature__ = sig  # type: ignore[attr-defined]
     handler.__annotations__ = {"session_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "stream")
-    return trigger(handler, shown_in, shown_out, js=AFTER_QUEUED, **kw)
+    return trigger(handler, shown_in, shown_out, js=kw.pop("js", AFTER_QUEUED), **kw)

@@ -101,6 +101,12 @@ export const eventsFlying = () => flying.size > 0;
 // null when no event is on its way, else the promise that every one has landed
 export const eventsLanded = () => (flying.size ? new Promise((ok) => waiting.push(ok)) : null);
 
+// the Train tab's Run N clicks, counted as each is clicked (ui/assets.py RUN_COUNTED); a Pause sends the count as it
+// leaves (PAUSE_COUNTED): it stops every Run clicked before it, also one still waiting for the events on their way
+let runs = 0;
+export const runClicked = () => ++runs;
+export const runsClicked = () => runs;
+
 // each queued event that asks for it (ui/assets.py STAMPED) numbered as it leaves the page: the server answers only
 // the newest of a handler's calls (ui/wiring.py NEWEST), whatever order they reach it in
 let stamps = 0;
