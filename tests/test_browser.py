@@ -9,30 +9,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM_ARGS, ROOT, chromium_path, serve
-from playwright.sync_api import Page, sync_playwright
+from browser import ROOT
+from playwright.sync_api import Browser, Page
 
 TIMEOUT = 20_000
 PLOT_Z = "() => document.querySelector('#weights-fig canvas[data-kind=prob]').dataset.z"
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    with serve() as url:
-        yield url
-
-
 @pytest.fixture
-def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1600})
-        pg.set_default_timeout(TIMEOUT)
-        pg.goto(app_url)
-        pg.wait_for_selector("#html-output pre.tensor")
-        pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
-        yield pg
-        browser.close()
+def page(browser: Browser, app_url: str) -> Iterator[Page]:
+    """A fresh page of the worker's shared server (conftest), in the module's Chromium."""
+    pg = browser.new_page(viewport={"width": 1400, "height": 1600})
+    pg.set_default_timeout(TIMEOUT)
+    pg.goto(app_url)
+    pg.wait_for_selector("#html-output pre.tensor")
+    pg.wait_for_function("() => document.querySelector('#weights-fig canvas[data-painted]')")
+    yield pg
+    pg.close()
 
 
 def text(pg: Page, selector: str) -> str:

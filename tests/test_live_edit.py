@@ -16,7 +16,6 @@ import anyio
 import httpx
 import pytest
 import torch
-from browser import serve
 from fastapi.testclient import TestClient
 
 import attention_core as ac
@@ -243,9 +242,9 @@ def test_edits_of_one_page_at_once_are_all_kept(session: str) -> None:
     assert stored_x(session) == [[10 * r + c + 0.5 for c in range(len(x[0]))] for r in range(len(x))]
 
 
-def test_the_route_answers_bad_calls_without_a_traceback() -> None:
+def test_the_route_answers_bad_calls_without_a_traceback(app_url: str) -> None:
     """Over HTTP: a session the server does not know, a function that is not a server function, an oversize body."""
-    with serve() as url, httpx.Client(base_url=url, timeout=30) as client:
+    with httpx.Client(base_url=app_url, timeout=30) as client:
         inputs = next(c["id"] for c in client.get("config", params={"page": ""}).json()["components"]
                       if c["props"].get("elem_id") == "inputs")  # fmt: skip
         body = {"data": cell("x", 0, 0, 1), "component_id": inputs, "fn_name": "live_edit", "session_hash": "nobody"}

@@ -310,10 +310,9 @@ def test_the_compute_example_prints_what_seed_000_printed() -> None:
     assert claim and printed_runs(claim.group(1)) == got  # and the README says so
 
 
-def test_the_gradio_client_example_against_a_running_app() -> None:
+def test_the_gradio_client_example_against_a_running_app(app_url: str) -> None:
     code = next(b for b in blocks("python") if "gradio_client" in b)
     assert "http://127.0.0.1:7860/" in code
-    with serve("playground.py") as url:
-        r = run([sys.executable, "-c", code.replace("http://127.0.0.1:7860/", url)], 120)
+    r = run([sys.executable, "-c", code.replace("http://127.0.0.1:7860/", app_url)], 120)
     promised = re.search(r"print\(.*\)\s+# (.*)", code)
     assert promised and r.stdout.strip().splitlines()[-1] == promised.group(1).strip()  # after "Loaded as API"
