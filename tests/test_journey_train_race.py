@@ -27,8 +27,8 @@ def test_run_n_clicked_right_after_reset_or_step_runs_n_from_where_that_click_le
         pg.get_by_role("tab", name="Train").click()
         pg.wait_for_selector(f"{STATUS}[data-step='0']")
         if from_step:
-            pg.locator("#train-step").click()
-            pg.wait_for_selector(f"{STATUS}[data-step='{from_step}']")
+            pg.locator("#train-step").click()  # (the server's first step starts its training process: seconds)
+            pg.wait_for_selector(f"{STATUS}[data-step='{from_step}']", timeout=WAIT_S * 1000)
         settled(pg)
         first_id, run_id = pg.evaluate(ID, f"train-{first}"), pg.evaluate(ID, "train-run")
         held = Held(pg)
@@ -94,6 +94,7 @@ def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Brows
         end = time.monotonic() + HOLD_S
         while not pauses and time.monotonic() < end:  # (Pause leaves while Run N still waits for Step)
             pg.wait_for_timeout(50)
+        before_run = bool(pauses)
         route.continue_()
         status = pg.locator(STATUS)
         pg.wait_for_function(
@@ -103,6 +104,38 @@ def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Brows
         pg.wait_for_timeout(1000)  # (a run not paused would go on: its next update comes 0.14 s later)
         assert status.get_attribute("data-step") == "1", status.inner_text()
         assert status.inner_text().startswith("step 1 ") and "paused" in status.inner_text(), status.inner_text()
-        assert pauses, "Pause's event never left the page"
+        assert before_run, "Pause's event did not leave the page while Run N waited for Step's"
+    finally:
+        pg.close()
+
+
+def test_pause_stops_a_run_going_and_a_second_run_clicked_while_it_went(browser: Browser, app_url: str) -> None:
+    """Run N, Run N again while the first runs (gradio holds that click until the first run ends), then Pause: both
+    Runs were clicked before the Pause, so neither goes on. The second click's count was taken only when gradio let
+    it go, after the Pause: it then ran all N steps after the first had paused."""
+    pg = open_page(browser, app_url, events=True)
+    try:
+        pg.get_by_role("tab", name="Train").click()
+        pg.wait_for_selector(f"{STATUS}[data-step='0']")
+        pg.wait_for_selector("#train-loss .js-plotly-plot")
+        settled(pg)
+        pg.locator("#train-run").click()
+        pg.wait_for_selector(f"{STATUS}[data-running='1']:not([data-step='0'])", timeout=WAIT_S * 1000)
+        pg.locator("#train-run").click()
+        pg.locator("#train-pause").click()
+        pg.wait_for_function(
+            "(s) => document.querySelector(s)?.innerText.includes('paused')", arg=STATUS, timeout=WAIT_S * 1000
+        )
+        status = pg.locator(STATUS)
+        paused_at = int(status.get_attribute("data-step") or -1)
+        assert 0 < paused_at < 50, status.inner_text()
+        end = time.monotonic() + 8  # (a second run not stopped begins once the first has ended: 50 steps in ~3.5 s)
+        while time.monotonic() < end:
+            assert status.get_attribute("data-step") == str(paused_at), (
+                f"a Run went on after Pause: {status.inner_text()}"
+            )
+            pg.wait_for_timeout(200)
+        settled(pg)
+        assert status.get_attribute("data-step") == str(paused_at), status.inner_text()
     finally:
         pg.close()

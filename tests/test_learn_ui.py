@@ -357,3 +357,26 @@ def test_a_pause_taken_between_the_runs_start_and_its_first_write_stops_it() -> 
     rest = list(run)
     assert len(rest) == 1 and "paused" in rest[0][HELD.status]
     assert 0 < tu.unpack(rest[0][HELD.slot]).step < 50
+
+
+def test_a_pause_with_a_run_going_moves_its_counter_and_keeps_the_count_and_a_one_step_run_is_told() -> None:
+    """Pause with a saved state: the counter moves on with its mark, and the count is kept (never lowered). A one-step
+    run whose first update wrote over the Pause's counter still ends on "paused", not "running · 0 of 1"."""
+    saved = tu.pack(train.start("match", 0), 4)
+    out = tu.on_train_pause(HELD, saved, 2.0, 5)
+    assert tu.run_of(out[HELD.slot]) == 5 and out[HELD.slot]["paused"] == 4 and out[HELD.held] == 5
+    state: dict[str, Any] = {}
+    run = tu.on_train_run(HELD, "match", 0, 1, None, 1.0, state.get, pace_s=0.0)
+    state["train"] = next(run)[HELD.slot]
+    state["train_held"] = 1
+    rest = list(run)
+    assert len(rest) == 1 and "paused" in rest[0][HELD.status] and "data-running='0'" in rest[0][HELD.status]
+
+
+@pytest.mark.parametrize("sent", [float("nan"), float("inf"), -1.0, 1.5, True, "2", [1], None, 10**400, -(10**400)])
+def test_a_count_the_page_sends_is_a_whole_number_or_nothing(sent: Any) -> None:
+    """The hidden count's value is the client's to send: anything but a whole number 0 or more is no count (a Pause
+    with it stores none, a Run with it is stopped by no count), and a huge int is taken as it is, with no error."""
+    want = 10**400 if sent == 10**400 else None
+    assert tu.count_of(sent) == want
+    assert tu.on_train_pause(HELD, None, sent, None) == ({} if want is None else {HELD.held: want})

@@ -81,16 +81,17 @@ AFTER_QUEUED = (
 )
 
 
-# the Train tab's Run N as AFTER_QUEUED, with the page's count of Run clicks (page.js runClicked) in its last input,
-# counted as it is clicked; its Pause as AFTER_LIVE_EDITS, with the count as it leaves: Pause stops every Run clicked
-# before it, also one still waiting here when Pause reached the server (ui/train.py on_train_pause)
+# the Train tab's Run N as AFTER_QUEUED, with the page's count of Run clicks (page.js runsClicked: counted as each
+# click happens, this one included) in its last input; its Pause as AFTER_LIVE_EDITS, with the count as Pause was
+# clicked: Pause stops every Run clicked before it, also one still waiting here when Pause reached the server
+# (ui/train.py on_train_pause)
 RUN_COUNTED = (
-    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runClicked(); "
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runsClicked(); "
     "return m.eventsSettled().then(() => [...args.slice(0, -1), k]); }, () => args)"
 )
 PAUSE_COUNTED = (
-    f"(...args) => import(({MODULE_URL})('page.js'))"
-    ".then((m) => m.liveIdle(m.eventLeft).then(() => [...args.slice(0, -1), m.runsClicked()]), () => args)"
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runsClicked(); "
+    "return m.liveIdle(m.eventLeft).then(() => [...args.slice(0, -1), k]); }, () => args)"
 )
 
 

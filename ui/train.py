@@ -205,8 +205,8 @@ def on_train_pause(v: TrainView, saved: Any, clicked: Any = None, held: Any = No
     already sent could reach the page after Pause's own answer (gradio finishes its events' outputs in parallel)
     and show "running" for good.
 
-    ``clicked``: how many times the page had clicked Run N when Pause left it (page.js runClicked). Pause stops every
-    run clicked before it, also one not begun yet: Run N waits for the events on their way (ui/assets.py
+    ``clicked``: how many times the page had clicked Run N when Pause was clicked (page.js runsClicked). Pause stops
+    every run clicked before it, also one not begun yet: Run N waits for the events on their way (ui/assets.py
     RUN_COUNTED), and Pause, which does not, may reach the server first. Kept as the session's ``v.held``
     (``held``: its value now), the most runs a Pause has stopped; a run numbered at most that stops at its next look.
     """
@@ -214,15 +214,19 @@ def on_train_pause(v: TrainView, saved: Any, clicked: Any = None, held: Any = No
     if isinstance(saved, dict):
         run = run_of(saved)
         out[v.slot] = {**saved, "run": run + 1, "paused": saved.get("paused", run)}  # a 2nd Pause keeps the mark
-    if v.held is not None and (k := whole(clicked)) is not None:
-        out[v.held] = max(k, whole(held) or 0)
+    if v.held is not None and (k := count_of(clicked)) is not None:
+        out[v.held] = max(k, count_of(held) or 0)
     return out
 
 
-def whole(x: Any) -> int | None:
-    """A count the page sent (a hidden gr.Number: a float, or None), as an int; None for anything else."""
-    ok = isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x == int(x) and x >= 0
-    return int(x) if ok else None
+def count_of(x: Any) -> int | None:
+    """A count the page sent (a hidden gr.Number: a float, an int, or None), as an int; None for anything else (text,
+    a bool, NaN, ±inf, a negative or fractional number). An int of any size is taken as it is (no float of it)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    if isinstance(x, float) and not (math.isfinite(x) and x.is_integer()):
+        return None
+    return int(x) if x >= 0 else None
 
 
 def on_train_run(
@@ -247,32 +251,35 @@ def on_train_run(
         yield v.problem(e)
         return
     run = run_of(saved) + 1
-    mine = whole(clicked)
+    mine = count_of(clicked)
 
     def held() -> bool:  # a Pause clicked after this Run has been taken
-        k = whole(live(v.held.name)) if v.held is not None and mine is not None else None
+        k = count_of(live(v.held.name)) if v.held is not None and mine is not None else None
         return k is not None and mine is not None and mine <= k
 
     if held():  # (the Pause reached the server first: this run never begins)
         yield v.show(st, run, "paused", 0, total)
         return
     yield v.show(st, run, "running", 0, total)
-    chunk, done, updates = math.ceil(total / MAX_UPDATES), 0, 0
+    chunk, done, updates, stopped = math.ceil(total / MAX_UPDATES), 0, 0, False
     while done < total:
         t0 = time.monotonic()
         k = min(chunk, total - done)
         st, done = workers.call(train.train_steps, st, k), done + k  # off the server's interpreter (workers.py)
         time.sleep(max(0.0, pace_s - (time.monotonic() - t0)))
         if run_of(live("train")) != run or held():  # paused, reset, stepped or closed meanwhile: nothing more ...
+            stopped = True
             break
         up = v.show(st, run, "done" if done == total else "running", done, total)
         updates += 1
         if done < total and updates % PLOT_EVERY:  # the heatmap every update, Plotly's redraw less often
             up[v.plot] = gr.skip()
         yield up
-    if done < total and held() and run_of(live("train")) == run:  # (a Pause taken before this run's first update
-        yield v.show(st, run, "paused", done, total)  # was written, which wrote over its counter: its last word)
-    # ... but a pause's last word. Also when the pause came after this run's last check (its update was then not
+    # ... but a pause's last word: for a Pause taken before this run's first update was written (which wrote over the
+    # Pause's counter and mark), under this run's counter,
+    if stopped and held() and run_of(live("train")) == run:
+        yield v.show(st, run, "paused", done, total)
+    # and else under the Pause's own. Also when the pause came after this run's last check (its update was then not
     # written, see learn_ui.superseded), and again under a second Pause's counter if that one came first: a
     # written "paused" update drops the mark (pack has none), so this ends.
     while isinstance(now := live("train"), dict) and now.get("paused") == run:
@@ -350,6 +357,9 @@ def wire_train(
     on(b["step"].click, bind(on_train_step, v), two, outs, cancels=[run], **COMMON)
     on(b["reset"].click, bind(on_train_reset, v), two, outs, cancels=[run], **COMMON)
     pause_in, pause_out = [v.slot, clicks, v.held], [v.slot, v.held, v.status]
-    on(b["pause"].click, bind(on_train_pause, v), pause_in, pause_out, before=PAUSE_COUNTED, **COMMON)  # no cancels=
+    every_click = {**COMMON, "trigger_mode": "multiple"}  # (each Pause sends the count of Runs as it was clicked;
+    on(
+        b["pause"].click, bind(on_train_pause, v), pause_in, pause_out, before=PAUSE_COUNTED, **every_click
+    )  # no cancels)
     every = [tabs, v.status, *page.everything()]
     on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], **COMMON)

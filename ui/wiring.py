@@ -154,6 +154,10 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     stamp = kw.pop("stamp", None)
     landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws nothing, whose state the address shows)
     before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
+    if before is not None and (reads or stamp is not None or loads):
+        raise ValueError(
+            "on(): before= replaces AFTER_LIVE_EDITS only; a reads=, stamp= or loads= event has its own js"
+        )
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())

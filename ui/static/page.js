@@ -101,10 +101,11 @@ export const eventsFlying = () => flying.size > 0;
 // null when no event is on its way, else the promise that every one has landed
 export const eventsLanded = () => (flying.size ? new Promise((ok) => waiting.push(ok)) : null);
 
-// the Train tab's Run N clicks, counted as each is clicked (ui/assets.py RUN_COUNTED); a Pause sends the count as it
-// leaves (PAUSE_COUNTED): it stops every Run clicked before it, also one still waiting for the events on their way
+// the Train tab's Run N clicks, counted as each click happens (before any event's js: gradio runs the js of a click
+// queued behind a run still going only once that run ends); Run N and Pause send the count (ui/assets.py RUN_COUNTED,
+// PAUSE_COUNTED): a Pause stops every Run clicked before it, also one still waiting for the events on their way
 let runs = 0;
-export const runClicked = () => ++runs;
+document.addEventListener('click', (e) => { if (e.target.closest?.('#train-run')) runs++; }, true);
 export const runsClicked = () => runs;
 
 // each queued event that asks for it (ui/assets.py STAMPED) numbered as it leaves the page: the server answers only
