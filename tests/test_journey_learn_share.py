@@ -42,7 +42,8 @@ HAS_TEXT = "([s, t]) => Array.from(document.querySelectorAll(s)).some((e) => e.i
 
 
 def wait_text(pg: Page, selector: str, text: str) -> None:
-    pg.wait_for_function(HAS_TEXT, arg=[selector, text])
+    """Until ``text`` is in ``selector`` (60 s: a loaded machine took over 30 for the head box's answer)."""
+    pg.wait_for_function(HAS_TEXT, arg=[selector, text], timeout=60_000)
 
 
 def choose(pg: Page, label: str, option: str) -> None:
