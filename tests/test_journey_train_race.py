@@ -10,12 +10,23 @@ import time
 
 import pytest
 from browser import Held, open_page, settled
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Browser, Page, Route
 
 HOLD_S = 2.0  # how long the first click's event is held when Run's event does not come first
 ID = "(e) => window.gradio_config.components.find((c) => c.props?.elem_id === e).id"
 STATUS = "#train-status .train-status"
 WAIT_S = 120  # (50 steps take a few seconds; a loaded CI machine, far more)
+PAUSED = "(s) => document.querySelector(s)?.innerText.includes('paused')"
+
+
+def train_tab(browser: Browser, app_url: str) -> Page:
+    """A fresh page on its Train tab at step 0, the loss curve drawn (as a learner sees it before pressing Run)."""
+    pg = open_page(browser, app_url, events=True)
+    pg.get_by_role("tab", name="Train").click()
+    pg.wait_for_selector(f"{STATUS}[data-step='0']")
+    pg.wait_for_selector("#train-loss .js-plotly-plot")
+    settled(pg)
+    return pg
 
 
 @pytest.mark.parametrize(("first", "from_step", "ends_at"), [("reset", 1, 50), ("step", 0, 51)])
@@ -70,12 +81,8 @@ def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Brows
     """Step, Run N and Pause clicked one after the other on a busy server: Run N waits for Step's event (above), and
     Pause, which waits for nothing, reached the server first, found no run going and did nothing; the run then ran
     all N steps under a Pause just clicked. Pause stops every run clicked before it, begun or not."""
-    pg = open_page(browser, app_url, events=True)
+    pg = train_tab(browser, app_url)
     try:
-        pg.get_by_role("tab", name="Train").click()
-        pg.wait_for_selector(f"{STATUS}[data-step='0']")
-        pg.wait_for_selector("#train-loss .js-plotly-plot")  # (as a learner sees the curve before pressing Run)
-        settled(pg)
         step_id, pause_id = pg.evaluate(ID, "train-step"), pg.evaluate(ID, "train-pause")
         held = Held(pg)
         hold = held.hold("step", lambda body: body.get("trigger_id") == step_id)
@@ -97,9 +104,7 @@ def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Brows
         before_run = bool(pauses)
         route.continue_()
         status = pg.locator(STATUS)
-        pg.wait_for_function(
-            "(s) => document.querySelector(s)?.innerText.includes('paused')", arg=STATUS, timeout=WAIT_S * 1000
-        )
+        pg.wait_for_function(PAUSED, arg=STATUS, timeout=WAIT_S * 1000)
         settled(pg)
         pg.wait_for_timeout(1000)  # (a run not paused would go on: its next update comes 0.14 s later)
         assert status.get_attribute("data-step") == "1", status.inner_text()
@@ -111,21 +116,15 @@ def test_pause_clicked_while_run_n_waits_to_leave_pauses_that_run(browser: Brows
 
 def test_pause_stops_a_run_going_and_a_second_run_clicked_while_it_went(browser: Browser, app_url: str) -> None:
     """Run N, Run N again while the first runs (gradio holds that click until the first run ends), then Pause: both
-    Runs were clicked before the Pause, so neither goes on. The second click's count was taken only when gradio let
-    it go, after the Pause: it then ran all N steps after the first had paused."""
-    pg = open_page(browser, app_url, events=True)
+    Runs were clicked before the Pause, so neither goes on. (Counted when gradio let the second click go, after the
+    Pause, it ran all N steps once the first had paused: 55aea77.)"""
+    pg = train_tab(browser, app_url)
     try:
-        pg.get_by_role("tab", name="Train").click()
-        pg.wait_for_selector(f"{STATUS}[data-step='0']")
-        pg.wait_for_selector("#train-loss .js-plotly-plot")
-        settled(pg)
         pg.locator("#train-run").click()
         pg.wait_for_selector(f"{STATUS}[data-running='1']:not([data-step='0'])", timeout=WAIT_S * 1000)
         pg.locator("#train-run").click()
         pg.locator("#train-pause").click()
-        pg.wait_for_function(
-            "(s) => document.querySelector(s)?.innerText.includes('paused')", arg=STATUS, timeout=WAIT_S * 1000
-        )
+        pg.wait_for_function(PAUSED, arg=STATUS, timeout=WAIT_S * 1000)
         status = pg.locator(STATUS)
         paused_at = int(status.get_attribute("data-step") or -1)
         assert 0 < paused_at < 50, status.inner_text()

@@ -85,14 +85,19 @@ AFTER_QUEUED = (
 # click happens, this one included) in its last input; its Pause as AFTER_LIVE_EDITS, with the count as Pause was
 # clicked: Pause stops every Run clicked before it, also one still waiting here when Pause reached the server
 # (ui/train.py on_train_pause)
-RUN_COUNTED = (
-    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runsClicked(); "
-    "return m.eventsSettled().then(() => [...args.slice(0, -1), k]); }, () => args)"
-)
-PAUSE_COUNTED = (
-    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runsClicked(); "
-    "return m.liveIdle(m.eventLeft).then(() => [...args.slice(0, -1), k]); }, () => args)"
-)
+
+
+def counted(wait: str) -> str:
+    """An event's js that puts the page's count of Run clicks, read at once, in its last input, then waits for
+    ``wait`` (a promise made from page.js's module ``m``) before the event leaves."""
+    return (
+        f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const k = m.runsClicked(); "
+        f"return {wait}.then(() => [...args.slice(0, -1), k]); }}, () => args)"
+    )
+
+
+RUN_COUNTED = counted("m.eventsSettled()")
+PAUSE_COUNTED = counted("m.liveIdle(m.eventLeft)")
 
 
 # the same, then numbers the call (page.js stamp) in its first input, a hidden gr.Number (ui/wiring.py NEWEST): the

@@ -255,7 +255,7 @@ def on_train_run(
 
     def held() -> bool:  # a Pause clicked after this Run has been taken
         k = count_of(live(v.held.name)) if v.held is not None and mine is not None else None
-        return k is not None and mine is not None and mine <= k
+        return k is not None and mine <= k  # (k is None whenever mine is)
 
     if held():  # (the Pause reached the server first: this run never begins)
         yield v.show(st, run, "paused", 0, total)
@@ -334,7 +334,7 @@ def build_train(page: Any, tabs: Any) -> Any:
         maps = drawn(HEAT_JS, elem_id="train-heat")
         plot = gr.Plot(elem_id="train-loss", label="loss curve")
         kept = gr.State({"seed": 0, "n": DEFAULT_STEPS})
-        clicks = gr.Number(None, visible=False)  # the page's count of Run N clicks as Run or Pause left (page.js)
+        clicks = gr.Number(None, visible=False)  # the page's count of Run N clicks (page.js runsClicked)
     view = TrainView(Slot("train"), status, maps, plot, {"seed": seed, "n": steps}, kept, Slot("train_held"))
     wire_train(page, tabs, view, tab, task, seed, steps, buttons, clicks)
     return tab
@@ -356,10 +356,9 @@ def wire_train(
             on(trigger, bind(on_train_typed, v, name), typed, [*outs, box, v.kept], **COMMON)
     on(b["step"].click, bind(on_train_step, v), two, outs, cancels=[run], **COMMON)
     on(b["reset"].click, bind(on_train_reset, v), two, outs, cancels=[run], **COMMON)
-    pause_in, pause_out = [v.slot, clicks, v.held], [v.slot, v.held, v.status]
-    every_click = {**COMMON, "trigger_mode": "multiple"}  # (each Pause sends the count of Runs as it was clicked;
-    on(
-        b["pause"].click, bind(on_train_pause, v), pause_in, pause_out, before=PAUSE_COUNTED, **every_click
-    )  # no cancels)
+    # Pause: no cancels= (the run sends its own last update), and every click goes, each with the count of Runs
+    # clicked before it
+    pause = {**COMMON, "trigger_mode": "multiple", "before": PAUSE_COUNTED}
+    on(b["pause"].click, bind(on_train_pause, v), [v.slot, clicks, v.held], [v.slot, v.held, v.status], **pause)
     every = [tabs, v.status, *page.everything()]
     on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], **COMMON)

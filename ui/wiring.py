@@ -339,7 +339,8 @@ def stream(
     their run counter on meanwhile (``superseded``); if one has, that update is neither stored nor sent, and
     ``fn`` sees the moved counter at its next look (a pause then gets its last "paused" update, see ui/train.py).
     It leaves the page once every queued event on its way has landed (ui/assets.py AFTER_QUEUED: a Reset clicked
-    just before Run is taken before the run begins). Returns the event, for ``cancels=``.
+    just before Run is taken before the run begins; a ``js`` in ``kw`` replaces it and must wait as it does, as
+    RUN_COUNTED does). Returns the event, for ``cancels=``.
     """
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
