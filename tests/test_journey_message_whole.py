@@ -6,7 +6,7 @@ of the screen (it was 700 px above kv heads, off screen), and no blank slot is k
 from __future__ import annotations
 
 import pytest
-from browser import open_page
+from browser import frames, open_page, settled
 from playwright.sync_api import Browser, Page
 from test_journey_steady import CARDS, ON_TOP, unmoved
 
@@ -50,10 +50,12 @@ def test_a_long_refusal_is_seen_and_read_whole(browser: Browser, app_url: str, s
     """kv heads 1 typed with 2 heads: the message is in the viewport and on top when Enter is pressed (on a phone,
     in the drawer, too: seen failing, 700 px above), one line long and cut with "…" at most, and whole once pointed
     at (tapped on a phone); no card moves. Seen failing: the third line cut (scrollHeight 58 against 46)."""
-    pg = open_page(browser, app_url, *size)
+    pg = open_page(browser, app_url, *size, events=True)
     try:
         pg.wait_for_timeout(500)
         refuse_kv_heads(pg)
+        settled(pg)
+        frames(pg)
         cards = pg.evaluate(CARDS)
         assert pg.get_by_label("kv heads (K, V shared)", exact=True).input_value() == "2"
         seen = pg.evaluate(SEEN, BOX)
@@ -95,12 +97,14 @@ def test_a_long_warning_is_read_whole_when_pointed_at(browser: Browser, app_url:
     """Mask custom (from causal), fill additive, t1's only kept key unticked: the three-line ⚠ warning is one line,
     on top, and whole (inside the viewport) while pointed at; no card moves (seen failing at 1280x720: its third
     line cut in half behind the toolbar, the box 46 px for 58 px of text)."""
-    pg = open_page(browser, app_url, *size)
+    pg = open_page(browser, app_url, *size, events=True)
     try:
         pg.wait_for_timeout(500)
         choose(pg, "mask", "causal")
         choose(pg, "mask", "custom")
         choose(pg, "fill", "additive mask M")
+        settled(pg)  # every answer in and drawn before the cards are measured (CI measured 12 where 13 came)
+        frames(pg)
         cards = pg.evaluate(CARDS)
         pg.locator("#inputs table[data-name=keep] td[data-r='0'][data-c='0'] input").click()
         pg.locator("#message .msg-warn").wait_for(state="visible")
