@@ -446,6 +446,53 @@ def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> N
     assert wiring.STORE.get(key)["vals"].seed == 8
 
 
+def message_of(f: Any, out: list[Any]) -> str | None:
+    """The message line's HTML in ``f``'s answer ``out`` (None when the answer leaves it as it is)."""
+    got = dict(zip(f.outputs, out, strict=True))
+    said = next(v for c, v in got.items() if getattr(c, "elem_id", None) == "message")
+    return None if isinstance(said, SKIP) else html.unescape(str(said))
+
+
+@pytest.mark.parametrize(
+    ("label", "name", "bad", "in_force"),
+    [("heads", "on_structure", 9, 1), ("T (query tokens)", "on_structure", 65, 3),
+     ("temperature (divide by)", "on_control", -1.0, None), ("seed", "on_seed", -3, None)],
+)  # fmt: skip
+def test_an_enter_on_the_value_in_force_takes_back_the_refusal_its_blur_leaves(
+    label: str, name: str, bad: Any, in_force: Any
+) -> None:
+    """A refused value, its box set back: leaving the box (its blur, the value in force) leaves the refusal in the
+    message line, to be read; an Enter on the value in force is the learner taking it, so the line no longer says a
+    refusal (it says the state's own warnings, none here), and nothing is stored or drawn again. (Seen failing: the
+    Enter answered nothing and 'heads: 9 is out of range' stayed under heads 1.)"""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    stored = wiring.STORE.get(key)["vals"]
+    field = {"heads": "heads", "T (query tokens)": "T", "temperature (divide by)": "temperature", "seed": "seed"}[label]
+    in_force = getattr(stored, field) if in_force is None else in_force
+    blur, enter = handler(name, label), handler(f"{name}_entered", label)
+    said = message_of(blur, call(blur, key, bad))
+    assert said and "msg-error" in said and f"{bad}" in said, said
+    assert message_of(blur, call(blur, key, in_force)) is None  # the blur: the refusal stays to be read
+    out = call(enter, key, in_force)
+    said = message_of(enter, out)
+    assert said is not None and "msg-error" not in said, said
+    assert sum(not isinstance(o, SKIP) for o in out) == 1  # the message line only: nothing drawn again
+    assert wiring.STORE.get(key)["vals"] == stored
+
+
+def test_a_seed_taken_after_a_refused_one_takes_back_the_refusal() -> None:
+    """Seed -3 refused, then 7 typed and taken: the message line no longer says -3 was refused (it did, under the
+    seed 7 in force), and 7 is stored."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    seed = handler("on_seed", "seed")
+    assert "seed: -3 is out of range" in (message_of(seed, call(seed, key, -3)) or "")
+    said = message_of(seed, call(seed, key, 7))
+    assert said is not None and "msg-error" not in said and "-3" not in said, said
+    assert wiring.STORE.get(key)["vals"].seed == 7
+
+
 def test_an_out_of_range_size_is_named_by_the_app_and_its_box_set_back() -> None:
     """T = 65: the app's own message (no gradio range check: the boxes have no maximum) and T back to 3."""
     key = uuid.uuid4().hex

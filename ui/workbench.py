@@ -45,19 +45,51 @@ TYPED = ("tokens", "tokens_k", "padding", "temperature", "view_head", "rope_base
 # typed box fires .blur after its Enter's .submit. A value of these that equals the stored one therefore changes
 # nothing (the preset picker's blur used to load the preset again, over the learner's edits, and any such answer
 # could land after an edit made since). A refused value's control is set back to the stored one, so its blur, which
-# follows, changes nothing either: the refusal's message stays until the next change.
+# follows, changes nothing either: the refusal's message stays until the next change or an Enter on the
+# value in force (restated).
 REPEATS = ("mask_kind", "fill", "scale_mode", "normalize", "dtype", "positions", *TYPED)
 
 
-def triggers(component: Any, field: str) -> list[Any]:
-    """The events that apply a control: Enter and leaving the box for a typed one, else its own input."""
-    return [component.submit, component.blur] if field in TYPED else [component.input]
+def triggers(component: Any, field: str) -> list[tuple[Any, bool]]:
+    """The events that apply a control, each with whether it is an Enter: Enter and leaving the box for a typed one,
+    else its own input."""
+    return [(component.submit, True), (component.blur, False)] if field in TYPED else [(component.input, False)]
 
 
 def unchanged(field: str | None, value: Any, vals: PageValues) -> bool:
     """Whether a control's event only repeats the stored value (a blur, an answer setting the box): then the
     handler answers nothing."""
     return field in REPEATS and field in NAMES and getattr(vals, field) == value
+
+
+def restated(page: Page, field: str, value: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
+    """A typed box's Enter on the value in force: the message line said again for the values in force (their
+    warnings, if any), else nothing (``{}``: not an Enter on the value in force).
+
+    Such an Enter changes nothing, as its blur does (:func:`unchanged`), but it is the learner saying "this value": a
+    refusal still in the message line (of a value typed before, the box since set back) is no longer about what the
+    box shows. The blur that follows a refusal stays silent, so the refusal is still read once the box is left."""
+    if vals is None or not (unchanged(field, value, vals) or (field == "seed" and value == vals.seed)):
+        return {}
+    return {page.views["message"]: said(preset_id, vals)}
+
+
+def said(preset_id: str | None, vals: PageValues) -> str:
+    """The message line for the values in force: their warnings, if any (no refusal: they were taken)."""
+    return compute_views(preset_id, vals, first_screen=True)["message"]
+
+
+def on_control_entered(page: Page, field: str, value: Any, preset_id: str | None, vals: PageValues | None) -> Any:
+    """:func:`on_control` for a typed box's Enter (:func:`restated`)."""
+    return restated(page, field, value, preset_id, vals) or on_control(page, field, value, preset_id, vals)
+
+
+def on_structure_entered(
+    page: Page, action: str, field: str, value: Any, preset_id: str | None, shape: Any, vals: PageValues | None
+) -> Any:
+    """:func:`on_structure` for a typed box's Enter (:func:`restated`)."""
+    again = restated(page, field, value, preset_id, vals) if shape is not None else {}
+    return again or on_structure(page, action, field, value, preset_id, shape, vals)
 
 
 TEXTS = ("tokens", "tokens_k", "padding")  # the typed boxes that take text; the others are gr.Number boxes
@@ -217,9 +249,10 @@ def on_pick(page: Page, preset_id: str | None, vals: PageValues | None, evt: gr.
     return page.view_updates(got) if got.get("refused") else {page.vals_state: vals, **page.view_updates(got)}
 
 
-def on_seed(page: Page, value: Any, vals: PageValues | None) -> dict[Any, Any]:
-    """The seed box's Enter or blur: stored once it is a seed (the init buttons draw from it); a bad one is named and
-    the box goes back to the seed in force. (It answered a plain dict, which stored nothing: issue 37.)"""
+def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
+    """The seed box's Enter or blur: stored once it is a seed (the init buttons draw from it), and the message line
+    no longer says a refusal of one; a bad one is named and the box goes back to the seed in force. (It answered a
+    plain dict, which stored nothing: issue 37.)"""
     if vals is None:
         return {page.views["message"]: expired(page)[page.views["message"]]}
     if value == vals.seed:
@@ -228,7 +261,13 @@ def on_seed(page: Page, value: Any, vals: PageValues | None) -> dict[Any, Any]:
         seed = parse_int(value, "seed", 0, MAX_SEED)
     except ac.ScenarioError as e:
         return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.seed}
-    return {page.vals_state: dataclasses.replace(vals, seed=seed)}
+    vals = dataclasses.replace(vals, seed=seed)
+    return {page.vals_state: vals, page.views["message"]: said(preset_id, vals)}
+
+
+def on_seed_entered(page: Page, value: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
+    """:func:`on_seed` for the box's Enter (:func:`restated`)."""
+    return restated(page, "seed", value, preset_id, vals) or on_seed(page, value, preset_id, vals)
 
 
 def build_topbar() -> tuple[Any, Any, Any]:
@@ -402,15 +441,18 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     views = [page.vals_state, *page.views.values()]
     for f in LIVE:
         own = [c[f], *([c[SHOWS[f]]] if f in SHOWS else [])]  # (set back when refused; RoPE's base, the temperature)
-        for trigger in triggers(c[f], f):
-            on(trigger, bind(on_control, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
+        for trigger, enter in triggers(c[f], f):
+            fn = on_control_entered if enter else on_control
+            on(trigger, bind(fn, page, f), [c[f], *st], [*views, page.inputs, *own], **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]
-        for trigger in triggers(c[f], f):
-            on(trigger, bind(on_structure, page, "resize", f), three, outs, **COMMON)
+        for trigger, enter in triggers(c[f], f):
+            fn = on_structure_entered if enter else on_structure
+            on(trigger, bind(fn, page, "resize", f), three, outs, **COMMON)
     seed_outs = [page.vals_state, page.views["message"], c["seed"]]
-    for trigger in (c["seed"].submit, c["seed"].blur):
-        on(trigger, bind(on_seed, page), [c["seed"], page.vals_state], seed_outs, landed=LANDED_STORED, **COMMON)
+    for trigger, fn in ((c["seed"].submit, on_seed_entered), (c["seed"].blur, on_seed)):
+        seed_in = [c["seed"], page.preset_state, page.vals_state]
+        on(trigger, bind(fn, page), seed_in, seed_outs, landed=LANDED_STORED, **COMMON)
     for action, btn in buttons.items():  # the seed as the box shows it: its blur and this click race
         four = [c["seed"], page.preset_state, page.shape_state, page.vals_state]
         on(btn.click, bind(on_structure, page, action, "seed"), four, outs, **COMMON)
