@@ -115,8 +115,9 @@ STAMPED_AFTER_EVENTS = (
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
-# the same for an event that stores a state and draws nothing (the workbench's seed box): the page is then told
-# (pg-stored), and address.js asks for the state's address again
+# the same for an event that stores a state and draws no view (the workbench's seed box: only the message line, a
+# live view that says no pg-updated): the page is then told (pg-stored), and address.js asks for the state's address
+# again
 LANDED_STORED = (
     f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); "
     "document.dispatchEvent(new CustomEvent('pg-stored')); }, () => null); }"

@@ -152,7 +152,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
-    landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws nothing, whose state the address shows)
+    landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws no view, whose state the address shows)
     before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
     if before is not None and (reads or stamp is not None or loads):
         raise ValueError(

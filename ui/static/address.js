@@ -8,7 +8,7 @@ import * as page from './page.js';
 
 // every answer drawn (a live edit's, a control's or a preset's event, a file: watch.js's pg-updated) brings the
 // state's part of the address up to date, the newest ask only; so does the workbench's seed box, whose Enter or blur
-// stores a seed and draws nothing (ui/workbench.py on_seed: &seed=99, ui/share.py seed_query), once its event has
+// stores a seed and draws no view (ui/workbench.py on_seed: &seed=99, ui/share.py seed_query), once its event has
 // landed (pg-stored)
 const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown', 'seed'];  // the state's part (ui/share.py state_query)
 // the page still this long after an answer drawn: its state is asked for (a large state's ask costs the server about
