@@ -101,6 +101,58 @@ def test_a_typo_in_the_mask_lab_names_its_field_and_keeps_the_tables(page: Page)
     assert page.inner_text(LAB_CELL.format("lab-raw-inf", 1, 0)).strip() == "nan"  # still the last good tables
 
 
+# the padded key positions the lab's tables use, read from its padding mask (a 0 in a column: that key is padded)
+PADDED = """Array.from(document.querySelectorAll("#mask-lab-out table[data-name='mask-padding'] td[data-r='0']"))
+  .filter((td) => td.innerText.trim() === '0').map((td) => String(Number(td.dataset.c) + 1)).join(', ')"""
+PADDED_JS = f"() => {PADDED}"
+# the padding box reads what the tables use, and the message says ``said``
+BACK_JS = f"""(said) => {{ const box = document.querySelector('#mask-pad textarea, #mask-pad input');
+  const padded = {PADDED};
+  return !!box && !!padded && box.value === padded && document.querySelector('#mask-lab-msg').innerText.includes(said);
+}}"""
+
+
+def test_a_refused_padding_goes_back_to_the_value_the_tables_use(page: Page) -> None:
+    """Typed key by key into the lab's padding box, then Enter (or leaving the box): a refused text ('1.5', past the
+    tokens, negative, a word) is named by the message, and the box goes back to the text the tables use, as the
+    workbench's controls do (it stayed in the box while the tables kept the last valid mask). Then a good value: the
+    tables follow it."""
+    page.get_by_role("tab", name="Mask lab").click()
+    page.wait_for_selector("#mask-lab-out table[data-name='mask-padding'] td")
+    pad = page.get_by_label("padded key positions (e.g. 3)")
+    pad.click()
+    pad.press_sequentially("2", delay=80)
+    pad.press("Enter")
+    page.wait_for_function(f"() => ({PADDED_JS})() === '2'")
+    # each typed over the box's text (selected): '1.5' may first apply '1' as typed (unless the call for '1.' came in
+    # before it was computed), which the others then go back to
+    for bad, leave in (("1.5", "Enter"), ("9", "Enter"), ("-1", "Enter"), ("abc", "blur")):
+        pad.click()
+        pad.press("Control+a")
+        pad.press_sequentially(bad, delay=80)
+        if leave == "Enter":
+            pad.press("Enter")
+        else:
+            page.locator("#mask-intro").click()  # (the box left: its blur)
+        said = f"mask lab padding: '{bad}' is not a key position 1..3"
+        page.wait_for_function(BACK_JS, arg=said, timeout=TIMEOUT)
+        page.wait_for_timeout(1000)  # (the .change its putting back fires has answered: the message is not wiped)
+        msg = page.inner_text("#mask-lab-msg")
+        used = page.evaluate(PADDED_JS)  # ('2', or '1' when the call for '1' as typed was not overtaken by '1.')
+        assert pad.input_value() == used and used in ("1", "2"), (bad, pad.input_value(), used)
+        assert said in msg and f"it is back to “{used}”" in msg and "last valid masks" in msg, msg
+        # the address keeps the value in force too, not the refused one (a reload would type it again)
+        page.wait_for_function("(u) => new URLSearchParams(location.search).get('pad') === u", arg=used)
+    shot(page, "mask-lab-put-back", "#mask-lab-msg")
+    pad.click()
+    pad.press("Control+a")
+    pad.press_sequentially("3", delay=80)  # a good value: the tables follow it, the message goes
+    pad.press("Enter")
+    page.wait_for_function(f"() => ({PADDED_JS})() === '3'")
+    page.wait_for_function("() => !document.querySelector('#mask-lab-msg').innerText.trim()")
+    assert pad.input_value() == "3"
+
+
 # ---- share: a link and scenario.json bring back every control ---------------------------------------------
 
 RADIOS = ("concat", "split", "Linear out×in (x @ W.T)", "matmul in×out (x @ W)")

@@ -75,6 +75,54 @@ def test_mask_lab_bad_text_names_its_field(pad: str, rows: str, field: str) -> N
     assert f"{field}: " in html.unescape(lab_page(v, True, pad, rows))
 
 
+KEPT = {"causal": True, "pad": "1", "rows": "", "said": ""}  # the lab's accepted values: key 1 padded
+
+
+@pytest.mark.parametrize("bad", ["1.5", "9", "-1", "abc", "7" * 5000], ids=["1.5", "9", "-1", "abc", "5000 chars"])
+@pytest.mark.parametrize("commit", ["Enter", "blur"])
+def test_a_refused_padding_puts_its_box_back_to_the_value_the_tables_use(bad: str, commit: str) -> None:
+    """Enter or leaving the padding box with a refused text: the tables stay, the box shows the accepted text again
+    (as the workbench's controls do: ui/workbench.py refusal), the message names the field and the refused text, and
+    nothing refused is kept. (Enter and leaving the box are one handler: ``commit`` runs it twice, as a page does.)"""
+    _, v, _ = pipeline.load_values("statquest-self")
+    tables, message, causal, pad, rows, kept = labs.on_mask_commit(v, KEPT, True, bad, "")
+    assert tables == gr.skip() and causal == gr.skip() and rows == gr.skip()
+    assert pad == "1"  # the box goes back to the text the tables use
+    said = html.unescape(message)
+    assert f"mask lab padding: {bad!r} is not a key position 1..3" in said, said[:300]
+    assert "it is back to “1”" in said and "last valid masks" in said, said[-200:]
+    assert {k: kept[k] for k in ("causal", "pad", "rows")} == {"causal": True, "pad": "1", "rows": ""}
+    assert bad not in json.dumps({k: kept[k] for k in ("causal", "pad", "rows")})  # stored nowhere
+    # the .change the box's putting back fires: it keeps the refusal's message (not wiped) and the tables
+    again = labs.on_mask_typed(v, kept, True, pad, "")
+    assert again == (gr.skip(), message, gr.skip())
+    if commit == "blur":  # an Enter, then leaving the box: nothing more to do
+        assert labs.on_mask_commit(v, kept, True, pad, "") == (gr.skip(),) * 6
+
+
+def test_a_refused_rows_box_and_a_checkbox_clicked_beside_a_refused_text_go_back_too() -> None:
+    _, v, _ = pipeline.load_values("statquest-self")
+    _, message, causal, pad, rows, kept = labs.on_mask_commit(v, {**KEPT, "rows": "2"}, True, "1", "2, 9")
+    assert (causal, pad, rows) == (gr.skip(), gr.skip(), "2") and kept["rows"] == "2"
+    assert "mask lab rows: '9' is not a query position 1..3" in html.unescape(message)
+    # the checkbox clicked while the padding box still reads a refused text: neither shows what the tables do not use
+    _, message, causal, pad, rows, kept = labs.on_mask_commit(v, KEPT, False, "1.5", "")
+    assert (causal, pad, rows) == (True, "1", gr.skip()) and kept["causal"] is True
+    said = html.unescape(message)
+    assert "“padded key positions” — it is back to “1”; “causal mask” is ticked again;" in said, said
+
+
+def test_a_refused_text_typed_stays_in_its_box_and_is_kept_nowhere_an_accepted_one_is_kept() -> None:
+    """As typed (.change): a refused text is named but left in its box (putting it back mid-word would fight the
+    keys) and not kept; an accepted one draws the tables and is kept, so a later refusal goes back to it."""
+    _, v, _ = pipeline.load_values("statquest-self")
+    tables, message, kept = labs.on_mask_typed(v, KEPT, True, "1.", "")
+    assert tables == gr.skip() and kept == gr.skip() and "'1.' is not a key position" in html.unescape(message)
+    tables, message, kept = labs.on_mask_typed(v, KEPT, True, "2", "")
+    assert isinstance(tables, str) and message == "" and kept == {"causal": True, "pad": "2", "rows": "", "said": ""}
+    assert labs.on_mask_commit(v, kept, True, "2.5", "")[3] == "2"
+
+
 # ---- scaling lab -------------------------------------------------------------------------------
 
 

@@ -14,16 +14,22 @@ from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
 from ui.values import PageValues, padding_flags, parse_seed, scenario_from, shown_head, slider_value
-from ui.wiring import COMMON, on, whole_number
+from ui.wiring import COMMON, Slot, on, whole_number
 
 
-def lab_message(problem: str) -> str:
-    """The mask lab's own message line: the problem, its field named, and what stays on screen."""
-    return (f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)} — the tables below still show the last "
+def lab_message(problem: str, back: str = "") -> str:
+    """The mask lab's own message line: the problem, its field named, what went back (``back``: "the box … is back
+    to “1”", when its control was put back to the value in force) and what stays on screen."""
+    then = f" — {html.escape(back)}; the tables" if back else " — the tables"
+    return (f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)}{then} below still show the last "
             "valid masks.</div>")  # fmt: skip
 
 
 PAD_LABEL, ROWS_LABEL = "padded key positions", "hide every key from query rows"  # the boxes' labels
+CAUSAL_LABEL = "causal mask"
+# the lab's controls as the page opens, and the values its tables use (the session's "mask_lab" Slot): "said" is the
+# message of a refusal that put a control back, which the .change that putting back fires must not wipe
+LAB_KEPT: dict[str, Any] = {"causal": True, "pad": "", "rows": "", "said": ""}
 
 
 def lab_flags(text: Any, n: int, field: str) -> list[bool]:
@@ -41,18 +47,23 @@ def mask_lab_parts(v: PageValues, causal: bool, padding: Any, rows: Any) -> tupl
     """The mask lab for the shown head of the on-screen state: (the masks labelled, then the three fills; "") or,
     for a bad box, (None, a message naming it), so the last good tables can stay on screen."""
     try:
-        s = ac.parse(scenario_from(v))
-        tr = ac.evaluate(s)
-        h = shown_head(v.view_head, s.heads)
-        n_q, n_k = len(s.tokens), len(s.tokens_k)
-        pad = lab_flags(padding, n_k, "padding")
-        hidden = [i for i, f in enumerate(lab_flags(rows, n_q, "rows")) if f]
-        masks = compose_keep(n_q, n_k, bool(causal), pad, hidden)
-        part = tr.head(h)
-        traces = compare_fills(part["q"], part["k"], part["v"], masks["combined"], s.scale, s.normalize)
+        return lab_tables(v, causal, padding, rows), ""
     except ac.ScenarioError as e:
         return None, lab_message(str(e))
-    return mask_tables.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype), ""
+
+
+def lab_tables(v: PageValues, causal: bool, padding: Any, rows: Any) -> str:
+    """The mask lab's tables (the masks labelled, then the three fills); a bad box raises ScenarioError naming it."""
+    s = ac.parse(scenario_from(v))
+    tr = ac.evaluate(s)
+    h = shown_head(v.view_head, s.heads)
+    n_q, n_k = len(s.tokens), len(s.tokens_k)
+    pad = lab_flags(padding, n_k, "padding")
+    hidden = [i for i, f in enumerate(lab_flags(rows, n_q, "rows")) if f]
+    masks = compose_keep(n_q, n_k, bool(causal), pad, hidden)
+    part = tr.head(h)
+    traces = compare_fills(part["q"], part["k"], part["v"], masks["combined"], s.scale, s.normalize)
+    return mask_tables.mask_lab_html(masks, traces, s.tokens, s.tokens_k, s.dtype)
 
 
 def scaling_views(d_k: Any, seed: Any) -> tuple[Any, str]:
@@ -105,12 +116,18 @@ def build_mask_lab(vals_state: Any) -> Any:
         # to an older call than the one drawn, come late, is not drawn; gradio's own CSS for HTML, as before
         msg, out = (newest_view(e) for e in ("mask-lab-msg", "mask-lab-out"))
         stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest): the newest is drawn
-    lab_in = [vals_state, causal, pad, rows]
+    kept = Slot("mask_lab")  # the values the tables use (LAB_KEPT), held by the server, never a refused one
+    lab_in = [vals_state, kept, causal, pad, rows]  # (rows last: the race journeys hold a call by its last input)
     # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
     # the tab opened: after every event on its way (a workbench box's blur, its value not yet stored, when the tab was
-    # clicked); the lab's own boxes: at once, the newest call drawn (static/newest.js)
-    for trigger, reads in ((tab.select, True), (causal.input, False), (pad.change, False), (rows.change, False)):
-        on(trigger, mask_lab, lab_in, [out, msg], stamp=stamp, reads=reads, **COMMON)
+    # clicked); the lab's own boxes: at once as typed, the newest call drawn (static/newest.js)
+    for trigger, fn, reads in ((tab.select, on_mask_opened, True), (pad.change, on_mask_typed, False),
+                               (rows.change, on_mask_typed, False)):  # fmt: skip
+        on(trigger, fn, lab_in, [out, msg, kept], stamp=stamp, reads=reads, **COMMON)
+    # a box's Enter or leaving it, and the checkbox, commit: a refused value puts the controls back to the values
+    # the tables use (a typed refusal is left in its box while typing: putting it back mid-word fights the keys)
+    for trigger in (pad.submit, pad.blur, rows.submit, rows.blur, causal.input):
+        on(trigger, on_mask_commit, lab_in, [out, msg, causal, pad, rows, kept], stamp=stamp, **COMMON)
     return tab
 
 
@@ -124,6 +141,81 @@ def mask_lab(vals: PageValues | None, causal: bool, pad: Any, rows: Any) -> tupl
         return gr.skip(), expired_message()
     tables, message = mask_lab_parts(vals, causal, pad, rows)
     return (gr.skip() if tables is None else tables), message
+
+
+def lab_kept(kept: Any) -> dict[str, Any]:
+    """The session's accepted lab values (LAB_KEPT as the page opens: nothing stored yet)."""
+    return {**LAB_KEPT, **kept} if isinstance(kept, dict) else dict(LAB_KEPT)
+
+
+def lab_now(causal: Any, pad: Any, rows: Any) -> dict[str, Any]:
+    """The lab's controls as sent, in LAB_KEPT's form (a box emptied by gradio comes as None)."""
+    return {"causal": bool(causal), "pad": "" if pad is None else str(pad), "rows": "" if rows is None else str(rows)}
+
+
+def on_mask_typed(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, str, Any]:
+    """A lab box's text as typed: :func:`lab_answer`."""
+    return lab_answer(vals, kept, causal, pad, rows, opened=False)
+
+
+def on_mask_opened(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, str, Any]:
+    """The lab's tab opened: :func:`lab_answer`, always recomputed (the workbench's state may have changed since)."""
+    return lab_answer(vals, kept, causal, pad, rows, opened=True)
+
+
+def lab_answer(
+    vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any, opened: bool
+) -> tuple[Any, str, Any]:
+    """A lab box's text as typed (or the tab opened: ``opened``): (tables, message, what the tables now use).
+
+    A refused text stays in its box while it is typed, named by the message, and is stored nowhere; only an accepted
+    one is kept. The .change that a refusal's putting back fires (the box now reads the value in force) keeps that
+    refusal's message, which it would otherwise wipe at once; so does a refused text typed and deleted again (what
+    the message says is still so). The tab opening always recomputes (the workbench may have changed since).
+    """
+    old, now = lab_kept(kept), lab_now(causal, pad, rows)
+    if vals is not None and not opened and old["said"] and now == {k: old[k] for k in now}:
+        return gr.skip(), old["said"], gr.skip()
+    tables, message = mask_lab(vals, now["causal"], now["pad"], now["rows"])
+    return tables, message, ({**now, "said": ""} if isinstance(tables, str) else gr.skip())
+
+
+def put_back(old: dict[str, Any], now: dict[str, Any], field: str) -> str:
+    """What a refusal of ``field`` (``mask lab padding``, ``mask lab rows``) puts back, in words: each control whose
+    value is not the one the tables use; the refused box, already named by the message, is "it"."""
+    back = []
+    for key, name, label in (("pad", "mask lab padding", PAD_LABEL), ("rows", "mask lab rows", ROWS_LABEL)):
+        if now[key] != old[key]:
+            box = "it" if name == field else f"the box “{label}”"
+            back.append(f"{box} is back to “{old[key]}”" if old[key] else f"{box} is emptied again")
+    if now["causal"] != old["causal"]:
+        back.append(f"“{CAUSAL_LABEL}” is {'ticked' if old['causal'] else 'unticked'} again")
+    return "; ".join(back)
+
+
+def on_mask_commit(
+    vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any
+) -> tuple[Any, str, Any, Any, Any, Any]:
+    """A box's Enter or leaving it, or the checkbox clicked: (tables, message, causal, pad box, rows box, kept).
+
+    Accepted: the tables follow and the values are kept. Refused: the tables stay, every control goes back to the
+    value the tables use, as the workbench's controls do (ui/workbench.py refusal), so that no control shows a value
+    the tables do not use, and the message names the field, the refused text and what went back.
+    """
+    skip = gr.skip()
+    if vals is None:
+        return skip, expired_message(), skip, skip, skip, skip
+    old, now = lab_kept(kept), lab_now(causal, pad, rows)
+    if now == {k: old[k] for k in now}:  # (the .change as typed has drawn it already: an Enter, then leaving)
+        return skip, skip, skip, skip, skip, skip
+    try:
+        tables = lab_tables(vals, now["causal"], now["pad"], now["rows"])
+    except ac.ScenarioError as e:
+        said = lab_message(str(e), put_back(old, now, e.field))
+    else:
+        return tables, "", skip, skip, skip, {**now, "said": ""}
+    boxes = (old[k] if now[k] != old[k] else skip for k in ("causal", "pad", "rows"))
+    return (skip, said, *boxes, {**old, "said": said})
 
 
 def build_scaling_lab() -> Any:
