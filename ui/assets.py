@@ -115,13 +115,23 @@ STAMPED_AFTER_EVENTS = (
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
+
+
+def landed_telling(name: str) -> str:
+    """LANDED, and then the page is told so by the event ``name`` on ``document``."""
+    return (
+        f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); "
+        f"document.dispatchEvent(new CustomEvent('{name}')); }}, () => null); }}"
+    )
+
+
 # the same for an event that stores a state and draws no view (the workbench's seed box: only the message line, a
 # live view that says no pg-updated): the page is then told (pg-stored), and address.js asks for the state's address
 # again
-LANDED_STORED = (
-    f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); "
-    "document.dispatchEvent(new CustomEvent('pg-stored')); }, () => null); }"
-)
+LANDED_STORED = landed_telling("pg-stored")
+# the same for the mask lab's commit (a box's Enter or blur, the checkbox: ui/labs.py on_mask_commit), which may put
+# a refused box back: address.js then writes the lab's boxes as they now read (pg-lab-kept)
+LANDED_LAB = landed_telling("pg-lab-kept")
 
 
 def drawn(js: str, value: Any = None, **kw: Any) -> gr.HTML:

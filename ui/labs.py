@@ -9,7 +9,7 @@ import gradio as gr
 
 import attention_core as ac
 from attention_core import MAX_DK, MIN_DK, compare_fills, compose_keep, parse_int, scaling_lab
-from ui.assets import CHARTS_JS, NEWEST_JS
+from ui.assets import CHARTS_JS, LANDED_LAB, NEWEST_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
@@ -127,7 +127,8 @@ def build_mask_lab(vals_state: Any) -> Any:
     # a box's Enter or leaving it, and the checkbox, commit: a refused value puts the controls back to the values
     # the tables use (a typed refusal is left in its box while typing: putting it back mid-word fights the keys)
     for trigger in (pad.submit, pad.blur, rows.submit, rows.blur, causal.input):
-        on(trigger, on_mask_commit, lab_in, [out, msg, causal, pad, rows, kept], stamp=stamp, **COMMON)
+        outs = [out, msg, causal, pad, rows, kept]
+        on(trigger, on_mask_commit, lab_in, outs, stamp=stamp, landed=LANDED_LAB, **COMMON)
     return tab
 
 

@@ -40,24 +40,15 @@ function maskNow() {
 const MASK_NONE = { causal: null, pad: null, rows: null };
 function followMask(write) {
   const ours = (e) => e.target.closest?.('#mask-causal, #mask-pad, #mask-rows');
-  // Enter, leaving a box or the checkbox commits: the server puts a refused value back to the one the tables use
-  // (ui/labs.py on_mask_commit), which fires no event here; the address follows the boxes for 5 s after, while the
-  // lab's tab is shown, so that it never keeps a refused value (a reload would type it again)
-  let watch = null;
-  const settle = () => {
-    clearInterval(watch);
-    let last = JSON.stringify(maskNow()), looks = 0;
-    watch = setInterval(() => {
-      const now = maskNow();
-      if (JSON.stringify(now) !== last && new URLSearchParams(location.search).get('tab') === 'mask') write(now);
-      last = JSON.stringify(now);
-      if (++looks >= 25) clearInterval(watch);
-    }, 200);
-  };
   document.addEventListener('input', (e) => { if (ours(e)) write(maskNow()); });
-  document.addEventListener('change', (e) => { if (ours(e)) { write(maskNow()); settle(); } });
-  document.addEventListener('focusout', (e) => { if (ours(e)) settle(); });
-  document.addEventListener('keydown', (e) => { if (ours(e) && e.key === 'Enter') settle(); });
+  document.addEventListener('change', (e) => { if (ours(e)) write(maskNow()); });
+  // a box's Enter, leaving it or the checkbox commits: a refused value is put back to the one the tables use
+  // (ui/labs.py on_mask_commit), which fires no event here; once that event has landed (ui/assets.py LANDED_LAB),
+  // and its values are drawn (the next frame), the address takes the boxes as they read, so that it never keeps a
+  // refused value (a reload would type it again)
+  document.addEventListener('pg-lab-kept', () => requestAnimationFrame(() => {
+    if (new URLSearchParams(location.search).get('tab') === 'mask') write(maskNow());
+  }));
 }
 // on load, once the lab has drawn its tables (the tab's own event): the asked values set as a learner would (ticked,
 // typed), one at a time, each once the lab has answered the one before (the lab's events run side by side, so a
