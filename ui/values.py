@@ -106,6 +106,12 @@ def split_tokens(text: str | None) -> list[str]:
     return [t.strip() for t in str(text or "").split(",") if t.strip()]
 
 
+def quoted(text: str, most: int = 24) -> str:
+    """``text`` as a message quotes it: its repr, cut at ``most`` characters with "…" (a 5,000-character paste is not
+    written out whole in the message line)."""
+    return repr(text) if len(text) <= most else repr(text[: most - 1] + "…")
+
+
 def padding_flags(text: str | None, n_keys: int) -> list[bool]:
     """'2, 3' (1-based key positions) -> flags per key; bad text raises ScenarioError('padding')."""
     flags = [False] * n_keys
@@ -113,7 +119,7 @@ def padding_flags(text: str | None, n_keys: int) -> list[bool]:
         if not part:
             continue
         if not re.fullmatch(r"[0-9]{1,3}", part) or not 1 <= int(part) <= n_keys:
-            raise ac.ScenarioError("padding", f"{part!r} is not a key position 1..{n_keys}")
+            raise ac.ScenarioError("padding", f"{quoted(part)} is not a key position 1..{n_keys}")
         flags[int(part) - 1] = True
     return flags
 
