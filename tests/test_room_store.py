@@ -39,6 +39,23 @@ def test_a_code_is_six_characters_without_look_alikes() -> None:
     assert rm.normal_code(" ab-c d23 ".replace("23", "2E")) == "ABCD2E"
 
 
+def test_a_wrong_code_says_what_is_wrong_in_a_students_words() -> None:
+    """A look-alike typed (O for what was never an O) is named as such: the alphabet leaves out both sides of each
+    look-alike pair, so there is nothing to map it to, and 'as on the screen' alone told the student nothing."""
+    assert not set(rm.LOOK_ALIKES) & set(rm.ALPHABET)  # no mapping exists: 0 and O, 1, I and L are all left out
+    assert set(rm.LOOK_ALIKES) | set(rm.ALPHABET) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    cases = {"YBGPEO": ["never use the letter O.", "leave out O, 0, I, L and 1, which look alike"],
+             "ybgpe0": ["never use the digit 0 (zero)."], "Al1CDE": ["the letter L or the digit 1 (one)."],
+             "AB!CDE": ["only the letters A to Z and the digits 2 to 9, not '!'"],
+             "ABC": ["a code is 6 letters and digits", "this is 3"], "ABC DEFG": ["this is 7"]}  # fmt: skip
+    for typed, says in cases.items():
+        with pytest.raises(RoomError, match="is not a room code") as e:
+            rm.normal_code(typed)
+        assert e.value.status == 404 and all(s in str(e.value) for s in says), (typed, str(e.value))
+        assert f"{typed!r} is not a room code" in str(e.value)
+    assert rm.normal_code("ybg-pe2") == "YBGPE2"  # case, spaces and dashes still forgiven
+
+
 def test_only_the_secret_drives_the_room_and_it_is_never_in_what_students_get() -> None:
     store, room = opened()
     for bad in (None, "", "x" * 32, room.secret[:-1], 42):
