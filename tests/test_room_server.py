@@ -197,6 +197,21 @@ def test_a_quiz_question_is_the_quiz_generators_multiple_choice(client: TestClie
     assert int(weights.argmax()) == want.answer[0]  # and it is the key with the most weight, by torch
 
 
+def test_a_quiz_question_without_an_index_draws_the_rooms_next(client: TestClient, room: rm.Room) -> None:
+    """The page kept its own count of quiz questions (0, 1, …) and a lecturer's reload restarted it: the room asked
+    draw 0 again. Without an index the server draws by the room's question count, which no reload restarts."""
+    teacher = {"X-Room-Secret": room.secret}
+    s = ac.parse(ac.scenario_of("statquest-self"))
+    draws = [ac.quiz.ask(s, ac.evaluate(s), 4242, i, "argmax").prompt for i in range(3)]
+    assert len(set(draws)) == 3, draws  # (three draws that read apart, so a repeat would show)
+    for i in range(3):  # a reload between any two is the same: the page sends no count
+        r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz"}, headers=teacher)
+        assert r.status_code == 200 and r.json()["question"] == i, r.text
+        assert room.questions[i].prompt == draws[i] and room.questions[i].asked["body"]["index"] == i
+    r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz", "index": 0}, headers=teacher)
+    assert room.questions[r.json()["question"]].prompt == draws[0]  # (an index named is still the one drawn)
+
+
 def test_wrong_codes_on_the_teachers_routes_count_against_the_flood_limit(client: TestClient, room: rm.Room) -> None:
     """A script guessing codes through a teacher's route (404 for no room, 403 for a room) learns which codes are
     open as well as through join: it counts against the same budget."""

@@ -364,7 +364,8 @@ async def answer(request: Request) -> Response:
 async def teacher(request: Request) -> Response:
     """The teacher's calls, each with ``X-Room-Secret`` (403 without): ``POST /room/CODE/view`` ``{"tab",
     "stage", "t", "part", "fill", "explain"}`` (:func:`view_state`), ``/close``, ``/ask`` ``{"kind", "name", "head",
-    "row", "col"}``, ``/end`` ``{"reveal"}``; ``GET /room/CODE/results.csv``."""
+    "row", "col", "index"}`` (a quiz's ``index``: the room's question count if none), ``/end`` ``{"reveal"}``;
+    ``GET /room/CODE/results.csv``."""
     code, action = request.path_params["code"], request.path_params["action"]
     secret = request.headers.get("x-room-secret")
     try:
@@ -387,6 +388,8 @@ async def teacher(request: Request) -> Response:
             return JSONResponse({"closed": True})
         if action == "ask":
             query = room.state.get("query") or {}
+            if body.get("kind") == "quiz" and "index" not in body:  # the room's count draws on after a page's reload
+                body = {**body, "index": len(room.questions)}
             a = question_from(query, body)
             about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
             question = await store(ROOMS.ask, room.code, secret, a.kind, a.prompt, a.right, a.options, a.hide, about)
@@ -492,7 +495,9 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
 
 def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> Asked:
     """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
-    key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw."""
+    key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw (the
+    teacher's route gives the room's question count when the page names none: a reloaded page draws the next one,
+    not draw 0 again)."""
     tr = ac.evaluate(s)
     seed, index = 4242, as_int(body.get("index", 0), "index")
     try:

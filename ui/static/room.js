@@ -245,7 +245,8 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
     const qu = p.question;
     q('.room-end').hidden = !qu || qu.closed;
     q('.room-reveal').hidden = !qu || qu.revealed;
-    q('.room-q').innerHTML = qu ? `<b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
+    // its number is the room's (the server's question id), as in the results' CSV: a reloaded page goes on counting
+    q('.room-q').innerHTML = qu ? `<span class="room-qn">Question ${qu.id + 1}:</span> <b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
       + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal')
       + ' <button type="button" class="room-chart">chart: show / hide</button>'
       + (qu.moved ? `<p class="room-moved" role="alert">${qu.revealed ? MOVED_REVEALED
@@ -265,7 +266,6 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
 
 function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, and the cell a question is about
   let asking = null;
-  let quizzes = 0;
   const { signal } = R.off;
   const teaching = () => R.status(`Teaching room <b class="room-code-now">${esc(room.code)}</b>`);
   // a number asked for and not yet clicked is given up by any other button of the room's or by Escape (it stayed
@@ -277,7 +277,8 @@ function teacherClicks(R, room, hdr, box, stream) {  // the teacher's buttons, a
     if (b.dataset.ask !== asking) giveUp();
     try {
       if (b.dataset.ask === 'quiz') {  // the quiz's generator draws it: no cell to pick
-        await post(`${room.code}/ask`, { kind: 'quiz', index: quizzes++ }, hdr);
+        // (no draw index: the server takes the room's question count, which a reload of this page does not restart)
+        await post(`${room.code}/ask`, { kind: 'quiz' }, hdr);
       } else if (b.dataset.ask) {
         asking = b.dataset.ask;
         R.status(`${asking === 'predict' ? 'Click the number to ask about, in the overview (scores, scaled, masked, weights or output)'
