@@ -93,6 +93,26 @@ function dockBar(element) {
   dock();
 }
 
+// The room's line in view, with the page's first screen if that holds it (then ``then``): "Teach this" and "Join a
+// class" wait at the page's end, so the lesson started, or a refused code's message came, with the page scrolled to
+// where they had been, the room's line far above. It waits until dockBar has brought the bar up before the tabs.
+function barInView(then) {
+  let tries = 0;
+  const go = () => {
+    const bar = document.getElementById('room-bar'), tabs = document.getElementById('tabs');
+    if (!bar || bar.nextElementSibling !== tabs) {  // (not up yet: dockBar moves it once the status changes)
+      if (tries++ < 50) setTimeout(go, 100);
+      return;
+    }
+    const r = bar.getBoundingClientRect();
+    const shown = r.top >= 0 && r.bottom <= innerHeight;  // (on screen already: a lecturer's place mid-lesson is kept)
+    if (!shown && r.bottom + scrollY <= innerHeight) scrollTo({ top: 0, behavior: 'instant' });
+    else if (!shown) bar.scrollIntoView({ block: 'start', behavior: 'instant' });
+    then?.();
+  };
+  go();
+}
+
 function listen(path, headers, onData, onRefused) {
   let ctl = null;
   let alive = true;
@@ -350,7 +370,7 @@ function card(R, show) {
       <p class="rc-url">${esc(teacher.join.replace(/\?room=.*/, ''))}</p><p>with the code</p>
       <p class="rc-code">${esc(teacher.code)}</p><p class="rc-count">${joined(R.count || 0)}</p>${localNote(teacher.local)}
       <button type="button" class="rc-hide">Start the lesson</button></div>`;
-    R.cardEl.querySelector('.rc-hide').addEventListener('click', () => card(R, false));
+    R.cardEl.querySelector('.rc-hide').addEventListener('click', () => { card(R, false); barInView(); });
     document.body.appendChild(R.cardEl);
   }
   if (R.cardEl) R.cardEl.hidden = !show;
@@ -382,7 +402,7 @@ async function follow(R, code) {
     me = await post(`${encodeURIComponent(code)}/join`, { token: localStorage.getItem(saved) });
   } catch (err) {
     R.status(`${esc(err.message)}`, 'error');
-    R.$('.room-code').focus();
+    barInView(() => R.$('.room-code').focus({ preventScroll: true }));  // (focus alone scrolled to where it had been)
     return;
   }
   localStorage.setItem(saved, me.token);
