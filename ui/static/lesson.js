@@ -56,7 +56,10 @@ function menu(root, SHIPPED) {
       + '<button type="button" class="lp-save">Save your plan (.json)</button>'
       + '<label class="lp-load">Load a plan (.json) <input type="file" accept=".json,application/json"></label>'
       + '<button type="button" class="lp-clear">Clear your plan</button></div>'
-      + `<p class="lp-note" role="status">${escape(note)}</p>`;
+      + `<p class="lp-note" role="status">${escape(note)}</p>`
+      + '<h2>With a class</h2><p class="lp-class">Students follow this page live on their own devices, and answer '
+      + 'your questions.</p><div class="lp-do"><button type="button" class="lp-teach">Teach this: open a room'
+      + '</button><button type="button" class="lp-join">Join a class by its code</button></div>';
   }
   function here() {  // the view on screen as a stage: its address's keys and what it shows
     const q = {};
@@ -72,6 +75,7 @@ function menu(root, SHIPPED) {
   pop.addEventListener('click', (e) => {
     const b = e.target.closest('button');
     if (!b) return;
+    if (b.matches('.lp-teach, .lp-join')) { toggle(); toClass(b.matches('.lp-teach')); return; }
     const mine = own() || { title: 'My lesson', stages: [] };
     if (b.matches('.lp-add')) {
       mine.stages.push(here());
@@ -109,6 +113,16 @@ function menu(root, SHIPPED) {
     if ((e.key === 'l' || e.key === 'L') && !e.ctrlKey && !e.metaKey && !e.altKey
       && !e.target.closest?.('input, textarea, select, [contenteditable], table.grid')) toggle();
   });
+}
+
+// a class, from the menu a lecturer opens first: the room's own "Teach this" (its card then shows the code), or
+// the code box brought into view and focused (the room's bar waits at the page's end until a room is open: room.js)
+function toClass(teach) {
+  const room = document.getElementById('room');
+  if (teach) { room?.querySelector('.room-teach')?.click(); return; }
+  const box = room?.querySelector('.room-code');
+  box?.scrollIntoView({ block: 'center', behavior: 'instant' });
+  box?.focus({ preventScroll: true });
 }
 
 // a lab's stage (a tab of its own, not present mode's): the page shows the lab alone, as present mode shows the
