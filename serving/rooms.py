@@ -350,23 +350,35 @@ class RoomStore:
         ``head`` (1-based), ``mark`` (the cells the reveal outlines) and ``asked`` (the state it is asked on: its
         right answer is that state's, whatever the teacher shows later, :meth:`moved`)."""
         with self._lock:
+            return self._ask(self.drive(code, secret), kind, prompt, right, options, hide, about)
+
+    def ask_drawn(self, code: str, secret: Any, draw: Callable[[int], tuple[Any, ...]]) -> int:
+        """:meth:`ask` for the question ``draw`` makes from the room's question count (its arguments after ``secret``),
+        the count read under the store's lock: two asks at once, from a double click or two replicas, read one count
+        outside it and drew the same quiz question twice (the Redis store's rooms are copies, read per call)."""
+        with self._lock:
             room = self.drive(code, secret)
-            if room.closed:  # (a second tab of the teacher's, its room closed in the first)
-                raise RoomError(410, "room: this room is closed")
-            if kind not in KINDS:
-                raise RoomError(400, f"question kind: {str(kind)[:20]!r} is not one of {', '.join(KINDS)}")
-            if len(room.questions) >= MAX_QUESTIONS:
-                raise RoomError(429, f"questions: this room has asked {MAX_QUESTIONS}, its most")
-            for q in room.questions:
-                q.closed = True
-                q.asked = {}  # (only the last question follows the teacher's state: a room's JSON stays small)
-            opts = [str(o)[:MAX_ANSWER] for o in (options or [])][:12]
-            q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}),
-                         head=int((about or {}).get("head") or 0), mark=list((about or {}).get("mark") or []),
-                         asked=dict((about or {}).get("asked") or {}))  # fmt: skip
-            room.questions.append(q)
-            self._changed(room)
-            return len(room.questions) - 1
+            return self._ask(room, *draw(len(room.questions)))
+
+    def _ask(self, room: Room, kind: str, prompt: str, right: str, options: list[str] | None = None,
+             hide: dict[str, Any] | None = None, about: dict[str, Any] | None = None) -> int:  # fmt: skip
+        """:meth:`ask`'s work on ``room``, driven by its secret, under the store's lock."""
+        if room.closed:  # (a second tab of the teacher's, its room closed in the first)
+            raise RoomError(410, "room: this room is closed")
+        if kind not in KINDS:
+            raise RoomError(400, f"question kind: {str(kind)[:20]!r} is not one of {', '.join(KINDS)}")
+        if len(room.questions) >= MAX_QUESTIONS:
+            raise RoomError(429, f"questions: this room has asked {MAX_QUESTIONS}, its most")
+        for q in room.questions:
+            q.closed = True
+            q.asked = {}  # (only the last question follows the teacher's state: a room's JSON stays small)
+        opts = [str(o)[:MAX_ANSWER] for o in (options or [])][:12]
+        q = Question(kind, str(prompt)[:300], str(right)[:MAX_ANSWER], opts, hide=dict(hide or {}),
+                     head=int((about or {}).get("head") or 0), mark=list((about or {}).get("mark") or []),
+                     asked=dict((about or {}).get("asked") or {}))  # fmt: skip
+        room.questions.append(q)
+        self._changed(room)
+        return len(room.questions) - 1
 
     def answer(self, code: str, token: Any, qid: Any, value: Any) -> None:
         """A student's answer to the open question ``qid`` (replacing their earlier one)."""

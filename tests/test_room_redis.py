@@ -23,7 +23,7 @@ from test_room_store import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from test_room_store import asked_state_kept
+from test_room_store import asked_state_kept, two_asks_at_once
 
 from serving import rooms as rm
 from serving.rooms_redis import PREFIX, RedisRoomStore
@@ -143,3 +143,8 @@ def test_a_question_keeps_its_state_and_says_when_the_teacher_moved_on_across_re
     """As the in-process store (test_room_store.asked_state_kept): a question's state, head, outline and ``moved``
     written by one replica and read by the other."""
     asked_state_kept(RedisRoomStore(redis_url), RedisRoomStore(redis_url))
+
+
+def test_two_asks_at_once_on_two_replicas_draw_two_questions(redis_url: str) -> None:
+    """As the in-process store (test_room_store.two_asks_at_once): the count read under the Redis lock."""
+    two_asks_at_once(RedisRoomStore(redis_url), RedisRoomStore(redis_url))

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -358,3 +361,34 @@ def test_a_prediction_with_a_decimal_comma_is_refused_saying_how_to_write_it(typ
         pointed = typed.replace(",", ".")
         store.answer(room.code, token, qid, pointed)
         assert store.own_answers(room.code, token) == {str(qid): pointed}
+
+
+def two_asks_at_once(store: RoomStore, other: RoomStore | None = None) -> None:
+    """Two quiz asks at once (a double click on "Ask", two teacher tabs, or two replicas: ``other``): each draws its
+    question by a count of its own, 0 and 1, and the room holds two different questions. (The route read the count
+    from the room it had driven, outside the store's lock, so both drew question 0: on Redis each call's room is a
+    copy.) The draw waits 0.2 s, so the second ask comes while the first draws."""
+    _, room = opened(store)
+    counts: list[int] = []
+    started = threading.Event()
+
+    def draw(n: int) -> tuple[str, str, str]:
+        counts.append(n)
+        started.set()
+        time.sleep(0.2)
+        return "predict", f"question drawn at count {n}", "1.5"
+
+    def ask(s: RoomStore) -> int:
+        if s is not store:
+            started.wait(5)  # (the second ask once the first is drawing)
+        return s.ask_drawn(room.code, room.secret, draw)
+
+    with ThreadPoolExecutor(2) as pool:
+        ids = list(pool.map(ask, [store, other or store]))
+    assert sorted(counts) == [0, 1] and sorted(ids) == [0, 1], (counts, ids)
+    prompts = [q.prompt for q in store.drive(room.code, room.secret).questions]
+    assert len(set(prompts)) == 2, prompts
+
+
+def test_two_asks_at_once_draw_two_questions() -> None:
+    two_asks_at_once(RoomStore())

@@ -388,12 +388,16 @@ async def teacher(request: Request) -> Response:
             return JSONResponse({"closed": True})
         if action == "ask":
             query = room.state.get("query") or {}
-            if body.get("kind") == "quiz" and "index" not in body:  # the room's count draws on after a page's reload
-                body = {**body, "index": len(room.questions)}
-            a = question_from(query, body)
-            about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
-            question = await store(ROOMS.ask, room.code, secret, a.kind, a.prompt, a.right, a.options, a.hide, about)
-            return JSONResponse({"question": question})
+
+            def drawn(count: int) -> tuple[Any, ...]:
+                """The question asked, a quiz's drawn by the room's question count when the page sends no index
+                (a reload does not start the count again), as the store reads it under its lock."""
+                asked = {**body, "index": count} if body.get("kind") == "quiz" and "index" not in body else body
+                a = question_from(query, asked)
+                about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
+                return a.kind, a.prompt, a.right, a.options, a.hide, about
+
+            return JSONResponse({"question": await store(ROOMS.ask_drawn, room.code, secret, drawn)})
         if action == "end":
             await store(ROOMS.end_question, room.code, secret, bool(body.get("reveal")))
             return JSONResponse({"ok": True})
