@@ -18,7 +18,8 @@ def test_a_lecturer_opens_a_room_and_a_student_joins_from_the_lesson_menu(own_ap
     """The lecturer (1280×720) clicks Lesson, then "Teach this: open a room": the room's card is on screen with its
     code and QR, the menu closed. A student on a 390×844 phone taps Lesson (the menu whole on screen: its left edge
     was 20 px off it), then "Join a class by its code": the code box is on screen and focused, so the code typed key
-    by key goes into it; Enter joins, the student follows, and the lecturer's card counts one student."""
+    by key goes into it; Enter joins, the student follows, and the lecturer's card counts one student. In the room,
+    the lecturer's menu offers the join card again (the same code) and the student's menu no room of their own."""
     teacher = page_in(browser, own_app, 1280, 720)
     student = page_in(browser, own_app, 390, 844, phone=True)
     try:
@@ -43,6 +44,18 @@ def test_a_lecturer_opens_a_room_and_a_student_joins_from_the_lesson_menu(own_ap
         student.wait_for_selector(FOLLOWING)
         assert f"room {code}" in student.locator("#room .room-status").inner_text()
         shows(teacher, ".room-card .rc-count", "1 student joined")
+        # in the room, the menu offers what the room's line does: the lecturer the join card again, the student no
+        # room of their own (the menu's Teach opened one over the followed room: a review found it)
+        teacher.locator(".room-card .rc-hide").click()
+        teacher.click("#lesson-btn")
+        assert teacher.locator("#lesson-pop .lp-do button").all_inner_texts()[-1] == "Show the join card"
+        assert teacher.locator("#lesson-pop .lp-join").count() == 0
+        teacher.locator("#lesson-pop .lp-teach").click()
+        card.wait_for()
+        assert card.locator(".rc-code").inner_text().strip() == code  # the same room, not a new one
+        tap(student, "#lesson-btn", phone=True)
+        assert student.locator("#lesson-pop .lp-teach, #lesson-pop .lp-join").count() == 0
+        assert "You are in a class" in student.inner_text("#lesson-pop .lp-class")
     finally:
         teacher.context.close()
         student.context.close()

@@ -56,10 +56,7 @@ function menu(root, SHIPPED) {
       + '<button type="button" class="lp-save">Save your plan (.json)</button>'
       + '<label class="lp-load">Load a plan (.json) <input type="file" accept=".json,application/json"></label>'
       + '<button type="button" class="lp-clear">Clear your plan</button></div>'
-      + `<p class="lp-note" role="status">${escape(note)}</p>`
-      + '<h2>With a class</h2><p class="lp-class">Students follow this page live on their own devices, and answer '
-      + 'your questions.</p><div class="lp-do"><button type="button" class="lp-teach">Teach this: open a room'
-      + '</button><button type="button" class="lp-join">Join a class by its code</button></div>';
+      + `<p class="lp-note" role="status">${escape(note)}</p>${classPart()}`;
   }
   function here() {  // the view on screen as a stage: its address's keys and what it shows
     const q = {};
@@ -113,6 +110,20 @@ function menu(root, SHIPPED) {
     if ((e.key === 'l' || e.key === 'L') && !e.ctrlKey && !e.metaKey && !e.altKey
       && !e.target.closest?.('input, textarea, select, [contenteditable], table.grid')) toggle();
   });
+}
+
+// the menu's class part, as the room's bar now stands (room.js): what it offers is what the bar offers, so a page
+// that follows a room as a student opens none of its own, and a lecturer in a room is offered the join card again
+function classPart() {
+  const shown = (sel) => { const e = document.querySelector(`#room ${sel}`); return e && !e.hidden ? e : null; };
+  const teach = shown('.room-teach'), join = shown('.room-join');
+  const again = teach?.textContent.trim() === 'Show the join card';
+  const buttons = (teach ? `<button type="button" class="lp-teach">${again ? 'Show the join card'
+    : 'Teach this: open a room'}</button>` : '')
+    + (join ? '<button type="button" class="lp-join">Join a class by its code</button>' : '');
+  const says = buttons ? 'Students follow this page live on their own devices, and answer your questions.'
+    : "You are in a class: the room's line is above the tabs.";
+  return `<h2>With a class</h2><p class="lp-class">${says}</p>${buttons ? `<div class="lp-do">${buttons}</div>` : ''}`;
 }
 
 // a class, from the menu a lecturer opens first: the room's own "Teach this" (its card then shows the code), or
