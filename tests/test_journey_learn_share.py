@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 from browser import open_page
+from browser import settled as answered
 from playwright.sync_api import Browser, Page
+from test_journey_truth import open_more, rows_shown, type_in
 
 import attention_core as ac
 from ui import learn, pipeline, wiring
@@ -151,6 +153,41 @@ def test_a_refused_padding_goes_back_to_the_value_the_tables_use(page: Page) -> 
     page.wait_for_function(f"() => ({PADDED_JS})() === '3'")
     page.wait_for_function("() => !document.querySelector('#mask-lab-msg').innerText.trim()")
     assert pad.input_value() == "3"
+
+
+def test_a_padding_the_state_refuses_goes_from_the_box_and_the_address_when_the_lab_opens(
+    browser: Browser, app_url: str
+) -> None:
+    """A link asking padding 9 of 3 keys opens the lab with the box at what its tables use (empty), the message
+    naming 9, and 9 gone from the address (the box and the address kept 9 until the box was left). Then padding 3,
+    the workbench's T typed down to 2 (2 keys), and the lab opened again: the box holding 3 is emptied and the message
+    says why (the tab said 3 was no key position and kept it in the box, the tables on the old state)."""
+    pg = open_page(browser, f"{app_url}?tab=mask&pad=9", events=True)
+    try:
+        said = "mask lab padding: '9' is not a key position 1..3"
+        pg.wait_for_function("(s) => document.querySelector('#mask-lab-msg')?.innerText.includes(s)", arg=said)
+        pad = pg.get_by_label("padded key positions (e.g. 3)")
+        pg.wait_for_function(f"() => ({PADDED_JS})() === '' && !new URLSearchParams(location.search).get('pad')")
+        wait_text(pg, "#mask-lab-msg", "it is emptied")  # (the answer to the box's emptying says it last)
+        assert pad.input_value() == ""
+        pad.click()
+        pad.press_sequentially("3", delay=80)
+        pad.press("Enter")
+        pg.wait_for_function(f"() => ({PADDED_JS})() === '3'")
+        pg.get_by_role("tab", name="Workbench").click()
+        open_more(pg)
+        type_in(pg, "T (query tokens)", "2")
+        rows_shown(pg, "x", 2)
+        answered(pg)
+        pg.get_by_role("tab", name="Mask lab").click()
+        said = "mask lab padding: '3' is not a key position 1..2"
+        pg.wait_for_function("(s) => document.querySelector('#mask-lab-msg')?.innerText.includes(s)", arg=said)
+        pg.wait_for_function(f"() => ({PADDED_JS})() === '' && !new URLSearchParams(location.search).get('pad')")
+        wait_text(pg, "#mask-lab-msg", "it is emptied")  # (the answer to the box's emptying says it last)
+        assert pad.input_value() == ""
+        assert pg.locator("#mask-lab-out table[data-name='mask-padding'] td[data-r='0']").count() == 2  # 2 keys
+    finally:
+        pg.close()
 
 
 # ---- share: a link and scenario.json bring back every control ---------------------------------------------

@@ -13,23 +13,25 @@ from ui.assets import CHARTS_JS, LANDED_LAB, NEWEST_JS
 from ui.pipeline import expired_message
 from ui.render import mask_tables, scaling_plot
 from ui.render import tables as vw
-from ui.values import PageValues, padding_flags, parse_seed, scenario_from, shown_head, slider_value
+from ui.values import PageValues, cut, padding_flags, parse_seed, scenario_from, shown_head, slider_value
 from ui.wiring import COMMON, Slot, on, whole_number
 
 
-def lab_message(problem: str, back: str = "") -> str:
+def lab_message(problem: str, back: str = "", shown: str = "still show the last valid masks") -> str:
     """The mask lab's own message line: the problem, its field named, what went back (``back``: "the box … is back
-    to “1”", when its control was put back to the value in force) and what stays on screen."""
+    to “1”", when its control was put back to the value in force) and what the tables show (``shown``)."""
     then = f" — {html.escape(back)}; the tables" if back else " — the tables"
-    return (f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)}{then} below still show the last "
-            "valid masks.</div>")  # fmt: skip
+    return f"<div class='msg-error'>{vw.ERROR_MARK} {html.escape(problem)}{then} below {shown}.</div>"
 
 
 PAD_LABEL, ROWS_LABEL = "padded key positions", "hide every key from query rows"  # the boxes' labels
 CAUSAL_LABEL = "causal mask"
-# the lab's controls as the page opens, and the values its tables use (the session's "mask_lab" Slot): "said" is the
-# message of a refusal that put a control back, which the .change that putting back fires must not wipe
+# the lab's controls as the page opens, and the values its tables use (the session's "mask_lab" Slot: only values
+# the tables were drawn from on the workbench's state, by the newest of the lab's calls: on(newest=, outdated_by=)):
+# "said" is the message of a refusal that put a control back, which the .change that putting back fires must not wipe
 LAB_KEPT: dict[str, Any] = {"causal": True, "pad": "", "rows": "", "said": ""}
+CONTROLS = ("causal", "pad", "rows")
+BOXES = {"mask lab padding": "pad", "mask lab rows": "rows"}  # a refused box's field -> its key in LAB_KEPT
 
 
 def lab_flags(text: Any, n: int, field: str) -> list[bool]:
@@ -38,7 +40,8 @@ def lab_flags(text: Any, n: int, field: str) -> list[bool]:
     try:
         return padding_flags(text, n)
     except ac.ScenarioError as e:
-        problem = e.problem if field == "padding" else e.problem.replace("key", "query")
+        # (rows are query positions: the words say so, not the quoted text: rows "monkey" is not "monquery")
+        problem = e.problem if field == "padding" else e.problem.replace("not a key position", "not a query position")
         label = PAD_LABEL if field == "padding" else ROWS_LABEL
         raise ac.ScenarioError(f"mask lab {field}", f"{problem}, in the box “{label}”") from None
 
@@ -118,17 +121,24 @@ def build_mask_lab(vals_state: Any) -> Any:
         stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest): the newest is drawn
     kept = Slot("mask_lab")  # the values the tables use (LAB_KEPT), held by the server, never a refused one
     lab_in = [vals_state, kept, causal, pad, rows]  # (rows last: the race journeys hold a call by its last input)
-    # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31
+    whole = [out, msg, causal, pad, rows, kept]
+    # one stamp numbers every call of the lab's: a keystroke's call, come late, neither is drawn nor stores its values
+    # over a newer commit's (the checkbox's: it stored causal on over causal off), and a commit (or the tab's opening)
+    # is outdated by a newer commit only, never by a keystroke's call (the last key's call can be numbered after the
+    # Enter that follows it on a loaded page: the Enter's put-back was then dropped, the refused text left in the box)
+    lab = {"stamp": stamp, "newest": "mask-lab-commit", **COMMON}
+    typed = {**lab, "newest": "mask-lab-typed", "outdated_by": ["mask-lab-commit"]}
+    # .change, not .input: deleting characters in a Textbox fires no input event in gradio 6.31; the boxes as typed:
+    # at once, the newest call drawn (static/newest.js)
+    for trigger in (pad.change, rows.change):
+        on(trigger, on_mask_typed, lab_in, [out, msg, kept], **typed)
     # the tab opened: after every event on its way (a workbench box's blur, its value not yet stored, when the tab was
-    # clicked); the lab's own boxes: at once as typed, the newest call drawn (static/newest.js)
-    for trigger, fn, reads in ((tab.select, on_mask_opened, True), (pad.change, on_mask_typed, False),
-                               (rows.change, on_mask_typed, False)):  # fmt: skip
-        on(trigger, fn, lab_in, [out, msg, kept], stamp=stamp, reads=reads, **COMMON)
-    # a box's Enter or leaving it, and the checkbox, commit: a refused value puts the controls back to the values
-    # the tables use (a typed refusal is left in its box while typing: putting it back mid-word fights the keys)
+    # clicked); the boxes' values taken as a commit takes them, on the workbench's state as it now is; a box's Enter or
+    # leaving it, and the checkbox, commit: a refused value puts the controls back to the values the tables use (a
+    # typed refusal is left in its box while typing: putting it back mid-word fights the keys)
+    on(tab.select, on_mask_opened, lab_in, whole, reads=True, landed=LANDED_LAB, **lab)
     for trigger in (pad.submit, pad.blur, rows.submit, rows.blur, causal.input):
-        outs = [out, msg, causal, pad, rows, kept]
-        on(trigger, on_mask_commit, lab_in, outs, stamp=stamp, landed=LANDED_LAB, **COMMON)
+        on(trigger, on_mask_commit, lab_in, whole, landed=LANDED_LAB, **lab)
     return tab
 
 
@@ -154,69 +164,90 @@ def lab_now(causal: Any, pad: Any, rows: Any) -> dict[str, Any]:
     return {"causal": bool(causal), "pad": "" if pad is None else str(pad), "rows": "" if rows is None else str(rows)}
 
 
+def on_mask_opened(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, ...]:
+    """The lab's tab opened: (tables, message, causal, pad box, rows box, kept), the boxes taken as a commit takes
+    them (:func:`settle`) on the workbench's state as it now is, the tables always drawn (it may have changed since:
+    padding 4 kept on 4 keys, then a preset of 3 keys, empties the padding box and says so)."""
+    skip = gr.skip()
+    if vals is None:
+        return skip, expired_message(), skip, skip, skip, skip
+    old, now = lab_kept(kept), lab_now(causal, pad, rows)
+    tables, said, back = settle(vals, {k: old[k] for k in CONTROLS}, now)
+    boxes = (back[k] if back[k] != now[k] else skip for k in CONTROLS)
+    return (skip if tables is None else tables), said, *boxes, {**back, "said": said}
+
+
 def on_mask_typed(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, str, Any]:
-    """A lab box's text as typed: :func:`lab_answer`."""
-    return lab_answer(vals, kept, causal, pad, rows, opened=False)
-
-
-def on_mask_opened(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, str, Any]:
-    """The lab's tab opened: :func:`lab_answer`, always recomputed (the workbench's state may have changed since)."""
-    return lab_answer(vals, kept, causal, pad, rows, opened=True)
-
-
-def lab_answer(
-    vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any, opened: bool
-) -> tuple[Any, str, Any]:
-    """A lab box's text as typed (or the tab opened: ``opened``): (tables, message, what the tables now use).
+    """A lab box's text as typed: (tables, message, what the tables now use).
 
     A refused text stays in its box while it is typed, named by the message, and is stored nowhere; only an accepted
     one is kept. The .change that a refusal's putting back fires (the box now reads the value in force) keeps that
     refusal's message, which it would otherwise wipe at once; so does a refused text typed and deleted again (what
-    the message says is still so). The tab opening always recomputes (the workbench may have changed since).
+    the message says is still so).
     """
     old, now = lab_kept(kept), lab_now(causal, pad, rows)
-    if vals is not None and not opened and old["said"] and now == {k: old[k] for k in now}:
+    if vals is not None and old["said"] and now == {k: old[k] for k in now}:
         return gr.skip(), old["said"], gr.skip()
     tables, message = mask_lab(vals, now["causal"], now["pad"], now["rows"])
     return tables, message, ({**now, "said": ""} if isinstance(tables, str) else gr.skip())
 
 
-def put_back(old: dict[str, Any], now: dict[str, Any], field: str) -> str:
+def put_back(back: dict[str, Any], now: dict[str, Any], field: str) -> str:
     """What a refusal of ``field`` (``mask lab padding``, ``mask lab rows``) puts back, in words: each control whose
-    value is not the one the tables use; the refused box, already named by the message, is "it"."""
-    back = []
+    value is not the one the tables use (``back``); the refused box, already named by the message, is "it"."""
+    words = []
     for key, name, label in (("pad", "mask lab padding", PAD_LABEL), ("rows", "mask lab rows", ROWS_LABEL)):
-        if now[key] != old[key]:
+        if now[key] != back[key]:
             box = "it" if name == field else f"the box “{label}”"
-            back.append(f"{box} is back to “{old[key]}”" if old[key] else f"{box} is emptied again")
-    if now["causal"] != old["causal"]:
-        back.append(f"“{CAUSAL_LABEL}” is {'ticked' if old['causal'] else 'unticked'} again")
-    return "; ".join(back)
+            words.append(f"{box} is back to “{cut(back[key])}”" if back[key] else f"{box} is emptied")
+    if now["causal"] != back["causal"]:
+        words.append(f"“{CAUSAL_LABEL}” is {'ticked' if back['causal'] else 'unticked'} again")
+    return "; ".join(words)
 
 
-def on_mask_commit(
-    vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any
-) -> tuple[Any, str, Any, Any, Any, Any]:
+def settle(vals: PageValues, old: dict[str, Any], now: dict[str, Any]) -> tuple[str | None, str, dict[str, Any]]:
+    """The lab's controls ``now`` as a commit takes them on ``vals``: (tables, message, the values the tables use).
+
+    Accepted: ``now``'s tables and no message. Refused: the values the tables used (``old``) come back, as the
+    workbench's controls do (ui/workbench.py refusal), and the message names the field, the refused text and what
+    went back; a box of those that this state refuses too (the workbench changed since: padding 4 kept on 4 keys,
+    then 3 keys) is emptied, so that no control shows a value the tables do not use. (None, message, ``old``) when
+    even empty boxes are refused (the workbench's own state: its message)."""
+    try:
+        return lab_tables(vals, now["causal"], now["pad"], now["rows"]), "", now
+    except ac.ScenarioError as e:
+        first = e
+    back = dict(old)
+    for _ in CONTROLS:  # (each box emptied once at most)
+        try:
+            tables = lab_tables(vals, back["causal"], back["pad"], back["rows"])
+        except ac.ScenarioError as e:
+            if back.get(BOXES.get(e.field, ""), "") == "":
+                break  # (not a box of the lab's, or already empty: nothing more to put back)
+            back[BOXES[e.field]] = ""
+            continue
+        shown = "still show the last valid masks" if back == old else "show the masks of the boxes as they now read"
+        return tables, lab_message(str(first), put_back(back, now, first.field), shown), back
+    return None, lab_message(str(first)), old
+
+
+def on_mask_commit(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, ...]:
     """A box's Enter or leaving it, or the checkbox clicked: (tables, message, causal, pad box, rows box, kept).
 
-    Accepted: the tables follow and the values are kept. Refused: the tables stay, every control goes back to the
-    value the tables use, as the workbench's controls do (ui/workbench.py refusal), so that no control shows a value
-    the tables do not use, and the message names the field, the refused text and what went back.
+    Accepted: the tables follow and the values are kept. Refused: :func:`settle`: the tables stay (or follow a box
+    emptied), every control goes back to the values the tables use, and the message says what and why.
     """
     skip = gr.skip()
     if vals is None:
         return skip, expired_message(), skip, skip, skip, skip
     old, now = lab_kept(kept), lab_now(causal, pad, rows)
-    if now == {k: old[k] for k in now}:  # (the .change as typed has drawn it already: an Enter, then leaving)
+    before = {k: old[k] for k in CONTROLS}
+    if now == before:  # (the .change as typed has drawn it already: an Enter, then leaving)
         return skip, skip, skip, skip, skip, skip
-    try:
-        tables = lab_tables(vals, now["causal"], now["pad"], now["rows"])
-    except ac.ScenarioError as e:
-        said = lab_message(str(e), put_back(old, now, e.field))
-    else:
-        return tables, "", skip, skip, skip, {**now, "said": ""}
-    boxes = (old[k] if now[k] != old[k] else skip for k in ("causal", "pad", "rows"))
-    return (skip, said, *boxes, {**old, "said": said})
+    tables, said, back = settle(vals, before, now)
+    boxes = (back[k] if back[k] != now[k] else skip for k in CONTROLS)
+    drawn = skip if tables is None or (said and back == before) else tables  # (the tables shown are back's already)
+    return drawn, said, *boxes, {**back, "said": said}
 
 
 def build_scaling_lab() -> Any:

@@ -106,10 +106,15 @@ def split_tokens(text: str | None) -> list[str]:
     return [t.strip() for t in str(text or "").split(",") if t.strip()]
 
 
+def cut(text: str, most: int = 24) -> str:
+    """``text`` as a message writes it: cut at ``most`` characters with "…" (a 5,000-character paste is not written
+    out whole in the message line)."""
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
 def quoted(text: str, most: int = 24) -> str:
-    """``text`` as a message quotes it: its repr, cut at ``most`` characters with "…" (a 5,000-character paste is not
-    written out whole in the message line)."""
-    return repr(text) if len(text) <= most else repr(text[: most - 1] + "…")
+    """``text`` as a message quotes it: the repr of :func:`cut`'s."""
+    return repr(cut(text, most))
 
 
 def padding_flags(text: str | None, n_keys: int) -> list[bool]:

@@ -146,13 +146,19 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     ``fn``'s parameters are ``inputs`` in order, then any gr.EventData / gr.Request it asks for. ``kw`` may hold
     ``loads=True`` (the page's load event: its entry does not count as used, see sessions.py), ``reads=True`` (an
     event that reads the stored state: it leaves once every event on its way has landed, ui/assets.py AFTER_EVENTS),
-    ``landed`` (the ``js`` run once it has landed: LANDED, or LANDED_STORED), ``before`` (the ``js`` run before it
-    leaves, in place of AFTER_LIVE_EDITS: it must wait as that does) and gradio's own event options.
+    ``landed`` (the ``js`` run once it has landed: LANDED, LANDED_STORED or LANDED_LAB), ``before`` (the ``js`` run
+    before it leaves, in place of AFTER_LIVE_EDITS: it must wait as that does), ``newest`` (a stamped handler's name
+    for :data:`NEWEST`: handlers given one name outdate each other's older calls), ``outdated_by`` (the names of
+    other handlers, numbered by the same ``stamp``, whose newer calls outdate this one's too, not the other way round:
+    the mask lab's keystrokes are outdated by a newer commit, never a commit by a keystroke) and gradio's own event
+    options.
     """
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
     landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws no view, whose state the address shows)
+    newest = kw.pop("newest", None)
+    outdated_by = tuple(kw.pop("outdated_by", ()))
     before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
     if before is not None and (reads or stamp is not None or loads):
         raise ValueError(
@@ -163,7 +169,10 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     params = list(inspect.signature(fn).parameters.values())
     extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
     # (by its outputs too: bind() gives every binding of one function its name)
-    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
+    name = (
+        newest
+        or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
+    )
     skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
     wholes = [c in WHOLE_BOXES for c in inputs]  # (read once: see arguments)
 
@@ -172,13 +181,17 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         key = getattr(request, "session_hash", None)
         n = given.pop(0) if stamp is not None else None
         NEWEST.arrived(key, name, n)
+
+        def late() -> bool:
+            return any(NEWEST.outdated(key, k, n) for k in (name, *outdated_by))
+
         with STORE.lock(key):  # (live edits of the same page wait, see live_edit)
-            if NEWEST.outdated(key, name, n):
+            if late():
                 return skipped  # a later call is on its way: its answer is the one to draw
             entry = STORE.get(key) or {}
             full = arguments(inputs, wholes, entry, given[: len(shown_in)])
             out = fn(*full, *given[len(shown_in) :])
-            if NEWEST.outdated(key, name, n):
+            if late():
                 return skipped
             writes, rest = split_slots(out, outputs)
             rest = numbered(rest, n, shown_out)

@@ -52,12 +52,14 @@ function followMask(write) {
 }
 // on load, once the lab has drawn its tables (the tab's own event): the asked values set as a learner would (ticked,
 // typed), one at a time, each once the lab has answered the one before (the lab's events run side by side, so a
-// late answer for an earlier value could otherwise be the last drawn; at most 3 s each)
-const labOut = () => document.querySelector('#mask-lab-out')?.innerHTML || '';
+// late answer for an earlier value could otherwise be the last drawn; at most 15 s each: a loaded server took over 3)
+// what the lab shows: its tables and its message (a refused value changes only the message), as text: the call's
+// number each answer starts with (<!--call N-->, static/newest.js) is no change
+const labOut = () => ['#mask-lab-out', '#mask-lab-msg'].map((s) => document.querySelector(s)?.textContent || '').join('|');
 const answered = (before) => new Promise((ok) => {
   const since = Date.now();
   const poll = setInterval(() => {
-    if (labOut() !== before || Date.now() - since > 3000) { clearInterval(poll); setTimeout(ok, 300); }
+    if (labOut() !== before || Date.now() - since > 15000) { clearInterval(poll); setTimeout(ok, 300); }
   }, 50);
 });
 async function setMask(asked) {
@@ -77,6 +79,10 @@ async function setMask(asked) {
     box.value = asked.get(k);
     box.dispatchEvent(new Event('input', { bubbles: true }));
     box.dispatchEvent(new Event('change', { bubbles: true }));
+    // and committed, as a learner's Enter commits it: a value the lab refuses (pad=9 on 3 keys) goes back to the one
+    // its tables use, and the address with it (ui/labs.py on_mask_commit, pg-lab-kept), never kept in the box (a
+    // commit is not outdated by the value's own call as typed, whichever the server takes first: ui/labs.py)
+    box.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));
     await answered(before);
   }
 }
