@@ -140,6 +140,12 @@ class Newest:
 NEWEST = Newest()
 
 
+def handler_name(fn: Callable[..., Any], outputs: list[Any]) -> str:
+    """A handler's name for :data:`NEWEST`: its function's, and its outputs' (bind() gives every binding of one
+    function its name)."""
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in outputs]}"
+
+
 def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], **kw: Any) -> None:
     """``trigger(fn, inputs, outputs)`` where Slots in ``inputs``/``outputs`` live in this session's STORE entry.
 
@@ -168,11 +174,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
     extra = params[len(inputs) :]  # gradio fills these by annotation (EventData, Request)
-    # (by its outputs too: bind() gives every binding of one function its name)
-    name = (
-        newest
-        or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}:{[id(c) for c in shown_out]}"
-    )
+    name = newest or handler_name(fn, shown_out)
     skipped = gr.skip() if len(shown_out) == 1 else [gr.skip()] * len(shown_out)
     wholes = [c in WHOLE_BOXES for c in inputs]  # (read once: see arguments)
 
