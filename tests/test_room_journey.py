@@ -6,6 +6,7 @@ student reloads; the teacher closes the room. Each screen is read as a person wo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pandas as pd
 import pytest
@@ -36,6 +37,24 @@ def join_by_code(pg: Page, code: str, phone: bool = False) -> None:
     button.tap() if phone else button.click()
     pg.wait_for_selector(FOLLOWING)
     pg.wait_for_function(LOADED)
+
+
+@contextmanager
+def a_class(browser: Browser, url: str) -> Iterator[dict[str, Page]]:
+    """A lecturer at 1280×720 who opened a room, and a student on a 390×844 phone who joined it by its code typed key
+    by key; the join card hidden again. Each a browser context of its own, closed after."""
+    teacher = page_in(browser, url, 1280, 720)
+    student = page_in(browser, url, 390, 844, phone=True)
+    try:
+        teacher.click("#room .room-teach")
+        code = teacher.locator(".room-card .rc-code").inner_text().strip()
+        join_by_code(student, code, phone=True)
+        shows(teacher, ".room-card .rc-count", "1 student joined")
+        teacher.locator(".room-card .rc-hide").click()
+        yield {"teacher": teacher, "student": student}
+    finally:
+        for pg in (teacher, student):
+            pg.context.close()
 
 
 def edit(pg: Page, r: int, c: int, value: str) -> None:

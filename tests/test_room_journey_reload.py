@@ -11,29 +11,21 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_room_journey import join_by_code, page_in, shows
+from test_room_journey import a_class, shows
+from test_room_journey_teacher import PROMPT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import attention_core as ac
 from ui.values import DEFAULT_PRESET
 
-PROMPT = "() => document.querySelector('#room .room-q b')?.innerText || ''"
 NUMBER = "#room .room-q .room-qn"
 
 
 @pytest.fixture(scope="module")
 def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, Page]]:
-    teacher = page_in(browser, own_app, 1280, 720)
-    student = page_in(browser, own_app, 390, 844, phone=True)
-    teacher.click("#room .room-teach")
-    code = teacher.locator(".room-card .rc-code").inner_text().strip()
-    join_by_code(student, code, phone=True)  # (typed key by key)
-    shows(teacher, ".room-card .rc-count", "1 student joined")
-    teacher.locator(".room-card .rc-hide").click()
-    yield {"teacher": teacher, "student": student}
-    for pg in (teacher, student):
-        pg.context.close()
+    with a_class(browser, own_app) as pages:
+        yield pages
 
 
 def quiz(teacher: Page, student: Page, number: int) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_room_journey import join_by_code, page_in, shows
+from test_room_journey import a_class, shows
 
 PICKING = "#room .room-status[data-kind=pick]"
 PROMPT = "() => document.querySelector('#room .room-q b')?.innerText || ''"
@@ -17,16 +17,8 @@ PROMPT = "() => document.querySelector('#room .room-q b')?.innerText || ''"
 
 @pytest.fixture(scope="module")
 def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, Page]]:
-    teacher = page_in(browser, own_app, 1280, 720)
-    student = page_in(browser, own_app, 390, 844, phone=True)
-    teacher.click("#room .room-teach")
-    code = teacher.locator(".room-card .rc-code").inner_text().strip()
-    join_by_code(student, code, phone=True)
-    shows(teacher, ".room-card .rc-count", "1 student joined")
-    teacher.locator(".room-card .rc-hide").click()
-    yield {"teacher": teacher, "student": student}
-    for pg in (teacher, student):
-        pg.context.close()
+    with a_class(browser, own_app) as pages:
+        yield pages
 
 
 def test_a_number_asked_for_is_given_up_by_escape_or_another_ask(lesson: dict) -> None:

@@ -164,17 +164,27 @@ def lab_now(causal: Any, pad: Any, rows: Any) -> dict[str, Any]:
     return {"causal": bool(causal), "pad": "" if pad is None else str(pad), "rows": "" if rows is None else str(rows)}
 
 
+def controls_of(kept: dict[str, Any]) -> dict[str, Any]:
+    """The controls' values in ``kept`` (LAB_KEPT's form), without its message."""
+    return {k: kept[k] for k in CONTROLS}
+
+
+def set_back(tables: str | None, said: str, back: dict[str, Any], now: dict[str, Any]) -> tuple[Any, ...]:
+    """A commit's answer: (tables, message, causal, pad box, rows box, kept), each control set only where the value
+    the tables use (``back``) is not what it shows (``now``); ``tables`` None: the tables shown stay."""
+    skip = gr.skip()
+    boxes = (back[k] if back[k] != now[k] else skip for k in CONTROLS)
+    return (skip if tables is None else tables), said, *boxes, {**back, "said": said}
+
+
 def on_mask_opened(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, ...]:
     """The lab's tab opened: (tables, message, causal, pad box, rows box, kept), the boxes taken as a commit takes
     them (:func:`settle`) on the workbench's state as it now is, the tables always drawn (it may have changed since:
     padding 4 kept on 4 keys, then a preset of 3 keys, empties the padding box and says so)."""
-    skip = gr.skip()
     if vals is None:
-        return skip, expired_message(), skip, skip, skip, skip
-    old, now = lab_kept(kept), lab_now(causal, pad, rows)
-    tables, said, back = settle(vals, {k: old[k] for k in CONTROLS}, now)
-    boxes = (back[k] if back[k] != now[k] else skip for k in CONTROLS)
-    return (skip if tables is None else tables), said, *boxes, {**back, "said": said}
+        return gr.skip(), expired_message(), *(gr.skip(),) * 4
+    now = lab_now(causal, pad, rows)
+    return set_back(*settle(vals, controls_of(lab_kept(kept)), now), now)
 
 
 def on_mask_typed(vals: PageValues | None, kept: Any, causal: Any, pad: Any, rows: Any) -> tuple[Any, str, Any]:
@@ -186,7 +196,7 @@ def on_mask_typed(vals: PageValues | None, kept: Any, causal: Any, pad: Any, row
     the message says is still so).
     """
     old, now = lab_kept(kept), lab_now(causal, pad, rows)
-    if vals is not None and old["said"] and now == {k: old[k] for k in now}:
+    if vals is not None and old["said"] and now == controls_of(old):
         return gr.skip(), old["said"], gr.skip()
     tables, message = mask_lab(vals, now["causal"], now["pad"], now["rows"])
     return tables, message, ({**now, "said": ""} if isinstance(tables, str) else gr.skip())
@@ -222,9 +232,10 @@ def settle(vals: PageValues, old: dict[str, Any], now: dict[str, Any]) -> tuple[
         try:
             tables = lab_tables(vals, back["causal"], back["pad"], back["rows"])
         except ac.ScenarioError as e:
-            if back.get(BOXES.get(e.field, ""), "") == "":
+            box = BOXES.get(e.field)
+            if box is None or not back[box]:
                 break  # (not a box of the lab's, or already empty: nothing more to put back)
-            back[BOXES[e.field]] = ""
+            back[box] = ""
             continue
         shown = "still show the last valid masks" if back == old else "show the masks of the boxes as they now read"
         return tables, lab_message(str(first), put_back(back, now, first.field), shown), back
@@ -237,17 +248,13 @@ def on_mask_commit(vals: PageValues | None, kept: Any, causal: Any, pad: Any, ro
     Accepted: the tables follow and the values are kept. Refused: :func:`settle`: the tables stay (or follow a box
     emptied), every control goes back to the values the tables use, and the message says what and why.
     """
-    skip = gr.skip()
     if vals is None:
-        return skip, expired_message(), skip, skip, skip, skip
-    old, now = lab_kept(kept), lab_now(causal, pad, rows)
-    before = {k: old[k] for k in CONTROLS}
+        return gr.skip(), expired_message(), *(gr.skip(),) * 4
+    before, now = controls_of(lab_kept(kept)), lab_now(causal, pad, rows)
     if now == before:  # (the .change as typed has drawn it already: an Enter, then leaving)
-        return skip, skip, skip, skip, skip, skip
+        return (gr.skip(),) * 6
     tables, said, back = settle(vals, before, now)
-    boxes = (back[k] if back[k] != now[k] else skip for k in CONTROLS)
-    drawn = skip if tables is None or (said and back == before) else tables  # (the tables shown are back's already)
-    return drawn, said, *boxes, {**back, "said": said}
+    return set_back(None if said and back == before else tables, said, back, now)  # (None: back's tables are shown)
 
 
 def build_scaling_lab() -> Any:

@@ -165,13 +165,35 @@ def compute_views(preset_id: str | None, v: PageValues, first_screen: bool = Fal
         tr = ac.evaluate(s)
         out = render(preset_id, s, tr, v.view_head, v.pick, first_screen)
         out["badge"] = match_badge.badge(preset_id, s, tr)
-        out["message"] = vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
+        out["message"] = warnings_html(preset_id, s, tr)
         return out
-    except ac.ScenarioError as e:  # (named in the message line only: a toast per refusal stacked over the badge)
+    except Exception as e:
+        return failed(e)
+
+
+def state_message(preset_id: str | None, v: PageValues) -> str:
+    """The message line :func:`compute_views` gives ``v``, drawing no view (an Enter on a box's value in force, a seed
+    taken: the views stay as they are)."""
+    try:
+        s = ac.parse(scenario_from(v))
+        return warnings_html(preset_id, s, ac.evaluate(s))
+    except Exception as e:
+        return failed(e)["message"]
+
+
+def warnings_html(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> str:
+    """The message line of a computed state: its warnings, if any."""
+    return vw.message_html([*tr.warnings, *sum_warning(preset_id, s, tr)])
+
+
+def failed(e: Exception) -> dict[str, Any]:
+    """The views for a state that could not be computed (called while ``e`` is handled): a refusal names its field
+    in the message line only (a toast per refusal stacked over the badge); anything else is never a traceback in the
+    browser, and the server log keeps it."""
+    if isinstance(e, ac.ScenarioError):
         return refused(str(e))
-    except Exception:  # never a traceback in the browser; the server log keeps it
-        log.exception("render failed")
-        return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
+    log.exception("render failed")
+    return refused("Something went wrong while computing this state; your edits are kept. Please report it.")
 
 
 def sum_warning(preset_id: str | None, s: ac.Scenario, tr: ac.Trace) -> list[str]:

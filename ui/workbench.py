@@ -14,7 +14,7 @@ from ui import present
 from ui.assets import DRAWER_JS, EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, LANDED_STORED, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
 from ui.live import live_edit
-from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values
+from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values, state_message
 from ui.render import tables as vw
 from ui.share import build_share
 from ui.values import DEFAULT_PRESET, NAMES, SCALE_MODES, VARIANT_FIELDS, PageValues, labelled, visibility
@@ -71,12 +71,7 @@ def restated(page: Page, field: str, value: Any, preset_id: str | None, vals: Pa
     box shows. The blur that follows a refusal stays silent, so the refusal is still read once the box is left."""
     if vals is None or not (unchanged(field, value, vals) or (field == "seed" and value == vals.seed)):
         return {}
-    return {page.views["message"]: said(preset_id, vals)}
-
-
-def said(preset_id: str | None, vals: PageValues) -> str:
-    """The message line for the values in force: their warnings, if any (no refusal: they were taken)."""
-    return compute_views(preset_id, vals, first_screen=True)["message"]
+    return {page.views["message"]: state_message(preset_id, vals)}
 
 
 def on_control_entered(page: Page, field: str, value: Any, preset_id: str | None, vals: PageValues | None) -> Any:
@@ -262,7 +257,7 @@ def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | No
     except ac.ScenarioError as e:
         return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.seed}
     vals = dataclasses.replace(vals, seed=seed)
-    return {page.vals_state: vals, page.views["message"]: said(preset_id, vals)}
+    return {page.vals_state: vals, page.views["message"]: state_message(preset_id, vals)}
 
 
 def on_seed_entered(page: Page, value: Any, preset_id: str | None, vals: PageValues | None) -> dict[Any, Any]:
