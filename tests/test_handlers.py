@@ -7,6 +7,7 @@ import base64
 import copy
 import html
 import inspect
+import itertools
 import re
 import uuid
 import zlib
@@ -342,10 +343,24 @@ def test_a_handler_that_shows_nothing_leaves_one_or_several_outputs_as_they_are(
         assert len(out) == len(shown) and all(o.get("__type__") == "update" and "value" not in o for o in out), out
 
 
+STAMPS = itertools.count(1)  # the numbers call() gives stamped handlers' calls: each newer than every one before
+
+
+def stamped(f: Any) -> bool:
+    """Whether the page numbers ``f``'s calls (on(stamp=): its first input is the number, ui/wiring.py Newest)."""
+    return f.fn is not None and next(iter(inspect.signature(f.fn).parameters), "") == "stamp"
+
+
+def control_of(f: Any) -> Any:
+    """The control a handler takes first (after the call's number, for a stamped handler)."""
+    shown = f.inputs[1:] if stamped(f) else f.inputs
+    return shown[0] if shown else None
+
+
 def handler(name: str, label: str | None = None) -> Any:
     """The page's event handler ``name`` (bound to the control labelled or id'd ``label``), as gradio calls it."""
     for f in pg.demo.fns.values():
-        first = f.inputs[0] if f.inputs else None
+        first = control_of(f)
         if getattr(f.fn, "__name__", "") == name and (
             label is None or label in (getattr(first, "label", None), getattr(first, "elem_id", None))
         ):
@@ -357,6 +372,7 @@ def call(f: Any, key: str, *shown: Any, query: dict[str, str] | None = None) -> 
     """``f`` called for session ``key`` with its shown inputs; its outputs as a list (a skipped one as SKIP)."""
     request = SimpleNamespace(session_hash=key, headers={}, query_params=query or {})
     n_params = len(inspect.signature(f.fn).parameters)
+    shown = (next(STAMPS), *shown) if stamped(f) else shown  # (numbered as the page numbers it: the newest)
     out = f.fn(*shown, *[request] * (n_params - len(shown)))  # (the handler's own gr.Request, then the session's)
     if isinstance(out, dict) and "__type__" not in out:
         return [out.get(c, gr.skip()) for c in f.outputs]
@@ -498,9 +514,10 @@ def test_an_out_of_range_size_is_named_by_the_app_and_its_box_set_back() -> None
     key = uuid.uuid4().hex
     call(handler("on_open"), key)
     size = handler("on_structure", "T (query tokens)")
-    assert getattr(size.inputs[0], "maximum", None) is None and getattr(size.inputs[0], "minimum", None) is None
+    box = control_of(size)
+    assert getattr(box, "maximum", None) is None and getattr(box, "minimum", None) is None
     got = dict(zip(size.outputs, call(size, key, 65), strict=True))
-    assert got[size.inputs[0]] == 3
+    assert got[box] == 3
     assert any("T: 65 is out of range 1..64" in html.unescape(str(o)) for o in got.values())
     assert wiring.STORE.get(key)["vals"].T == 3
 

@@ -15,12 +15,15 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from test_journey_random import check_state, open_more, shown_state
+
+from ui import share
 
 DELAY = 80  # ms a key
 CELL = "#inputs table[data-name=x] td[data-r='1'][data-c='1']"
@@ -343,3 +346,49 @@ def test_a_mask_box_ticked_while_the_fills_event_is_on_its_way_is_sent_after_it(
     row = pg.locator("#overview table[data-name=weights] tr").nth(1).inner_text().split()
     assert row[0] == "t1" and [float(v) for v in row[1:]] == [0.0, 0.0, 0.0], row
     assert "query row(s) 1: every key is masked" in pg.inner_text("#message")
+
+
+# ---- a typed box entered twice while the first call is on its way ----------------------------------------------
+
+TEMPERATURE = "input[type=number][aria-label='temperature (divide by)']"
+
+
+def test_a_box_entered_twice_while_its_first_call_is_on_its_way_ends_on_the_second_value(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """The temperature typed 3, Enter, then 4, Enter, key by key, while the calls wait to leave (an X edit held on the
+    network: an event first waits for the grid's live edits on their way), and the call for 3 held on its way to the
+    server while the one for 4 overtakes it. gradio's client holds back (always_last) only calls made once one is on
+    its way, so both leave; the server took 4, then 3: the views said "scores ÷ 3" under a box reading 4 (CI, stop 53:
+    the temperature dragged from 1 to 2 by the scrubber, whose every step is an Enter, ended on "÷ 1.9x" under 2). The
+    page numbers its controls' calls and the server answers only a box's newest."""
+    pg = open_late(browser, app_url, 0, pages)
+    choose(pg, "scale", "temperature")
+    pg.wait_for_selector(TEMPERATURE)
+    settled(pg)
+    held = Held(pg)
+    pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
+    type_cell(pg, "x", 0, 0, "0.5")
+    edit = held.wait("edit")
+    pg.route(re.compile("/queue/join"), held.hold("3", lambda body: (body.get("data") or [None])[-1] == 3))
+    box = pg.locator(TEMPERATURE)
+    for value in ("3", "4"):
+        box.click()
+        box.press("Control+a")
+        box.press_sequentially(value, delay=DELAY)
+        box.press("Enter")
+    edit.continue_()
+    late = held.wait("3")
+    # every other call answered (all but the held one), then the held one let go
+    pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
+    late.continue_()
+    settled(pg)
+    pg.wait_for_timeout(500)  # (its answer drawn, if it is)
+    assert box.input_value() == "4"
+    scaled = pg.evaluate("() => document.querySelector('#html-scaled').textContent")
+    assert "scores ÷ 4" in scaled and "÷ 3" not in scaled, scaled
+    pg.locator("#share").get_by_text("Share · export").click()  # the state the server holds: its link
+    pg.locator("#link-btn").click()
+    pg.wait_for_function("() => document.querySelector('#link textarea').value.includes('?')")
+    query = parse_qs(urlsplit(pg.locator("#link textarea").input_value()).query)
+    assert share.decode_link(query["scenario"][0])["scale"] == 4, query

@@ -11,6 +11,7 @@ import gradio as gr
 import playground as pg
 from serving.sessions import SessionStore, estimate_bytes
 from ui import values, wiring
+from ui.assets import NEWEST_JS
 from ui.render.grids import with_cell
 
 
@@ -141,12 +142,14 @@ def test_the_app_keeps_a_page_apart_from_gradio_and_a_refused_value_is_not_store
     fns["on_open"].fn(request, request)
     before = wiring.STORE.get(key)
     assert before is not None and before["preset"] == values.DEFAULT_PRESET
-    control = next(
-        f for f in pg.demo.fns.values() if f.name == "on_control" and str(f.inputs[0].label).startswith("temperature")
+    control = next(  # (its first input is the call's number, the page's stamp: ui/workbench.py wire_workbench)
+        f for f in pg.demo.fns.values() if f.name == "on_control" and str(f.inputs[1].label).startswith("temperature")
     )
-    out = control.fn("abc", request)
+    out = control.fn(1, "abc", request)
     assert "temperature" in str(out) and wiring.STORE.get(key)["vals"].temperature == before["vals"].temperature
-    control.fn(2.5, request)
+    control.fn(3, 2.5, request)
+    assert wiring.STORE.get(key)["vals"].temperature == 2.5
+    assert control.fn(2, 1.5, request) == [gr.skip()] * len(control.outputs)  # an older call, come late
     assert wiring.STORE.get(key)["vals"].temperature == 2.5
     wiring.STORE.drop(key)
 
@@ -179,7 +182,7 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
                 threading.Event().wait(0.005)
         return f"<p>{text}</p>"
 
-    stamp, box, out = gr.Number(visible=False), gr.Textbox(), gr.HTML()
+    stamp, box, out = gr.Number(visible=False), gr.Textbox(), gr.HTML(js_on_load=NEWEST_JS)
     lab_name = f"{lab.__module__}.{lab.__qualname__}:{[id(out)]}"  # (a handler is known by its outputs too)
     wiring.on(trigger, lab, [box], [out], stamp=stamp)
     assert got["inputs"] == [stamp, box] and "m.stamp()" in str(got["js"]) and "liveIdle(m.eventLeft)" in str(got["js"])
@@ -194,10 +197,12 @@ def test_a_stamped_handler_answers_only_the_newest_call_the_page_made() -> None:
     assert answer(None, "plain", req) == "<p>plain</p>"  # (a page whose module failed to number it)
 
 
-def test_a_numbered_answer_marks_only_html_values() -> None:
-    """``<!--call n-->`` goes before an HTML component's str value only: updates (gr.skip, gr.update) and other
-    components' values are left as they are, for one output or several, positional or by component."""
-    html, box = gr.HTML(), gr.Textbox()
+def test_a_numbered_answer_marks_only_the_values_of_views_newest_js_draws() -> None:
+    """``<!--call n-->`` goes before the str value of a view static/newest.js draws only: updates (gr.skip,
+    gr.update), other components' values and other HTML views' (the workbench's, numbered since stop 53 but drawn by
+    watch.js) are left as they are, for one output or several, positional or by component."""
+    html, box, plain = gr.HTML(js_on_load=NEWEST_JS), gr.Textbox(), gr.HTML()
+    assert wiring.numbered(("<p>a</p>", "<p>b</p>"), 3, [html, plain]) == ("<!--call 3--><p>a</p>", "<p>b</p>")
     assert wiring.numbered(("<p>a</p>", "b"), 3, [html, box]) == ("<!--call 3--><p>a</p>", "b")
     assert wiring.numbered({html: "<p>a</p>", box: "b"}, 3, [html, box]) == {html: "<!--call 3--><p>a</p>", box: "b"}
     assert wiring.numbered(gr.skip(), 3, [html]) == gr.skip()

@@ -22,7 +22,15 @@ from typing import Any
 import gradio as gr
 
 from serving.sessions import SessionStore
-from ui.assets import AFTER_EVENTS, AFTER_LIVE_EDITS, AFTER_QUEUED, LANDED, STAMPED, STAMPED_AFTER_EVENTS
+from ui.assets import (
+    AFTER_EVENTS,
+    AFTER_LIVE_EDITS,
+    AFTER_QUEUED,
+    LANDED,
+    NEWEST_JS,
+    STAMPED,
+    STAMPED_AFTER_EVENTS,
+)
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
 from ui.values import FIELDS, PageValues, shown
@@ -226,16 +234,17 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
 
 
 def numbered(rest: Any, n: Any, outputs: list[Any]) -> Any:
-    """A stamped call's answer (``rest``, for the components ``outputs``) with each HTML component's value (a str)
-    first saying the call's number ``n``, ``<!--call n-->``: the page draws no answer to an older call than the one
-    it shows (static/newest.js), should two answers reach it out of order (the server drops a call only once a
-    newer one has come in). Updates (gr.skip, gr.update) and other components' values are left as they are."""
+    """A stamped call's answer (``rest``, for the components ``outputs``) with the value (a str) of each view drawn
+    by static/newest.js first saying the call's number ``n``, ``<!--call n-->``: such a view draws no answer to an
+    older call than the one it shows, should two answers reach it out of order (the server drops a call only once a
+    newer one has come in). Updates (gr.skip, gr.update) and other components' values are left as they are (the
+    workbench's views, drawn by watch.js, take an answer's HTML as it is)."""
     if not isinstance(n, int | float):
         return rest
     mark = f"<!--call {int(n)}-->"
 
     def one(c: Any, v: Any) -> Any:
-        return mark + v if isinstance(c, gr.HTML) and isinstance(v, str) else v
+        return mark + v if getattr(c, "js_on_load", None) == NEWEST_JS and isinstance(v, str) else v
 
     if isinstance(rest, dict) and "__type__" not in rest:  # {component: value}
         return {c: one(c, v) for c, v in rest.items()}
