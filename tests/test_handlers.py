@@ -372,7 +372,8 @@ def call(f: Any, key: str, *shown: Any, query: dict[str, str] | None = None) -> 
     """``f`` called for session ``key`` with its shown inputs; its outputs as a list (a skipped one as SKIP)."""
     request = SimpleNamespace(session_hash=key, headers={}, query_params=query or {})
     n_params = len(inspect.signature(f.fn).parameters)
-    shown = (next(STAMPS), *shown) if stamped(f) else shown  # (numbered as the page numbers it: the newest)
+    if stamped(f) and len(shown) < len(f.inputs):  # (not numbered by the caller: numbered as the page does, newest)
+        shown = (next(STAMPS), *shown)
     out = f.fn(*shown, *[request] * (n_params - len(shown)))  # (the handler's own gr.Request, then the session's)
     if isinstance(out, dict) and "__type__" not in out:
         return [out.get(c, gr.skip()) for c in f.outputs]
@@ -495,6 +496,29 @@ def test_an_enter_on_the_value_in_force_takes_back_the_refusal_its_blur_leaves(
     assert said is not None and "msg-error" not in said, said
     assert sum(not isinstance(o, SKIP) for o in out) == 1  # the message line only: nothing drawn again
     assert wiring.STORE.get(key)["vals"] == stored
+
+
+def test_a_controls_older_call_is_dropped_unless_the_newer_one_carries_the_same_value() -> None:
+    """A box's Enter and its blur are one control's calls, numbered as they leave, and the server answers only a
+    control's newest (ui/workbench.py wire_workbench): T's Enter on 5 numbered before its blur on 4, come in after it,
+    stores nothing (the box reads 4). But a blur carrying the Enter's own value leaves the Enter be: T 65 refused,
+    then an Enter on 4 (the value in force) come in after the blur on 4 that followed it still takes the refusal
+    back (seen failing with every newer call outdating: the refusal stayed under a box reading 4)."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    blur, enter = handler("on_structure", "T (query tokens)"), handler("on_structure_entered", "T (query tokens)")
+    first, second = next(STAMPS), next(STAMPS)
+    assert wiring.STORE.get(key)["vals"].T == 3
+    assert message_of(blur, call(blur, key, second, 4)) is not None and wiring.STORE.get(key)["vals"].T == 4
+    assert all(isinstance(o, SKIP) for o in call(enter, key, first, 5))  # older, another value: dropped
+    assert wiring.STORE.get(key)["vals"].T == 4
+    said = message_of(enter, call(enter, key, 65))
+    assert said and "T: 65 is out of range" in said, said
+    older, newer = next(STAMPS), next(STAMPS)
+    assert message_of(blur, call(blur, key, newer, 4)) is None  # the blur on the value in force: nothing
+    said = message_of(enter, call(enter, key, older, 4))
+    assert said is not None and "msg-error" not in said, said
+    assert wiring.STORE.get(key)["vals"].T == 4
 
 
 def test_a_seed_taken_after_a_refused_one_takes_back_the_refusal() -> None:

@@ -6,11 +6,12 @@ student's stepper shows the same token and row."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 import torch
-from browser import LOADED
+from browser import LOADED, Held
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -253,3 +254,29 @@ def test_a_reload_keeps_the_scaling_labs_d_k_and_seed(browser: Browser, app_url:
     assert pg.get_by_role("tab", name="Scaling lab").get_attribute("aria-selected") == "true"
     assert pg.locator("#lab-seed input").input_value() == "3"
     assert steady(pg, "#scaling-words").strip() == want
+
+
+def test_a_link_to_the_scaling_lab_ends_on_its_d_k_when_the_tabs_own_call_comes_in_last(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """A link asking d_k = 512 of the scaling lab, on a server that takes the tab's own first call (for the d_k its box
+    held as the tab opened, 64) after the asked one: the journey holds that call on the network until 512's words have
+    been drawn and address.js has stopped looking (three looks, 1.4 s), then lets it go. Its answer said d_k = 64
+    under a box reading 512 (a projector journey, under load, stop 53); the lab's calls are numbered and the server
+    answers only the newest."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pages.append(pg)
+    held = Held(pg)
+    pg.route(re.compile("/queue/join"), held.hold("tab", lambda body: (body.get("data") or [])[-2:] == [64, 0]))
+    pg.goto(f"{app_url}?tab=scaling&d_k=512")
+    loaded(pg)
+    tab = held.wait("tab")
+    want = lab_words(512, 0)
+    pg.wait_for_function("(w) => document.querySelector('#scaling-words')?.innerText.trim() === w", arg=want)
+    pg.wait_for_timeout(3000)  # (address.js has looked three times and stopped)
+    tab.continue_()
+    pg.wait_for_timeout(1500)  # (its answer drawn, if it is)
+    assert pg.locator("#lab-dk input[type=number]").input_value() == "512"
+    assert steady(pg, "#scaling-words").strip() == want, "the words are not of the d_k the box shows"

@@ -272,8 +272,13 @@ def build_scaling_lab() -> Any:
         words = gr.HTML(elem_id="scaling-words")
         gr.HTML("", js_on_load=CHARTS_JS, min_width=0, apply_default_css=False, padding=False)
         kept = gr.State(LAB_START)
-    tab.select(scaling_views, [d_k, seed], [fig, words], **COMMON)
+        stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest)
+    # one stamp numbers every call of the lab's, and the server answers only the newest: the tab's own first call (for
+    # the d_k its box held when it was opened) came in after a link's asked d_k 512, set as the tab opened, had been
+    # answered, and its words said d_k = 64 under a box reading 512 (a projector journey, under load)
+    lab = {"stamp": stamp, "newest": "scaling-lab", **COMMON}
+    on(tab.select, scaling_views, [d_k, seed], [fig, words], **lab)
     # unprocessed: gradio's own range check refuses with a red toast naming no field, and logs a traceback
     for trigger in (d_k.input, d_k.release, seed.submit, seed.blur):
-        trigger(on_scaling, [d_k, seed, kept], [fig, words, d_k, seed, kept], preprocess=False, **COMMON)
+        on(trigger, on_scaling, [d_k, seed, kept], [fig, words, d_k, seed, kept], preprocess=False, **lab)
     return tab

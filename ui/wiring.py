@@ -116,33 +116,37 @@ class Newest:
     as it left (page.js stamp). gradio's client can send two calls of one event at once (a key typed while the
     previous key's call is still being sent: its ``always_last`` holds back only calls made once that one is on its
     way), and the server may then take them in either order; an older call's answer, drawn last, showed '1ab' for a
-    box holding '1abc'. Bounded: the least recently stamped pages' numbers go first (a forgotten page's next call
-    is simply the newest)."""
+    box holding '1abc'. A handler numbered ``by_value`` is outdated only by a newer call that carries other values
+    (a box's blur right after its Enter, with the same value, leaves the Enter's answer be). Bounded: the least
+    recently stamped pages' numbers go first (a forgotten page's next call is simply the newest)."""
 
-    SIZE = 4096
+    SIZE = 16384  # (a page numbers up to ~30 handlers: the workbench's controls, the labs)
 
     def __init__(self) -> None:
-        self.seen: OrderedDict[tuple[str | None, str], float] = OrderedDict()
+        self.seen: OrderedDict[tuple[str | None, str], tuple[float, int | None]] = OrderedDict()
         self.guard = threading.Lock()
 
-    def arrived(self, key: str | None, name: str, n: Any) -> None:
-        """A call numbered ``n`` (None: unnumbered, never dropped) of handler ``name`` for page ``key`` came in."""
+    def arrived(self, key: str | None, name: str, n: Any, said: int | None = None) -> None:
+        """A call numbered ``n`` (None: unnumbered, never dropped) of handler ``name`` for page ``key`` came in,
+        carrying values whose hash is ``said`` (None: its values are not compared)."""
         if not isinstance(n, int | float):
             return
         with self.guard:
             k = (key, name)
-            self.seen[k] = max(n, self.seen.get(k, n))
+            if k not in self.seen or n > self.seen[k][0]:
+                self.seen[k] = (n, said)
             self.seen.move_to_end(k)
             while len(self.seen) > self.SIZE:
                 self.seen.popitem(last=False)
 
-    def outdated(self, key: str | None, name: str, n: Any) -> bool:
-        """Whether a later call than ``n`` of handler ``name`` for page ``key`` has come in: ``n``'s answer would be
-        drawn over that one's (or before it, for nothing)."""
+    def outdated(self, key: str | None, name: str, n: Any, said: int | None = None) -> bool:
+        """Whether a later call than ``n`` of handler ``name`` for page ``key`` has come in (one carrying other values
+        than ``said``, if given): ``n``'s answer would be drawn over that one's (or before it, for nothing)."""
         if not isinstance(n, int | float):
             return False  # (an unstamped handler's every call: no lock taken)
         with self.guard:
-            return self.seen.get((key, name), n) > n
+            newest, its = self.seen.get((key, name), (n, said))
+            return newest > n and (said is None or its != said)
 
 
 NEWEST = Newest()
@@ -164,8 +168,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     before it leaves, in place of AFTER_LIVE_EDITS: it must wait as that does), ``newest`` (a stamped handler's name
     for :data:`NEWEST`: handlers given one name outdate each other's older calls), ``outdated_by`` (the names of
     other handlers, numbered by the same ``stamp``, whose newer calls outdate this one's too, not the other way round:
-    the mask lab's keystrokes are outdated by a newer commit, never a commit by a keystroke) and gradio's own event
-    options.
+    the mask lab's keystrokes are outdated by a newer commit, never a commit by a keystroke), ``by_value`` (a call is
+    outdated only by a newer one carrying other values: :class:`Newest`) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
@@ -173,6 +177,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws no view, whose state the address shows)
     newest = kw.pop("newest", None)
     outdated_by = tuple(kw.pop("outdated_by", ()))
+    by_value = kw.pop("by_value", False)
     before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
     if before is not None and (reads or stamp is not None or loads):
         raise ValueError(
@@ -190,10 +195,11 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         *given, request = args
         key = getattr(request, "session_hash", None)
         n = given.pop(0) if stamp is not None else None
-        NEWEST.arrived(key, name, n)
+        said = hash(repr(given[: len(shown_in)])) if by_value else None
+        NEWEST.arrived(key, name, n, said)
 
         def late() -> bool:
-            return any(NEWEST.outdated(key, k, n) for k in (name, *outdated_by))
+            return any(NEWEST.outdated(key, k, n, said) for k in (name, *outdated_by))
 
         with STORE.lock(key):  # (live edits of the same page wait, see live_edit)
             if late():

@@ -438,23 +438,25 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     # (ui/wiring.py Newest; a box's Enter and blur are one control): gradio's client sends two calls of one event at
     # once when the second is made before the first is on its way (always_last holds back only later ones), and the
     # server took them in either order: a temperature dragged to 2 (each step an Enter) ended on 1.98 under a box
-    # reading 2 (CI, stop 53). Two controls' calls never outdate each other: each stores only its own field.
+    # reading 2 (CI, stop 53). Two controls' calls never outdate each other: each stores only its own field; nor does
+    # a newer call carrying the same value (a blur right after its Enter: the Enter's answer stands, by_value).
     stamp = gr.Number(None, visible=False)
+    counted = {"stamp": stamp, "by_value": True}
     for f in LIVE:
         own = [c[f], *([c[SHOWS[f]]] if f in SHOWS else [])]  # (set back when refused; RoPE's base, the temperature)
         for trigger, enter in triggers(c[f], f):
             fn = on_control_entered if enter else on_control
             to = [*views, page.inputs, *own]
-            on(trigger, bind(fn, page, f), [c[f], *st], to, stamp=stamp, newest=f"control-{f}", **COMMON)
+            on(trigger, bind(fn, page, f), [c[f], *st], to, newest=f"control-{f}", **counted, **COMMON)
     for f in STRUCTURAL:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]
         for trigger, enter in triggers(c[f], f):
             fn = on_structure_entered if enter else on_structure
-            on(trigger, bind(fn, page, "resize", f), three, outs, stamp=stamp, newest=f"control-{f}", **COMMON)
+            on(trigger, bind(fn, page, "resize", f), three, outs, newest=f"control-{f}", **counted, **COMMON)
     seed_outs = [page.vals_state, page.views["message"], c["seed"]]
     for trigger, fn in ((c["seed"].submit, on_seed_entered), (c["seed"].blur, on_seed)):
         seed_in = [c["seed"], page.preset_state, page.vals_state]
-        seeded = {"stamp": stamp, "newest": "control-seed", "landed": LANDED_STORED}
+        seeded = {"newest": "control-seed", "landed": LANDED_STORED, **counted}
         on(trigger, bind(fn, page), seed_in, seed_outs, **seeded, **COMMON)
     for action, btn in buttons.items():  # the seed as the box shows it: its blur and this click race
         four = [c["seed"], page.preset_state, page.shape_state, page.vals_state]
