@@ -329,6 +329,21 @@ def test_a_typo_in_an_embedding_cell_is_named() -> None:
     assert "embeddings row 3, column 2: 'abc' is not a number" in html.unescape(views["message"])
 
 
+def test_an_embedding_edit_leaves_the_table_as_the_learner_has_it_and_the_views_follow() -> None:
+    """A cell's edit answers with the views for it, not the table: written back, the table of this call wiped a second
+    edit made while the call was on its way (a review, stop 53). A drawn seed kept in the hidden box as a float (an
+    unprocessed call's value) still tells the drawn rows from the edits."""
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    rows[1][1] = "2.5"
+    out = sentence.sentence("edit", SENTENCE, 3, 69, {"data": rows}, 2, 69.0)
+    assert isinstance(out[0], type(gr.skip()))  # the table: as the learner has it
+    fresh = sentence.sentence_views("edit", SENTENCE, 3, 69, {"data": rows})
+    assert out[2] == fresh["simplified"]  # the views are of the edited row
+    assert fresh["simplified"] != sentence.sentence_views("draw", SENTENCE, 3, 69, None)["simplified"]
+    assert sentence.seed_of(70.0) == 70 and sentence.seed_of(69) == 69 and sentence.seed_of(7.5) is None
+    assert sentence.seed_of(True) is None and sentence.seed_of("70") is None
+
+
 def test_trainable_attention_on_003s_sentence_is_003s_parameter_example() -> None:
     """Printed embeddings, torch.rand seed 69, d_out 2, matmul layout: exactly the llm-parameter preset's numbers."""
     table = sentence.sentence_views("printed", SENTENCE, 3, 69, None)["table"]

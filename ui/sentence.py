@@ -202,12 +202,21 @@ def build_sentence(page: Page, tabs: Any) -> None:
                 elem_id="sentence-emb",
             )
         out = gr.HTML(elem_id="sentence-out")
-        drawn = gr.State(69)  # the seed the table's drawn rows came from (the seed box's value when they were drawn)
+        # the seed the table's drawn rows came from (the seed box's value when they were drawn): on the page, beside the
+        # table, so that a call carries the two as one answer left them. Held on the server (a gr.State), it was read
+        # as the call began, against a table read as the call left: the seed's Enter and the blur after it, both sent
+        # before either was answered, drew seed 70's rows and then took them all, as seed 69's table the blur carried,
+        # for the learner's edits (the table went back to seed 69's rows under a box reading 70; a review, stop 53)
+        drawn = gr.Number(69, visible=False, precision=0)
+        stamp = gr.Number(None, visible=False)  # each call's number (ui/wiring.py Newest)
         said = gr.State(SENTENCE)  # the sentence the views show
         # d_out's value in force; inside the tab: a component beside the tabs counts among them, so the tabs after
         # this one registered in the next one's place (clicking "Real model" showed it twice, and Train not at all)
         d_out_kept = gr.State(D_OUT)
     ins, outs = [text, d, seed, table, d_out, drawn, said], [table, tokens, out, msg, drawn, seed, said, text, d]
+    # one stamp numbers every call of the tab's: each reads every control, so the newest answer is the one to draw (a
+    # blur's and a slider's release, a click apart, were taken in either order: the table 3 wide under d = 8)
+    counted = {"stamp": stamp, "newest": "sentence", "by_value": True, **COMMON}
     for trigger, action in (
         (tab.select, "text"),
         (text.submit, "text"),  # on Enter or leaving the box: per keystroke, half-typed words raced the sentence
@@ -218,12 +227,12 @@ def build_sentence(page: Page, tabs: Any) -> None:
         (draw.click, "draw"),
         (printed.click, "printed"),
     ):
-        trigger(bind(sentence, action), ins, outs, **COMMON)
+        on(trigger, bind(sentence, action), ins, outs, **counted)
     # d applies on its release, as a typed box of the workbench on Enter or on leaving it, never per keystroke (typing
     # 12 drew the table at d = 1 first): the range's pointer up, and (static/sliders.js) the box's Enter and blur and
     # the range's arrow keys once let go. Unprocessed, so gradio's own range check (a red "Value 17 is greater than
     # maximum value 16", and no answer) is not in the way of clamped()
-    d.release(bind(sentence, "width"), ins, outs, preprocess=False, **COMMON)
+    on(d.release, bind(sentence, "width"), ins, outs, preprocess=False, **counted)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
         trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
@@ -272,9 +281,10 @@ def sentence(
     width, in_force = clamped(d), width_in_force(tbl)
     if action == "width" and width == in_force:
         return [gr.skip()] * 8 + [width if width != d else gr.skip()]
-    got = sentence_views("text" if action == "width" else action, text, width, seed, tbl,
-                         drawn if isinstance(drawn, int) else None)  # fmt: skip
+    got = sentence_views("text" if action == "width" else action, text, width, seed, tbl, seed_of(drawn))
     ok = not isinstance(got["seed"], type(gr.skip()))
+    if action == "edit":  # the table as the learner left it: written back, it wiped an edit made since the call left
+        got["table"] = gr.skip()
     if ok and width != d:  # set to the slider's end: said (it was silent)
         note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]
         got["message"] = vw.message_html([str(note)]) + got["message"]
@@ -286,12 +296,18 @@ def sentence(
             said if back["sentence"] else gr.skip(), width if ok and width != d else d_back]  # fmt: skip
 
 
+def seed_of(drawn: Any) -> int | None:
+    """The seed the table's drawn rows came from, as the hidden box holds it (None: not a whole number)."""
+    if isinstance(drawn, (int, float)) and not isinstance(drawn, bool) and float(drawn).is_integer():
+        return int(drawn)
+    return None
+
+
 def on_sentence_go(
     page: Page, tabs: Any, msg: Any, text: Any, d: Any, seed: Any, tbl: Any, d_out: Any, drawn: Any, _said: Any
 ) -> dict[Any, Any]:
     try:
-        drawn_seed = drawn if isinstance(drawn, int) else None
-        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl, drawn_seed))
+        preset_id, new_shape, nv, got = scenario_values(sentence_scenario(text, d, d_out, seed, tbl, seed_of(drawn)))
     except ac.ScenarioError as e:
         return {msg: vw.message_html([], error=str(e))}
     return {tabs: gr.Tabs(selected="bench"), **page.answer(preset_id, new_shape, nv, got)}
