@@ -392,3 +392,32 @@ def test_a_box_entered_twice_while_its_first_call_is_on_its_way_ends_on_the_seco
     pg.wait_for_function("() => document.querySelector('#link textarea').value.includes('?')")
     query = parse_qs(urlsplit(pg.locator("#link textarea").input_value()).query)
     assert share.decode_link(query["scenario"][0])["scale"] == 4, query
+
+
+# ---- a second number clicked while the first one's explanation is on its way ------------------------------------
+
+SCORE = "#overview table[data-name=scores] td[data-r='{r}'][data-c='{c}']"
+
+
+def test_a_number_clicked_while_the_last_ones_explanation_is_on_its_way_is_the_one_explained(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """scores[1, 1] clicked, its call held on the network (a slow network, a loaded server), then scores[2, 2]: the
+    explanation is of scores[2, 2], the number marked. gradio's always_last sent the second click once the first had
+    been answered, but with the first click's data: scores[1, 1] was explained beside the marked scores[2, 2] (a
+    review, stop 53)."""
+    pg = open_late(browser, app_url, 0, pages)
+    held = Held(pg)
+    first = {"name": "scores", "row": 0, "col": 0}
+    pg.route(re.compile("/queue/join"), held.hold("first", lambda body: body.get("event_data") == first))
+    pg.locator(SCORE.format(r=0, c=0)).click()
+    late = held.wait("first")
+    pg.locator(SCORE.format(r=1, c=1)).click()
+    pg.wait_for_timeout(300)
+    late.continue_()
+    settled(pg)
+    pg.wait_for_timeout(500)  # (every answer drawn)
+    said = pg.inner_text("#explain")
+    assert "scores[2, 2] = q_2 · k_2" in said and "scores[1, 1]" not in said, said
+    assert pg.locator("#overview table[data-name=scores] td.pick").count() == 1
+    assert pg.locator(f"{SCORE.format(r=1, c=1)}.pick").count() == 1

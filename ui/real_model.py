@@ -233,6 +233,9 @@ def build(render: Renderer, bind: Callable[..., Any], js: dict[str, str], common
         trigger(bind(on_show, render, parts), show, outs, **common)
     for f in ("layer", "head", "hide"):
         c[f].input(bind(on_change, render, parts), [*show, c["hide"]], outs, **common)
-    c["heads"].click(bind(on_head, render, parts), [c["sentence"], c["hide"]], outs, **common)
+    # a click's data is the click's own: gradio's always_last sends a click made while the last one is answered again
+    # later with the first click's data (the second head or number clicked was never shown), so every click is sent
+    clicks = {**common, "trigger_mode": "multiple"}
+    c["heads"].click(bind(on_head, render, parts), [c["sentence"], c["hide"]], outs, **clicks)
     for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
-        c[k].click(bind(on_pick, render, parts), [*show, c["hide"]], outs, **common)
+        c[k].click(bind(on_pick, render, parts), [*show, c["hide"]], outs, **clicks)

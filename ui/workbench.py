@@ -468,5 +468,9 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
     on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
     on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)
+    # a click on a number: gradio's always_last sends a click made while the last one is on its way again later, with
+    # the first click's data (the second number was marked, the first one explained beside it), so every click is
+    # sent, numbered, and the server answers only the newest
+    picks = {**COMMON, "trigger_mode": "multiple", "stamp": stamp, "newest": "pick"}
     for k in ("overview", *(f"html_{s}" for s in vw.STEPS)):
-        on(page.views[k].click, bind(on_pick, page), st, views, **COMMON)
+        on(page.views[k].click, bind(on_pick, page), st, views, **picks)
