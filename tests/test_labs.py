@@ -6,6 +6,7 @@ import html
 import json
 import math
 import uuid
+from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
@@ -16,6 +17,7 @@ from test_handlers import SKIP, call, handler
 from torch.testing import assert_close
 
 import attention_core as ac
+import playground as pg
 from attention_core.notebooks.presets import EMBEDDINGS_003, K_004, Q_004, SENTENCE
 from attention_core.notebooks.tokenizer import embedding_table
 from attention_core.ops.masks import compose_keep
@@ -342,6 +344,47 @@ def test_an_embedding_edit_leaves_the_table_as_the_learner_has_it_and_the_views_
     assert fresh["simplified"] != sentence.sentence_views("draw", SENTENCE, 3, 69, None)["simplified"]
     assert sentence.seed_of(70.0) == 70 and sentence.seed_of(69) == 69 and sentence.seed_of(7.5) is None
     assert sentence.seed_of(True) is None and sentence.seed_of("70") is None
+
+
+def test_an_edit_carried_with_another_seeds_rows_writes_the_table_it_computed() -> None:
+    """Seed 70 typed, its blur's call not yet answered, and a cell edited (the edit's call carries seed 69's table
+    with 69 as the seed its rows came from): the answer's views are of seed 70's rows and the edit, and so is the
+    table it writes; skipped, the page kept seed 69's rows under 70, to be taken for edits by every later call (a
+    review, stop 53)."""
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    rows[1][1] = "2.5"
+    out = sentence.sentence("edit", SENTENCE, 3, 70, {"data": rows}, 2, 69)
+    table = out[0]["data"]
+    want = sentence.sentence_views("draw", SENTENCE, 3, 70, None)["table"]["data"]
+    assert table[1][1] == "2.5" and table[0] == want[0] and table[2] == want[2], table
+    assert out[4] == 70  # the seed its rows now come from
+
+
+def test_what_a_sentence_call_asks_is_one_however_gradio_gave_its_values() -> None:
+    """on(by_value=sentence_key(action)): the text box's blur (processed: d 3.0, seed 70.0, the table a list) and d's
+    release at the width in force (unprocessed: 3, 70, the table a dict) ask the same, so the release does not
+    outdate the blur; a release at another width, a Draw, or another seed ask something else."""
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]["data"]
+    blur = sentence.sentence_key("text")([SENTENCE, 3.0, 70.0, rows, 2.0, 69, "old"])
+    release = sentence.sentence_key("width")([SENTENCE, 3, 70, {"data": rows, "headers": []}, 2, 69, SENTENCE])
+    assert blur == release
+    assert sentence.sentence_key("width")([SENTENCE, 8, 70, {"data": rows}, 2, 69, SENTENCE]) != blur
+    assert sentence.sentence_key("draw")([SENTENCE, 3.0, 70.0, rows, 2.0, 69, "old"]) != blur
+    assert sentence.sentence_key("text")([SENTENCE, 3.0, 71.0, rows, 2.0, 69, "old"]) != blur
+
+
+def test_the_scaling_labs_opening_never_outdates_a_call_of_its_boxes() -> None:
+    """The lab's calls are numbered: the tab's opening, older than a box's call come in, is not answered (its words
+    for 64 under a box reading 512); a box's call older than the opening is answered, and stores its d_k in force
+    (dropped, a d_k dragged back to 64 then answered nothing over 512's figure)."""
+    fns = {f.name: f for f in pg.demo.fns.values() if f.name in ("scaling_views", "on_scaling")}
+    opening, boxes = fns["scaling_views"], fns["on_scaling"]
+    request = SimpleNamespace(session_hash=uuid.uuid4().hex, headers={}, query_params={})
+    assert not isinstance(boxes.fn(2, 512, 0, {"d_k": 64, "seed": 0}, request)[0], type(gr.skip()))
+    assert all(isinstance(o, type(gr.skip())) for o in opening.fn(1, 64, 0, request))  # older: not answered
+    assert not isinstance(opening.fn(3, 512, 0, request)[0], type(gr.skip()))
+    again = boxes.fn(2, 64, 0, {"d_k": 512, "seed": 0}, request)  # an older box call than the opening: answered
+    assert not isinstance(again[0], type(gr.skip())) and again[4] == {"d_k": 64, "seed": 0}
 
 
 def test_trainable_attention_on_003s_sentence_is_003s_parameter_example() -> None:

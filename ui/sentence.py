@@ -4,6 +4,7 @@ sentence's trainable attention in the workbench."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -216,7 +217,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
     ins, outs = [text, d, seed, table, d_out, drawn, said], [table, tokens, out, msg, drawn, seed, said, text, d]
     # one stamp numbers every call of the tab's: each reads every control, so the newest answer is the one to draw (a
     # blur's and a slider's release, a click apart, were taken in either order: the table 3 wide under d = 8)
-    counted = {"stamp": stamp, "newest": "sentence", "by_value": True, **COMMON}
+    counted = {"stamp": stamp, "newest": "sentence", **COMMON}
     for trigger, action in (
         (tab.select, "text"),
         (text.submit, "text"),  # on Enter or leaving the box: per keystroke, half-typed words raced the sentence
@@ -227,12 +228,12 @@ def build_sentence(page: Page, tabs: Any) -> None:
         (draw.click, "draw"),
         (printed.click, "printed"),
     ):
-        on(trigger, bind(sentence, action), ins, outs, **counted)
+        on(trigger, bind(sentence, action), ins, outs, by_value=sentence_key(action), **counted)
     # d applies on its release, as a typed box of the workbench on Enter or on leaving it, never per keystroke (typing
     # 12 drew the table at d = 1 first): the range's pointer up, and (static/sliders.js) the box's Enter and blur and
     # the range's arrow keys once let go. Unprocessed, so gradio's own range check (a red "Value 17 is greater than
     # maximum value 16", and no answer) is not in the way of clamped()
-    on(d.release, bind(sentence, "width"), ins, outs, preprocess=False, **counted)
+    on(d.release, bind(sentence, "width"), ins, outs, preprocess=False, by_value=sentence_key("width"), **counted)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
         trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
@@ -283,8 +284,8 @@ def sentence(
         return [gr.skip()] * 8 + [width if width != d else gr.skip()]
     got = sentence_views("text" if action == "width" else action, text, width, seed, tbl, seed_of(drawn))
     ok = not isinstance(got["seed"], type(gr.skip()))
-    if action == "edit":  # the table as the learner left it: written back, it wiped an edit made since the call left
-        got["table"] = gr.skip()
+    if action == "edit" and ok and rows_key(got["table"]) == rows_key(tbl):
+        got["table"] = gr.skip()  # the table as the learner left it: written back, it wiped an edit made meanwhile
     if ok and width != d:  # set to the slider's end: said (it was silent)
         note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]
         got["message"] = vw.message_html([str(note)]) + got["message"]
@@ -294,6 +295,37 @@ def sentence(
     return [got["table"], got["tokens"], got["simplified"], got["message"], got["seed"],
             drawn if back["seed"] else gr.skip(), text if ok else gr.skip(),
             said if back["sentence"] else gr.skip(), width if ok and width != d else d_back]  # fmt: skip
+
+
+def number_key(v: Any) -> Any:
+    """A value as a call asks it: a number as a float (gradio's processed 70.0 and an unprocessed 70 are one)."""
+    try:
+        return float(v) if not isinstance(v, bool) else repr(v)
+    except (TypeError, ValueError):
+        return repr(v)
+
+
+def rows_key(tbl: Any) -> tuple[tuple[Any, ...], ...]:
+    """A table's rows as a call asks them: every cell by :func:`number_key` (a Dataframe as dict, list or pandas)."""
+    data = tbl.get("data") if isinstance(tbl, dict) else tbl
+    data = data.values.tolist() if hasattr(data, "columns") else data
+    rows = data if isinstance(data, list) else []
+    return tuple(tuple(number_key(c) for c in r) if isinstance(r, (list, tuple)) else (repr(r),) for r in rows)
+
+
+def sentence_key(action: str) -> Callable[[list[Any]], str]:
+    """What a call of ``action`` asks, for on(by_value=): two calls asking the same are one, however gradio gave
+    their values (d's release is unprocessed), so neither outdates the other. d's release at the width in force asks
+    what the sentence's blur before it asks (it left the tab's newest answer to a blur it had outdated: the sentence
+    typed stayed in its box over the views of the one before); a Draw asks something else than a blur with the same
+    values. d_out (no view) and the sentence the views show (read on the server) are left out."""
+    tag = "text" if action == "width" else action
+
+    def key(values: list[Any]) -> str:
+        text, d, seed, tbl, _d_out, drawn, _said = values
+        return repr((tag, text, number_key(clamped(d)), number_key(seed), rows_key(tbl), seed_of(drawn)))
+
+    return key
 
 
 def seed_of(drawn: Any) -> int | None:

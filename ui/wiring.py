@@ -169,7 +169,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     for :data:`NEWEST`: handlers given one name outdate each other's older calls), ``outdated_by`` (the names of
     other handlers, numbered by the same ``stamp``, whose newer calls outdate this one's too, not the other way round:
     the mask lab's keystrokes are outdated by a newer commit, never a commit by a keystroke), ``by_value`` (a call is
-    outdated only by a newer one carrying other values: :class:`Newest`) and gradio's own event options.
+    outdated only by a newer one carrying other values, :class:`Newest`: True compares the shown inputs' values as
+    given, a function of them says what a call asks, as a str) and gradio's own event options.
     """
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
@@ -195,7 +196,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         *given, request = args
         key = getattr(request, "session_hash", None)
         n = given.pop(0) if stamp is not None else None
-        said = hash(repr(given[: len(shown_in)])) if by_value else None
+        said = asked(by_value, given[: len(shown_in)])
         NEWEST.arrived(key, name, n, said)
 
         def late() -> bool:
@@ -237,6 +238,14 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
         for after in (event.then, event.failure):
             after(None, js=landed, show_progress="hidden", api_visibility="private")
+
+
+def asked(by_value: Any, values: list[Any]) -> int | None:
+    """What a call asks, for :class:`Newest` (``on(by_value=)``): None (its values not compared), the hash of the
+    values as given (True), or of what the function ``by_value`` says they ask."""
+    if not by_value:
+        return None
+    return hash(by_value(values) if callable(by_value) else repr(values))
 
 
 def numbered(rest: Any, n: Any, outputs: list[Any]) -> Any:

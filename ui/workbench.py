@@ -466,8 +466,11 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **picked)
     on(page.preset.input, bind(on_choose_preset, page), [page.preset, page.preset_state], outs, **picked)
     on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
-    on(page.inputs.edit, bind(on_cell, page), st, views, **COMMON)
-    on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **COMMON)
+    # (multiple: an edit made while the last one is on its way is sent, with its own data; always_last sent it again
+    # later with the first edit's data, and the second edit never reached the server)
+    edits = {**COMMON, "trigger_mode": "multiple"}
+    on(page.inputs.edit, bind(on_cell, page), st, views, **edits)
+    on(page.inputs.submit, bind(on_paste, page), st, [*views, page.inputs], **edits)
     # a click on a number: gradio's always_last sends a click made while the last one is on its way again later, with
     # the first click's data (the second number was marked, the first one explained beside it), so every click is
     # sent, numbered, and the server answers only the newest
