@@ -279,13 +279,8 @@ def build_scaling_lab() -> Any:
     lab = {"stamp": stamp, "newest": "scaling-lab", **COMMON}
     # the tab's opening stores nothing: it is outdated by a newer call of the boxes', never one of theirs by it (their
     # call, dropped, took its d_k in force with it: a d_k dragged back to 64 then answered nothing over 512's figure)
-    on(
-        tab.select,
-        scaling_views,
-        [d_k, seed],
-        [fig, words],
-        **{**lab, "newest": "scaling-lab-open", "outdated_by": ["scaling-lab"]},
-    )
+    opening = {**lab, "newest": "scaling-lab-open", "outdated_by": ["scaling-lab"]}
+    on(tab.select, scaling_views, [d_k, seed], [fig, words], **opening)
     # unprocessed: gradio's own range check refuses with a red toast naming no field, and logs a traceback
     for trigger in (d_k.input, d_k.release, seed.submit, seed.blur):
         on(trigger, on_scaling, [d_k, seed, kept], [fig, words, d_k, seed, kept], preprocess=False, **lab)

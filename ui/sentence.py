@@ -25,7 +25,7 @@ from ui.pipeline import scenario_values
 from ui.render import grids
 from ui.render import tables as vw
 from ui.values import parse_seed, slider_value
-from ui.wiring import COMMON, Page, bind, on, whole_number
+from ui.wiring import COMMON, Page, bind, on, whole, whole_number
 
 MAX_WIDTH = 16  # the embedding width d's slider: 1..16
 
@@ -63,9 +63,7 @@ def embedding_rows(
         return [EMBEDDINGS_003[ids.index(i)] for i in range(tok.vocab_size)]
     if action == "draw":
         return drawn
-    data = table.get("data") if isinstance(table, dict) else table
-    data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
-    old = {str(r[0]): list(r[1:]) for r in data if isinstance(r, (list, tuple)) and r} if isinstance(data, list) else {}
+    old = {str(r[0]): list(r[1:]) for r in table_rows(table) if isinstance(r, (list, tuple)) and r}
     kept = edited_rows(old, d, seed if drawn_seed is None else drawn_seed)
     return [kept[shown_token(t)] if shown_token(t) in kept else drawn[i] for i, t in enumerate(tok.vocab)]
 
@@ -263,11 +261,18 @@ def clamped(d: Any) -> Any:
     return d
 
 
+def table_rows(tbl: Any) -> list[Any]:
+    """The rows of the embeddings table as a call gives it (a Dataframe's dict, a list, or pandas, as some clients
+    send it); [] for anything else."""
+    data = tbl.get("data") if isinstance(tbl, dict) else tbl
+    data = data.values.tolist() if hasattr(data, "columns") else data
+    return data if isinstance(data, list) else []
+
+
 def width_in_force(tbl: Any) -> int | None:
     """The embedding width d of the table on screen (its rows' numbers; None for no rows)."""
-    data = tbl.get("data") if isinstance(tbl, dict) else tbl
-    data = data.values.tolist() if hasattr(data, "columns") else data  # pandas, as some clients send it
-    first = data[0] if isinstance(data, list) and data else None
+    rows = table_rows(tbl)
+    first = rows[0] if rows else None
     return len(first) - 1 if isinstance(first, (list, tuple)) and len(first) > 1 else None
 
 
@@ -307,10 +312,9 @@ def number_key(v: Any) -> Any:
 
 def rows_key(tbl: Any) -> tuple[tuple[Any, ...], ...]:
     """A table's rows as a call asks them: every cell by :func:`number_key` (a Dataframe as dict, list or pandas)."""
-    data = tbl.get("data") if isinstance(tbl, dict) else tbl
-    data = data.values.tolist() if hasattr(data, "columns") else data
-    rows = data if isinstance(data, list) else []
-    return tuple(tuple(number_key(c) for c in r) if isinstance(r, (list, tuple)) else (repr(r),) for r in rows)
+    return tuple(
+        tuple(number_key(c) for c in r) if isinstance(r, (list, tuple)) else (repr(r),) for r in table_rows(tbl)
+    )
 
 
 def sentence_key(action: str) -> Callable[[list[Any]], str]:
@@ -330,9 +334,8 @@ def sentence_key(action: str) -> Callable[[list[Any]], str]:
 
 def seed_of(drawn: Any) -> int | None:
     """The seed the table's drawn rows came from, as the hidden box holds it (None: not a whole number)."""
-    if isinstance(drawn, (int, float)) and not isinstance(drawn, bool) and float(drawn).is_integer():
-        return int(drawn)
-    return None
+    seed = whole(drawn)  # (70.0, as an unprocessed call may give it, is 70)
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def on_sentence_go(
