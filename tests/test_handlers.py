@@ -521,6 +521,33 @@ def test_a_controls_older_call_is_dropped_unless_the_newer_one_carries_the_same_
     assert wiring.STORE.get(key)["vals"].T == 4
 
 
+def box_of(f: Any, out: list[Any]) -> Any:
+    """What ``f``'s answer ``out`` sets its own control to (SKIP: nothing; an update: its value)."""
+    said = out[list(f.outputs).index(control_of(f))]
+    return said.get("value", said) if isinstance(said, dict) else said
+
+
+def test_a_controls_call_that_waited_for_a_preset_is_answered_with_its_box_set() -> None:
+    """A control changed while an answer that sets the controls is on its way (a preset loaded) waits for it, and
+    then leaves numbered negatively (ui/assets.py CONTROL): its answer sets its box to the value it carried, since the
+    preset's answer, drawn first, set it back (the journey: test_journey_race, head 2 under a box reading 1). A call
+    that did not wait writes no box (the learner may be typing in it), and a refused value's box still goes back to
+    the value in force, whichever way it was numbered."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    fill, temperature = handler("on_control", "fill"), handler("on_control_entered", "temperature (divide by)")
+    assert isinstance(box_of(fill, call(fill, key, next(STAMPS), "-1e9")), SKIP)
+    assert box_of(fill, call(fill, key, -next(STAMPS), "additive")) == "additive"
+    assert wiring.STORE.get(key)["vals"].fill == "additive"
+    assert box_of(fill, call(fill, key, -next(STAMPS), "additive")) == "additive"  # (nothing else to do: still set)
+    assert box_of(temperature, call(temperature, key, -next(STAMPS), -1)) == 1  # refused: back to the one in force
+    assert box_of(temperature, call(temperature, key, -next(STAMPS), 4)) == 4
+    older = -next(STAMPS)
+    assert box_of(temperature, call(temperature, key, -next(STAMPS), 5)) == 5
+    assert all(isinstance(o, SKIP) and "value" not in o for o in call(temperature, key, older, 6))  # outdated
+    assert wiring.STORE.get(key)["vals"].temperature == 5
+
+
 def test_a_seed_taken_after_a_refused_one_takes_back_the_refusal() -> None:
     """Seed -3 refused, then 7 typed and taken: the message line no longer says -3 was refused (it did, under the
     seed 7 in force), and 7 is stored."""

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell
+from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell, type_over
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from test_journey_random import check_state, open_more, shown_state
@@ -421,3 +421,69 @@ def test_a_number_clicked_while_the_last_ones_explanation_is_on_its_way_is_the_o
     assert "scores[2, 2] = q_2 · k_2" in said and "scores[1, 1]" not in said, said
     assert pg.locator("#overview table[data-name=scores] td.pick").count() == 1
     assert pg.locator(f"{SCORE.format(r=1, c=1)}.pick").count() == 1
+
+
+# ---- a control changed while an answer that sets the controls is on its way --------------------------------------
+
+RELOAD = "statquest-mha2"  # two heads, head 1 shown
+WEIGHTS = "document.querySelector('#html-weights')"  # the notebook's weights step: its title says the normalisation
+
+
+def head_entered(pg: Page) -> None:
+    """The box "head shown" typed 2, key by key, and Enter."""
+    type_over(pg, "input[type=number][aria-label='head shown']", "2", delay=DELAY)
+
+
+def sum_chosen(pg: Page) -> None:
+    choose(pg, "normalise", "sum")
+
+
+@pytest.mark.parametrize(
+    ("change", "sent", "shown"),
+    [
+        (head_entered, 2, "() => document.querySelector('#overview').innerText.includes('head 2 of 2')"),
+        (sum_chosen, "sum", f"() => {WEIGHTS}.textContent.includes('÷ row sum')"),
+    ],
+    ids=["head-typed", "normalise-chosen"],
+)
+def test_a_control_changed_while_a_preset_loads_ends_showing_what_the_views_use(
+    browser: Browser, app_url: str, pages: list[Page], change: Callable[[Page], None], sent: Any,
+    shown: str,
+) -> None:  # fmt: skip
+    """Reload clicked (its call held on the network), then at once "head shown" typed 2 and Enter (or "normalise"
+    set to sum), and that control's call held until the preset's answer has been drawn. The server takes the preset,
+    then the control: the views are for head 2 (divide-by-sum). The preset's answer set the box back to head 1 (and
+    softmax) as it was drawn, and the control's answer wrote no box: head 2's views under a box reading 1 (seen
+    failing so before the fix). The control's call now waits for the preset's answer and is answered with its box
+    set to the value it carried: the box, the views and the server's state (its link) all say head 2 (sum)."""
+    pg = open_late(browser, f"{app_url}?preset={RELOAD}", 0, pages)
+    settled(pg)
+    held = Held(pg)
+    control_call = held.hold("control", lambda body: sent in (body.get("data") or [])[1:2])
+    reload_call = held.hold("reload", lambda body: body.get("data") == [RELOAD])
+
+    def either(route: Route) -> None:  # the Reload's call held first, then the control's
+        (control_call if "reload" in held.routes else reload_call)(route)
+
+    pg.route(re.compile("/queue/join"), either)
+    pg.locator("#reload").click()
+    reload = held.wait("reload")
+    change(pg)
+    pg.wait_for_timeout(300)
+    reload.continue_()
+    control = held.wait("control")
+    # every call answered but the held one: the preset's answer drawn, the control's on its way
+    pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
+    control.continue_()
+    settled(pg)
+    pg.wait_for_function(shown)  # the views computed for the control's value
+    box = pg.get_by_label("head shown" if sent == 2 else "normalise", exact=True)
+    assert box.input_value() == str(sent), box.input_value()
+    pg.locator("#share").get_by_text("Share · export").click()  # the state the server holds: its link
+    pg.locator("#link-btn").click()
+    pg.wait_for_function("() => document.querySelector('#link textarea').value.includes('?')")
+    query = {k: v[0] for k, v in parse_qs(urlsplit(pg.locator("#link textarea").input_value()).query).items()}
+    if sent == 2:  # the preset as it is, on head 2
+        assert query == {"preset": RELOAD, "head_shown": "2"}, query
+    else:
+        assert share.decode_link(query["scenario"])["normalize"] == "sum", query

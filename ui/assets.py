@@ -112,9 +112,36 @@ STAMPED_AFTER_EVENTS = (
     f"(n, ...args) => import(({MODULE_URL})('page.js'))"
     ".then((m) => { const s = m.stamp(); return m.afterEvents().then(() => [s, ...args]); }, () => [null, ...args])"
 )
+# a workbench control's call (ui/wiring.py on(echo=True)), numbered as STAMPED does: it first waits for the answers
+# on their way that set controls (page.js controlLeaves), and is then numbered negatively, so that the server answers
+# it with its box set to the value it carried; CONTROL_WRITES for a control whose answer sets other controls too (a
+# size, the heads: it is such an answer itself)
+
+
+def control_js(writes: bool) -> str:
+    """The ``js`` of a workbench control's call (``writes``: its answer sets other controls too)."""
+    return (
+        f"(n, ...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const s = m.stamp(); "
+        f"return m.controlLeaves({str(writes).lower()}).then((waited) => [waited ? -s : s, ...args]); }}, "
+        "() => [null, ...args])"
+    )
+
+
+CONTROL, CONTROL_WRITES = control_js(False), control_js(True)
+# an event whose answer sets the workbench's controls (a preset loaded, the init buttons): as AFTER_LIVE_EDITS,
+# counted a writer on its way too (page.js writerLeft), until its LANDED_WRITER
+WRITER = (
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.liveIdle(() => {{ m.eventLeft(); m.writerLeft(); }})"
+    ".then(() => args), () => args)"
+)
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
+# the same for an event counted a writer (WRITER, CONTROL_WRITES): its answer is drawn, and the controls' calls
+# that waited for it go
+LANDED_WRITER = (
+    f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); m.writerLanded(); }}, () => null); }}"
+)
 
 
 def landed_telling(name: str) -> str:

@@ -259,7 +259,8 @@ def build_room() -> dict[str, Any]:
 
 def wire_room(page: Page, parts: dict[str, Any]) -> None:
     outs = [*page.everything(), *parts.values()]
-    on(parts["room"].click, bind(on_room, page, parts), [page.preset_state, page.vals_state], outs, **COMMON)
+    follows = {"writes": True, **COMMON}  # (a follow or a resume sets the controls to the room's state)
+    on(parts["room"].click, bind(on_room, page, parts), [page.preset_state, page.vals_state], outs, **follows)
     # the histogram redraws at every answer: an event of its own, its outputs only the chart (an event answering the
     # whole page would put every grid in gradio's pending state while it runs, and lose a teacher's open editor)
     on(parts["room"].select, bind(on_chart, parts), [], [parts["room_plot"], parts["room"]], **COMMON)

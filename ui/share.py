@@ -352,7 +352,7 @@ def wire_share(page: Page, share: dict[str, Any]) -> None:
     on(share["link"].click, on_link, st, outs, reads=True, **COMMON)
     on(share["export"].click, on_export, st, [share["files"], page.views["message"]], reads=True, **COMMON)
     on(share["tables"].click, on_tables, st, [share["files"], page.views["message"]], reads=True, **COMMON)
-    on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), **COMMON)
+    on(share["upload"].upload, bind(on_file, page), [share["upload"]], page.everything(), writes=True, **COMMON)
 
 
 # ---- every table of the on-screen state as one CSV (pandas) ----------------------------------------------------

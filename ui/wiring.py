@@ -26,10 +26,14 @@ from ui.assets import (
     AFTER_EVENTS,
     AFTER_LIVE_EDITS,
     AFTER_QUEUED,
+    CONTROL,
+    CONTROL_WRITES,
     LANDED,
+    LANDED_WRITER,
     NEWEST_JS,
     STAMPED,
     STAMPED_AFTER_EVENTS,
+    WRITER,
 )
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
@@ -170,20 +174,18 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     other handlers, numbered by the same ``stamp``, whose newer calls outdate this one's too, not the other way round:
     the mask lab's keystrokes are outdated by a newer commit, never a commit by a keystroke), ``by_value`` (a call is
     outdated only by a newer one carrying other values, :class:`Newest`: True compares the shown inputs' values as
-    given, a function of them says what a call asks, as a str) and gradio's own event options.
+    given, a function of them says what a call asks, as a str), ``writes`` and ``echo`` (:func:`event_js`) and
+    gradio's own event options.
     """
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
-    landed = kw.pop("landed", LANDED)  # (LANDED_STORED: an event that draws no view, whose state the address shows)
+    writes, echo = kw.pop("writes", False), kw.pop("echo", False)
+    landed = kw.pop("landed", LANDED_WRITER if writes else LANDED)  # (or LANDED_STORED, LANDED_LAB)
     newest = kw.pop("newest", None)
     outdated_by = tuple(kw.pop("outdated_by", ()))
     by_value = kw.pop("by_value", False)
     before = kw.pop("before", None)  # (the js before it leaves, in place of AFTER_LIVE_EDITS: the Train tab's Pause)
-    if before is not None and (reads or stamp is not None or loads):
-        raise ValueError(
-            "on(): before= replaces AFTER_LIVE_EDITS only; a reads=, stamp= or loads= event has its own js"
-        )
     shown_in = [c for c in inputs if not isinstance(c, Slot)]
     shown_out = [c for c in outputs if not isinstance(c, Slot)]
     params = list(inspect.signature(fn).parameters.values())
@@ -196,6 +198,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         *given, request = args
         key = getattr(request, "session_hash", None)
         n = given.pop(0) if stamp is not None else None
+        waited = echo and isinstance(n, int | float) and n < 0  # (a control's call that waited: CONTROL)
+        n = -n if waited else n
         said = asked(by_value, given[: len(shown_in)])
         NEWEST.arrived(key, name, n, said)
 
@@ -212,6 +216,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
                 return skipped
             writes, rest = split_slots(out, outputs)
             rest = numbered(rest, n, shown_out)
+            rest = echoed(rest, shown_in[0], given[0]) if waited else rest
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
                 if "vals" in writes or "preset" in writes:
@@ -230,14 +235,47 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
-    # (the load event sends at once: the live edits wait for its answer, static/grid.js)
-    waits = (STAMPED_AFTER_EVENTS, AFTER_EVENTS) if reads else (STAMPED, AFTER_LIVE_EDITS)
-    js = None if loads else waits[0] if stamp is not None else before or waits[1]
+    js = event_js(loads, reads, stamp is not None, writes, echo, before)
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
         for after in (event.then, event.failure):
             after(None, js=landed, show_progress="hidden", api_visibility="private")
+
+
+def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, echo: bool, before: str | None) -> str | None:
+    """The ``js`` an event of :func:`on` runs before it leaves, from its options (as :func:`on` says them, and):
+    ``writes``, its answer sets the workbench's controls (a preset loaded, a size changed): a control's call made
+    while it is on its way waits for it (page.js controlLeaves); ``echo``, a workbench control's own call, numbered,
+    its control the first input: when it waited for such an answer, its answer sets the control to the value it
+    carried (:func:`echoed`)."""
+    if before is not None and (reads or stamped or loads or writes):
+        raise ValueError(
+            "on(): before= replaces AFTER_LIVE_EDITS only; a reads=, stamp=, writes= or loads= event has its own js"
+        )
+    if echo and not stamped:
+        raise ValueError("on(): echo= numbers the control's calls: it needs stamp=")
+    if loads:
+        return None  # (the load event sends at once: the live edits wait for its answer, static/grid.js)
+    if echo:
+        return CONTROL_WRITES if writes else CONTROL
+    if reads:
+        return STAMPED_AFTER_EVENTS if stamped else AFTER_EVENTS
+    if stamped:
+        return STAMPED
+    return WRITER if writes else before or AFTER_LIVE_EDITS
+
+
+def echoed(rest: Any, box: Any, value: Any) -> Any:
+    """A control's answer (``rest``) setting its ``box`` to the ``value`` its call carried, unless the answer sets
+    it itself (a refusal sets it back, a head past the heads to the last one): the call waited for an answer that set
+    the controls (a preset loaded), drawn before this one, so the box may show that answer's value instead."""
+    if isinstance(rest, dict) and "__type__" not in rest:
+        u = rest.get(box)
+        if u is not None and not (isinstance(u, dict) and "value" not in u):
+            return rest
+        return {**rest, box: {**(u or {}), "__type__": "update", "value": value}}
+    return {box: value} if rest == gr.skip() else rest  # (an answer of nothing: gr.skip(), split_slots)
 
 
 def asked(by_value: Any, values: list[Any]) -> int | None:

@@ -440,8 +440,12 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
     # server took them in either order: a temperature dragged to 2 (each step an Enter) ended on 1.98 under a box
     # reading 2 (CI, stop 53). Two controls' calls never outdate each other: each stores only its own field; nor does
     # a newer call carrying the same value (a blur right after its Enter: the Enter's answer stands, by_value).
+    # A control changed while an answer that sets the controls is on its way (a preset loaded, a size changed: writes)
+    # waits for it and is then answered with its box set to the value it carried (on(echo=True)): else that answer,
+    # drawn first, set the box back while the server took the control after it (the views for head 2 under a box
+    # reading 1).
     stamp = gr.Number(None, visible=False)
-    counted = {"stamp": stamp, "by_value": True}
+    counted = {"stamp": stamp, "by_value": True, "echo": True}
     for f in LIVE:
         own = [c[f], *([c[SHOWS[f]]] if f in SHOWS else [])]  # (set back when refused; RoPE's base, the temperature)
         for trigger, enter in triggers(c[f], f):
@@ -452,7 +456,8 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
         three = [c[f], page.preset_state, page.shape_state, page.vals_state]
         for trigger, enter in triggers(c[f], f):
             fn = on_structure_entered if enter else on_structure
-            on(trigger, bind(fn, page, "resize", f), three, outs, newest=f"control-{f}", **counted, **COMMON)
+            sized = {"newest": f"control-{f}", "writes": True, **counted}
+            on(trigger, bind(fn, page, "resize", f), three, outs, **sized, **COMMON)
     seed_outs = [page.vals_state, page.views["message"], c["seed"]]
     for trigger, fn in ((c["seed"].submit, on_seed_entered), (c["seed"].blur, on_seed)):
         seed_in = [c["seed"], page.preset_state, page.vals_state]
@@ -460,12 +465,12 @@ def wire_workbench(page: Page, buttons: dict[str, Any], load_btn: Any) -> None:
         on(trigger, bind(fn, page), seed_in, seed_outs, **seeded, **COMMON)
     for action, btn in buttons.items():  # the seed as the box shows it: its blur and this click race
         four = [c["seed"], page.preset_state, page.shape_state, page.vals_state]
-        on(btn.click, bind(on_structure, page, action, "seed"), four, outs, **COMMON)
+        on(btn.click, bind(on_structure, page, action, "seed"), four, outs, writes=True, **COMMON)
     # one click on an option fires .select, then .input (twice): one after another, in that order, so only one loads
-    picked = {**COMMON, "concurrency_id": "preset", "concurrency_limit": 1}
+    picked = {**COMMON, "concurrency_id": "preset", "concurrency_limit": 1, "writes": True}
     on(page.preset.select, bind(on_reselect_preset, page), [page.preset, page.preset_state], outs, **picked)
     on(page.preset.input, bind(on_choose_preset, page), [page.preset, page.preset_state], outs, **picked)
-    on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, **COMMON)
+    on(load_btn.click, bind(on_load_preset, page), [page.preset], outs, writes=True, **COMMON)
     # (multiple: an edit made while the last one is on its way is sent, with its own data; always_last sent it again
     # later with the first edit's data, and the second edit never reached the server)
     edits = {**COMMON, "trigger_mode": "multiple"}

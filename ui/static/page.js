@@ -113,6 +113,44 @@ export const runsClicked = () => runs;
 let stamps = 0;
 export const stamp = () => ++stamps;
 
+// ---- answers that set the workbench's controls (ui/wiring.py on(writes=True): a preset loaded, a size changed) ----
+// Such an answer sets every control the new state changes. A control changed while one is on its way (a head typed
+// while a preset loads) was taken by the server after the preset, and the preset's answer, drawn first, had set the
+// box back: the views showed the head typed under a box showing the preset's. A control's call made meanwhile
+// waits for those answers (controlLeaves) and then leaves numbered negatively (ui/assets.py CONTROL): the server
+// answers it with its box set to the value it carried (ui/wiring.py on(echo=True)). Each writer is on its way until
+// it lands (writerLanded, its ``.then``) or EVENT_WAIT_MS have passed.
+const writers = new Set();
+let writersLate = 0;  // writers counted landed by their timer, not yet told of
+let writersWait = [];  // what waits for every writer to land
+function writerDone(t) {
+  clearTimeout(t);
+  writers.delete(t);
+  if (writers.size) return;
+  const w = writersWait;
+  writersWait = [];
+  w.forEach((f) => f());
+}
+export function writerLeft() {
+  const t = setTimeout(() => { writersLate++; writerDone(t); }, EVENT_WAIT_MS);
+  writers.add(t);
+}
+export function writerLanded() {
+  if (writersLate) { writersLate--; return; }
+  const [t] = writers;
+  if (t !== undefined) writerDone(t);
+}
+// before a control's call leaves: the writers on their way land first, then the live edits go (liveIdle), and the
+// call is counted on its way (and as a writer too when ``writes``: a size changes other controls). Resolves to
+// whether it waited for a writer, read as the control was changed.
+export function controlLeaves(writes) {
+  const waited = writers.size > 0;
+  const landed = waited ? new Promise((ok) => writersWait.push(ok)) : Promise.resolve();
+  return landed
+    .then(() => liveIdle(() => { eventLeft(); if (writes) writerLeft(); }))
+    .then(() => waited);
+}
+
 // ---- the number picked for an explanation (watch.js sets it; explain.js places its card beside it; room.js) ----
 let pickedCell = null;  // {view: elem_id, name: table, r, c}
 export const picked = () => pickedCell;
