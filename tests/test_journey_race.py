@@ -22,6 +22,7 @@ from browser import EVENTS_JS, LIVE_IDLE, LOADED, Held, settled, type_cell, type
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from test_journey_random import check_state, open_more, shown_state
+from test_journey_scrub import centre
 
 from ui import share
 
@@ -446,19 +447,27 @@ def sum_chosen(pg: Page) -> None:
     ],
     ids=["head-typed", "normalise-chosen"],
 )
+@pytest.mark.parametrize("edit_first", [False, True], ids=["preset", "edit-then-preset"])
 def test_a_control_changed_while_a_preset_loads_ends_showing_what_the_views_use(
     browser: Browser, app_url: str, pages: list[Page], change: Callable[[Page], None], sent: Any,
-    shown: str,
+    shown: str, edit_first: bool,
 ) -> None:  # fmt: skip
     """Reload clicked (its call held on the network), then at once "head shown" typed 2 and Enter (or "normalise"
     set to sum), and that control's call held until the preset's answer has been drawn. The server takes the preset,
     then the control: the views are for head 2 (divide-by-sum). The preset's answer set the box back to head 1 (and
     softmax) as it was drawn, and the control's answer wrote no box: head 2's views under a box reading 1 (seen
     failing so before the fix). The control's call now waits for the preset's answer and is answered with its box
-    set to the value it carried: the box, the views and the server's state (its link) all say head 2 (sum)."""
+    set to the value it carried: the box, the views and the server's state (its link) all say head 2 (sum).
+    ``edit-then-preset``: an edit of X is still on its way (held) when Reload is clicked, so the Reload waits for it
+    before it leaves, and is an answer on its way that sets the controls from the click on (the control's call did
+    not wait for it and was computed after it: seen failing so, a review's finding)."""
     pg = open_late(browser, f"{app_url}?preset={RELOAD}", 0, pages)
     settled(pg)
     held = Held(pg)
+    if edit_first:
+        pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
+        type_cell(pg, "x", 0, 0, "0.5")
+        edit = held.wait("edit")
     control_call = held.hold("control", lambda body: sent in (body.get("data") or [])[1:2])
     reload_call = held.hold("reload", lambda body: body.get("data") == [RELOAD])
 
@@ -467,8 +476,13 @@ def test_a_control_changed_while_a_preset_loads_ends_showing_what_the_views_use(
 
     pg.route(re.compile("/queue/join"), either)
     pg.locator("#reload").click()
+    if edit_first:
+        change(pg)
+        pg.wait_for_timeout(300)
+        edit.continue_()
     reload = held.wait("reload")
-    change(pg)
+    if not edit_first:
+        change(pg)
     pg.wait_for_timeout(300)
     reload.continue_()
     control = held.wait("control")
@@ -487,3 +501,50 @@ def test_a_control_changed_while_a_preset_loads_ends_showing_what_the_views_use(
         assert query == {"preset": RELOAD, "head_shown": "2"}, query
     else:
         assert share.decode_link(query["scenario"])["normalize"] == "sum", query
+
+
+def test_a_temperature_dragged_while_the_heads_change_sends_its_newest_value_first(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """heads typed 2 and Enter (an answer that sets the controls: its call held on the network), then the temperature
+    dragged from 1 to 1.3, each step an Enter on the box (static/scrub.js). Every step's call waits for the heads'
+    answer (gradio's always_last merges no call still in its ``js``), so all of them would leave at once when it lands,
+    oldest first, and each be computed on a server of two cores (a review's finding). The newest leaves first and
+    the others after it has been answered, when the server drops them; the box and the views end on the last value."""
+    pg = open_late(browser, app_url, 0, pages)
+    choose(pg, "scale", "temperature")
+    pg.wait_for_selector(TEMPERATURE)
+    settled(pg)
+    held, left = Held(pg), []
+    heads = held.hold("heads", lambda body: (body.get("data") or [])[1:2] == [2])
+
+    def log(route: Route) -> None:  # the temperature's calls as they leave: (number, value)
+        data = (route.request.post_data_json or {}).get("data") or []
+        if len(data) == 2 and isinstance(data[1], float) and data[1] != 2:
+            left.append((abs(data[0]), data[1]))
+        heads(route)
+
+    pg.route(re.compile("/queue/join"), log)
+    type_over(pg, "input[type=number][aria-label='heads']", "2", delay=DELAY)
+    call = held.wait("heads")
+    x, y = centre(pg, TEMPERATURE)
+    pg.mouse.move(x, y)
+    pg.mouse.down()
+    for i in range(1, 11):
+        pg.mouse.move(x + 3 * i, y)
+        pg.wait_for_timeout(40)
+    pg.mouse.up()
+    last = pg.locator(TEMPERATURE).input_value()
+    pg.wait_for_timeout(300)
+    assert not left, f"the temperature's calls left before the heads' answer: {left}"
+    call.continue_()
+    for _ in range(40):  # until the older calls have left too (each waits in its js, so uncounted by settled)
+        count = len(left)
+        pg.wait_for_timeout(500)
+        if count == len(left) > 2:
+            break
+    settled(pg)
+    assert len(left) > 2 and left[0][0] == max(n for n, _ in left), left
+    assert left[0][1] == float(last), (left, last)
+    scaled = pg.evaluate("() => document.querySelector('#html-scaled').textContent")
+    assert f"scores ÷ {last}" in scaled and pg.locator(TEMPERATURE).input_value() == last, (last, scaled[:300])

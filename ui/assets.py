@@ -114,25 +114,30 @@ STAMPED_AFTER_EVENTS = (
 )
 # a workbench control's call (ui/wiring.py on(echo=True)), numbered as STAMPED does: it first waits for the answers
 # on their way that set controls (page.js controlLeaves), and is then numbered negatively, so that the server answers
-# it with its box set to the value it carried; CONTROL_WRITES for a control whose answer sets other controls too (a
-# size, the heads: it is such an answer itself)
+# it with its box set to the value it carried; ``writes`` for a control whose answer sets other controls too (a size,
+# the heads: it is such an answer itself)
 
 
-def control_js(writes: bool) -> str:
-    """The ``js`` of a workbench control's call (``writes``: its answer sets other controls too)."""
+def control_js(name: str, writes: bool) -> str:
+    """The ``js`` of the workbench control ``name``'s call (``writes``: its answer sets other controls too)."""
     return (
         f"(n, ...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const s = m.stamp(); "
-        f"return m.controlLeaves({str(writes).lower()}).then((waited) => [waited ? -s : s, ...args]); }}, "
-        "() => [null, ...args])"
+        f"return m.controlLeaves({str(writes).lower()}, {json.dumps(name)}, s)"
+        ".then((waited) => [waited ? -s : s, ...args]); }, () => [null, ...args])"
     )
 
 
-CONTROL, CONTROL_WRITES = control_js(False), control_js(True)
+def control_landed(name: str) -> str:
+    """The ``js`` after the control ``name``'s call (its ``.then`` and ``.failure``): no longer on its way."""
+    landed = f"m.controlLanded({json.dumps(name)})"
+    return f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {landed}, () => null); }}"
+
+
 # an event whose answer sets the workbench's controls (a preset loaded, the init buttons): as AFTER_LIVE_EDITS,
-# counted a writer on its way too (page.js writerLeft), until its LANDED_WRITER
+# counted a writer from the moment it is made (page.js writerMade), until its LANDED_WRITER
 WRITER = (
-    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => m.liveIdle(() => {{ m.eventLeft(); m.writerLeft(); }})"
-    ".then(() => args), () => args)"
+    f"(...args) => import(({MODULE_URL})('page.js')).then((m) => {{ m.writerMade(); "
+    "return m.liveIdle(m.eventLeft).then(() => args); }, () => args)"
 )
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again

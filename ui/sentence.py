@@ -234,7 +234,7 @@ def build_sentence(page: Page, tabs: Any) -> None:
     on(d.release, bind(sentence, "width"), ins, outs, preprocess=False, by_value=sentence_key("width"), **counted)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
         trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
-    on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], **COMMON)
+    on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], writes=True, **COMMON)
 
 
 D_OUT = 2  # d_out's slider as the page opens (the book's)

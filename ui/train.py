@@ -361,4 +361,4 @@ def wire_train(
     pause = {**COMMON, "trigger_mode": "multiple", "before": PAUSE_COUNTED}
     on(b["pause"].click, bind(on_train_pause, v), [v.slot, clicks, v.held], [v.slot, v.held, v.status], **pause)
     every = [tabs, v.status, *page.everything()]
-    on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], **COMMON)
+    on(b["open"].click, bind(on_train_open, page, tabs, v), [v.slot], every, cancels=[run], writes=True, **COMMON)

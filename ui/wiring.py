@@ -26,14 +26,14 @@ from ui.assets import (
     AFTER_EVENTS,
     AFTER_LIVE_EDITS,
     AFTER_QUEUED,
-    CONTROL,
-    CONTROL_WRITES,
     LANDED,
     LANDED_WRITER,
     NEWEST_JS,
     STAMPED,
     STAMPED_AFTER_EVENTS,
     WRITER,
+    control_js,
+    control_landed,
 )
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
@@ -180,8 +180,8 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     loads = kw.pop("loads", False)
     reads = kw.pop("reads", False)  # (an event that only reads the stored state: AFTER_EVENTS)
     stamp = kw.pop("stamp", None)
-    writes, echo = kw.pop("writes", False), kw.pop("echo", False)
-    landed = kw.pop("landed", LANDED_WRITER if writes else LANDED)  # (or LANDED_STORED, LANDED_LAB)
+    sets, echo = kw.pop("writes", False), kw.pop("echo", False)  # (its answer sets the controls; a control's call)
+    landed = kw.pop("landed", LANDED_WRITER if sets else LANDED)  # (or LANDED_STORED, LANDED_LAB)
     newest = kw.pop("newest", None)
     outdated_by = tuple(kw.pop("outdated_by", ()))
     by_value = kw.pop("by_value", False)
@@ -198,8 +198,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         *given, request = args
         key = getattr(request, "session_hash", None)
         n = given.pop(0) if stamp is not None else None
-        waited = echo and isinstance(n, int | float) and n < 0  # (a control's call that waited: CONTROL)
-        n = -n if waited else n
+        n, waited = (-n, True) if echo and isinstance(n, int | float) and n < 0 else (n, False)  # (control_js)
         said = asked(by_value, given[: len(shown_in)])
         NEWEST.arrived(key, name, n, said)
 
@@ -235,30 +234,27 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     handler.__annotations__ = {p.name: p.annotation for p in sig.parameters.values() if p.annotation is not p.empty}
     handler.__name__ = getattr(fn, "__name__", "handler")
     handler.reads = tuple(c.name for c in inputs if isinstance(c, Slot))  # type: ignore[attr-defined]
-    js = event_js(loads, reads, stamp is not None, writes, echo, before)
+    js = control_js(name, sets) if echo else event_js(loads, reads, stamp is not None, sets, before)
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
-        for after in (event.then, event.failure):
-            after(None, js=landed, show_progress="hidden", api_visibility="private")
+        for after in (event.then, event.failure):  # (a control's call: no longer on its way, page.js controlLanded)
+            for js_after in (landed, control_landed(name)) if echo else (landed,):
+                after(None, js=js_after, show_progress="hidden", api_visibility="private")
 
 
-def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, echo: bool, before: str | None) -> str | None:
-    """The ``js`` an event of :func:`on` runs before it leaves, from its options (as :func:`on` says them, and):
-    ``writes``, its answer sets the workbench's controls (a preset loaded, a size changed): a control's call made
-    while it is on its way waits for it (page.js controlLeaves); ``echo``, a workbench control's own call, numbered,
-    its control the first input: when it waited for such an answer, its answer sets the control to the value it
-    carried (:func:`echoed`)."""
+def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, before: str | None) -> str | None:
+    """The ``js`` an event of :func:`on` runs before it leaves, from its options (as :func:`on` says them), for any
+    but a control's own call (``echo``: assets control_js). ``writes``: its answer sets the workbench's controls (a
+    preset loaded, a size changed), and a control's call made while it is on its way waits for it (page.js
+    controlLeaves); such a call, or one made while another call of its control is on its way, leaves numbered
+    negatively, and its answer sets the control to the value it carried (``echo``, :func:`echoed`)."""
     if before is not None and (reads or stamped or loads or writes):
         raise ValueError(
             "on(): before= replaces AFTER_LIVE_EDITS only; a reads=, stamp=, writes= or loads= event has its own js"
         )
-    if echo and not stamped:
-        raise ValueError("on(): echo= numbers the control's calls: it needs stamp=")
     if loads:
         return None  # (the load event sends at once: the live edits wait for its answer, static/grid.js)
-    if echo:
-        return CONTROL_WRITES if writes else CONTROL
     if reads:
         return STAMPED_AFTER_EVENTS if stamped else AFTER_EVENTS
     if stamped:

@@ -117,37 +117,57 @@ export const stamp = () => ++stamps;
 // Such an answer sets every control the new state changes. A control changed while one is on its way (a head typed
 // while a preset loads) was taken by the server after the preset, and the preset's answer, drawn first, had set the
 // box back: the views showed the head typed under a box showing the preset's. A control's call made meanwhile
-// waits for those answers (controlLeaves) and then leaves numbered negatively (ui/assets.py CONTROL): the server
-// answers it with its box set to the value it carried (ui/wiring.py on(echo=True)). Each writer is on its way until
-// it lands (writerLanded, its ``.then``) or EVENT_WAIT_MS have passed.
-const writers = new Set();
+// waits for those answers (controlLeaves) and then leaves numbered negatively (ui/assets.py control_js): the server
+// answers it with its box set to the value it carried (ui/wiring.py on(echo=True)). Writers are counted from the
+// moment they are made (before they wait for the live edits), and land by count, as events do (eventLanded): a
+// writer told of by neither its ``.then`` nor its ``.failure`` is counted landed after EVENT_WAIT_MS.
+let writersMade = 0;
+let writersDone = 0;
 let writersLate = 0;  // writers counted landed by their timer, not yet told of
-let writersWait = [];  // what waits for every writer to land
-function writerDone(t) {
-  clearTimeout(t);
-  writers.delete(t);
-  if (writers.size) return;
-  const w = writersWait;
-  writersWait = [];
-  w.forEach((f) => f());
+const writerTimers = [];
+let writersWait = [];  // [count, resolve]: what waits for that many writers to have landed
+function writerCounted() {
+  writersDone++;
+  const due = writersWait.filter(([n]) => writersDone >= n);
+  writersWait = writersWait.filter(([n]) => writersDone < n);
+  due.forEach(([, ok]) => ok());
 }
-export function writerLeft() {
-  const t = setTimeout(() => { writersLate++; writerDone(t); }, EVENT_WAIT_MS);
-  writers.add(t);
+export function writerMade() {
+  writersMade++;
+  const t = setTimeout(() => { writerTimers.splice(writerTimers.indexOf(t), 1); writersLate++; writerCounted(); },
+    EVENT_WAIT_MS);
+  writerTimers.push(t);
 }
 export function writerLanded() {
   if (writersLate) { writersLate--; return; }
-  const [t] = writers;
-  if (t !== undefined) writerDone(t);
+  clearTimeout(writerTimers.shift());
+  writerCounted();
 }
-// before a control's call leaves: the writers on their way land first, then the live edits go (liveIdle), and the
-// call is counted on its way (and as a writer too when ``writes``: a size changes other controls). Resolves to
-// whether it waited for a writer, read as the control was changed.
-export function controlLeaves(writes) {
-  const waited = writers.size > 0;
-  const landed = waited ? new Promise((ok) => writersWait.push(ok)) : Promise.resolve();
-  return landed
-    .then(() => liveIdle(() => { eventLeft(); if (writes) writerLeft(); }))
+const writersBefore = (n) => (writersDone >= n ? Promise.resolve() : new Promise((ok) => writersWait.push([n, ok])));
+
+// Each control's calls (by its name, ui/wiring.py on(newest=)): the newest one made, and what waits for the next one
+// to land. Calls of one control made while they wait for a writer (a temperature dragged while the heads change,
+// each step an Enter) would all leave at once when it lands, and each be computed: the newest leaves first, and the
+// others after it has landed, when the server already holds its number and drops them.
+const newestCall = new Map();
+const nextLanding = new Map();
+export function controlLanded(name) {
+  const waiting = nextLanding.get(name) ?? [];
+  nextLanding.delete(name);
+  waiting.forEach((ok) => ok());
+}
+const landingOf = (name) => new Promise((ok) => nextLanding.set(name, [...(nextLanding.get(name) ?? []), ok]));
+// before the control ``name``'s call numbered ``s`` leaves: the writers made before it land first, then the live
+// edits go (liveIdle), and the call is counted on its way (a writer itself when ``writes``: a size changes other
+// controls). Resolves to whether it waited for a writer, read as the control was changed.
+export function controlLeaves(writes, name, s) {
+  const before = writersMade;
+  const waited = writersDone < before;
+  if (writes) writerMade();
+  newestCall.set(name, s);
+  return writersBefore(before)
+    .then(() => (waited && newestCall.get(name) !== s ? landingOf(name) : null))
+    .then(() => liveIdle(eventLeft))
     .then(() => waited);
 }
 
