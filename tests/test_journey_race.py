@@ -548,3 +548,42 @@ def test_a_temperature_dragged_while_the_heads_change_sends_its_newest_value_fir
     assert left[0][1] == float(last), (left, last)
     scaled = pg.evaluate("() => document.querySelector('#html-scaled').textContent")
     assert f"scores ÷ {last}" in scaled and pg.locator(TEMPERATURE).input_value() == last, (last, scaled[:300])
+
+
+@pytest.mark.parametrize("way", ["both-leave", "held-back"])
+def test_a_value_entered_while_a_refusal_is_on_its_way_ends_in_its_box(
+    browser: Browser, app_url: str, pages: list[Page], way: str
+) -> None:
+    """The temperature typed -1 and Enter (refused: a temperature must be positive), then at once 4 and Enter.
+    ``both-leave``: both calls wait to leave (an X edit held on the network: an event first waits for the grid's live
+    edits), and the call for 4 is held until the refusal's answer has been drawn: the server takes -1, then 4. The
+    refusal's answer set the box back to 1, and 4's answer wrote no box: "scores ÷ 4" under a box reading 1.
+    ``held-back``: -1's call is on its way (held), so gradio's always_last holds the 4 back and sends it once -1 is
+    answered, with the value the box then reads: the refusal's 1, and the 4 typed was lost. Both seen failing so
+    before the fix: the page now puts a refused box back only while it still reads the value refused."""
+    pg = open_late(browser, app_url, 0, pages)
+    choose(pg, "scale", "temperature")
+    pg.wait_for_selector(TEMPERATURE)
+    settled(pg)
+    held = Held(pg)
+    if way == "both-leave":
+        pg.route(re.compile("/gradio_api/component_server"), held.hold("edit", committed("x")))
+        type_cell(pg, "x", 0, 0, "0.5")
+        edit = held.wait("edit")
+        pg.route(re.compile("/queue/join"), held.hold("4", lambda body: (body.get("data") or [])[1:2] == [4]))
+    else:
+        pg.route(re.compile("/queue/join"), held.hold("-1", lambda body: (body.get("data") or [])[1:2] == [-1]))
+    for value in ("-1", "4"):
+        type_over(pg, TEMPERATURE, value, delay=DELAY)
+    if way == "both-leave":
+        edit.continue_()
+        taken = held.wait("4")
+        pg.wait_for_function("() => { const e = window.apEvents(); return e.done >= e.sent - 1; }")
+    else:
+        taken = held.wait("-1")
+    taken.continue_()
+    settled(pg)
+    pg.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('scores ÷ 4')")
+    pg.wait_for_timeout(300)
+    assert pg.locator(TEMPERATURE).input_value() == "4"
+    assert "a temperature must be positive" not in pg.inner_text("#message")  # (4 taken: the refusal is over)

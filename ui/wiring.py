@@ -215,7 +215,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
                 return skipped
             writes, rest = split_slots(out, outputs)
             rest = numbered(rest, n, shown_out)
-            rest = echoed(rest, shown_in[0], given[0]) if waited else rest
+            rest = echoed(rest, shown_in[0], given[0]) if waited and writes else rest  # (taken: stored)
             if writes:  # (a look ahead computed on the old values goes with them: ui/live.py)
                 STORE.put(key, {**writes, "ahead": None} if "vals" in writes else writes, used=not loads)
                 if "vals" in writes or "preset" in writes:
@@ -263,9 +263,10 @@ def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, before: str 
 
 
 def echoed(rest: Any, box: Any, value: Any) -> Any:
-    """A control's answer (``rest``) setting its ``box`` to the ``value`` its call carried, unless the answer sets
-    it itself (a refusal sets it back, a head past the heads to the last one): the call waited for an answer that set
-    the controls (a preset loaded), drawn before this one, so the box may show that answer's value instead."""
+    """The answer (``rest``) of a control's call that was taken setting its ``box`` to the ``value`` it carried,
+    unless the answer sets it itself (a head past the heads to the last one): the call waited for an answer that set
+    the controls (a preset loaded), drawn before this one, so the box may show that answer's value instead. (A
+    refused call stores nothing and is not echoed: its box is put back as any refusal's, ui/workbench.py put_back.)"""
     if isinstance(rest, dict) and "__type__" not in rest:
         u = rest.get(box)
         if u is not None and not (isinstance(u, dict) and "value" not in u):

@@ -4,6 +4,8 @@ below, and their handlers (controls, structural changes, presets, explain clicks
 from __future__ import annotations
 
 import dataclasses
+import html
+import json
 from typing import Any
 
 import gradio as gr
@@ -99,14 +101,29 @@ def emptied(page: Page, field: str | None, value: Any, vals: PageValues) -> dict
     if field not in TYPED or field in TEXTS or value not in (None, ""):
         return None
     label, kept = getattr(page.controls.get(field), "label", field), getattr(vals, field)
-    return refusal(page, vals, refused(f"{label}: the box is empty; it keeps {kept}"), field)
+    return refusal(page, vals, refused(f"{label}: the box is empty; it keeps {kept}"), field, value)
 
 
-def refusal(page: Page, vals: PageValues, got: dict[str, Any], field: str | None = None) -> dict[Any, Any]:
-    """A refused control value: the views say why, the values stay as they were, and the control goes back to the
-    value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked)."""
+def refusal(
+    page: Page, vals: PageValues, got: dict[str, Any], field: str | None = None, value: Any = None
+) -> dict[Any, Any]:
+    """A refused control ``value``: the views say why, the values stay as they were, and the control goes back to the
+    value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked). A
+    typed box is put back by the page, and only while it still reads the refused value (:func:`put_back`)."""
+    if field in TYPED:
+        return page.view_updates({**got, "message": got["message"] + put_back(page, field, value, vals)})
     back = {page.controls[field]: getattr(vals, field)} if field in page.controls else {}
     return {**page.view_updates(got), **back}
+
+
+def put_back(page: Page, field: str, value: Any, vals: PageValues) -> str:
+    """A mark in the message line that the typed box ``field`` goes back to the value in force (static/putback.js).
+    The answer setting the box itself set it back over a value typed since: temperature -1 Enter, then 4 Enter, both
+    on their way; -1's answer, drawn first, set the box to 1 while 4 was computed, or gradio's always_last then sent
+    the 4 held back with the box's 1. The page puts it back only while it still reads ``value``."""
+    label = getattr(page.controls[field], "label", field)
+    said = json.dumps({"label": label, "refused": value, "keeps": getattr(vals, field)}, allow_nan=False)
+    return f"<span hidden data-put-back='{html.escape(said, quote=True)}'></span>"
 
 
 def on_cell(page: Page, preset_id: str | None, vals: PageValues | None, evt: gr.EventData) -> dict[Any, Any]:
@@ -137,7 +154,7 @@ def on_control(page: Page, field: str, value: Any, preset_id: str | None, vals: 
         vals = dataclasses.replace(vals, view_head=int(vals.heads))
     got = refused(problem) if problem else compute_views(preset_id, vals)
     if got.get("refused"):  # the server keeps what it had; the control goes back to it, the message says why
-        return refusal(page, old, got, field)
+        return refusal(page, old, got, field, value)
     if field in ("tokens", "tokens_k"):  # the grids' row labels say the accepted tokens too
         vals = labelled(vals)
     out = {page.vals_state: vals, **page.view_updates(got)}
@@ -198,7 +215,7 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
     old, vals = vals, (dataclasses.replace(vals, **{field: value}) if field else vals)
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control goes back to it
-        return refusal(page, old, got, field)
+        return refusal(page, old, got, field, value)
     return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
 
 
@@ -254,8 +271,8 @@ def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | No
         return {}
     try:
         seed = parse_int(value, "seed", 0, MAX_SEED)
-    except ac.ScenarioError as e:
-        return {page.views["message"]: vw.message_html([], error=str(e)), page.controls["seed"]: vals.seed}
+    except ac.ScenarioError as e:  # (the box put back by the page while it reads the refused value: put_back)
+        return {page.views["message"]: vw.message_html([], error=str(e)) + put_back(page, "seed", value, vals)}
     vals = dataclasses.replace(vals, seed=seed)
     return {page.vals_state: vals, page.views["message"]: state_message(preset_id, vals)}
 

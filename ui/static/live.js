@@ -13,6 +13,7 @@
 //
 // Both take the hook's own {element, props, watch} (ui/assets.py hook).
 import { fill, morph } from './morph.js';
+import { putBack } from './putback.js';
 import { drawnKeys, stale, untold, views } from './page.js';
 
 // the elem_id of the component a hook's element belongs to (the key of page.js views)
@@ -80,7 +81,8 @@ function keyed(id, key) {
   else drawnKeys.delete(id);
 }
 
-// the badge and the message (ui/assets.py PLAIN_JS)
+// the badge and the message (ui/assets.py PLAIN_JS); a refused typed value's box set back (putback.js)
 export function mount(ctx) {
   liveView(ctx);
+  ctx.watch('value', () => putBack(ctx.props.value));
 }
