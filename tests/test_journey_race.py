@@ -587,3 +587,26 @@ def test_a_value_entered_while_a_refusal_is_on_its_way_ends_in_its_box(
     pg.wait_for_timeout(300)
     assert pg.locator(TEMPERATURE).input_value() == "4"
     assert "a temperature must be positive" not in pg.inner_text("#message")  # (4 taken: the refusal is over)
+
+
+def test_a_size_entered_and_left_while_a_preset_loads_is_taken_at_once_after_it(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """Reload clicked (its call held on the network), then "heads" typed 2, Enter, and Tab (the box's Enter and blur,
+    both calls of an answer that sets the controls). Once the preset's answer is drawn, the Enter's call goes and the
+    blur's after it: the heads change within seconds. (A review's finding: the Enter waited for the blur's answer, as
+    an older call of its control, and the blur for the Enter's, as an answer setting the controls made before it:
+    both stalled 30 s.)"""
+    pg = open_late(browser, f"{app_url}?preset={RELOAD}", 0, pages)
+    settled(pg)
+    held = Held(pg)
+    pg.route(re.compile("/queue/join"), held.hold("reload", lambda body: body.get("data") == [RELOAD]))
+    pg.locator("#reload").click()
+    reload = held.wait("reload")
+    type_over(pg, "input[type=number][aria-label='heads']", "1", key="Enter", delay=DELAY)
+    pg.keyboard.press("Tab")
+    pg.wait_for_timeout(300)
+    reload.continue_()
+    pg.wait_for_function("() => !document.querySelector('#overview').innerText.includes(' of 2')", timeout=8000)
+    settled(pg)
+    assert pg.get_by_label("heads", exact=True).input_value() == "1"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser import open_page, settled, type_over
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from attention_core import train
 
@@ -390,3 +390,47 @@ def test_window_below_zero_is_named_with_the_range_its_box_takes(page: Page, ser
     assert "window" in page.inner_text("#badge").lower()
     assert toasts(page) == []
     assert tracebacks(served) == before
+
+
+# ---- 4. the workbench's typed boxes: a refused value's box goes back ---------------------------------------------
+
+TOKENS = "token labels (comma-separated)"  # (gradio labels no text box by aria-label: the page finds it by elem_id)
+TEMPERATURE = "input[type=number][aria-label='temperature (divide by)']"
+BOX_READS = "([s, v]) => document.querySelector(s)?.value === v"
+
+
+def test_a_refused_token_list_goes_back_to_the_labels_in_force(page: Page) -> None:
+    """Two labels typed for three tokens, key by key, and Enter: the message names the field, and the box shows the
+    labels the views use again (the page puts a refused box back, static/putback.js; a review found the text boxes
+    never put back, as the page looked for them by an aria-label gradio does not give them). Leaving the box then
+    changes nothing: the refusal stays to be read."""
+    page.locator("#more button.label-wrap").click()
+    box = page.get_by_label(TOKENS, exact=True)
+    box.wait_for(state="visible")
+    before = box.input_value()
+    box.click()
+    box.press("Control+a")
+    box.press_sequentially("a, b", delay=TYPE_DELAY)
+    box.press("Enter")
+    wait_text(page, "#message", "token labels")
+    expect(box).to_have_value(before)
+    page.locator("#more button.label-wrap").click()  # (the box left: its blur)
+    settled(page)
+    assert box.input_value() == before and "token labels" in page.inner_text("#message")
+    assert not toasts(page)
+
+
+def test_the_same_refused_temperature_twice_goes_back_twice(page: Page) -> None:
+    """-1 typed into the temperature and Enter, twice: each time the message says why and the box shows 1 again (the
+    same refusal twice was the same message, which gradio does not draw again, and the box kept the second -1)."""
+    page.get_by_label("scale", exact=True).click()
+    page.locator("li[role='option'][aria-label='temperature']").click()
+    page.wait_for_selector(TEMPERATURE)
+    settled(page)
+    for _ in range(2):
+        type_over(page, TEMPERATURE, "-1", delay=TYPE_DELAY)
+        wait_text(page, "#message", "a temperature must be positive")
+        page.wait_for_function(BOX_READS, arg=[TEMPERATURE, "1"])
+        settled(page)
+    scaled = page.evaluate("() => document.querySelector('#html-scaled').textContent")  # (drawn below the screen)
+    assert page.input_value(TEMPERATURE) == "1" and "scores ÷ 1" in scaled, scaled[:300]

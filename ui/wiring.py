@@ -247,8 +247,8 @@ def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, before: str 
     """The ``js`` an event of :func:`on` runs before it leaves, from its options (as :func:`on` says them), for any
     but a control's own call (``echo``: assets control_js). ``writes``: its answer sets the workbench's controls (a
     preset loaded, a size changed), and a control's call made while it is on its way waits for it (page.js
-    controlLeaves); such a call, or one made while another call of its control is on its way, leaves numbered
-    negatively, and its answer sets the control to the value it carried (``echo``, :func:`echoed`)."""
+    controlLeaves); such a call leaves numbered negatively, and its answer, when the call was taken, sets the
+    control to the value it carried (``echo``, :func:`echoed`)."""
     if before is not None and (reads or stamped or loads or writes):
         raise ValueError(
             "on(): before= replaces AFTER_LIVE_EDITS only; a reads=, stamp=, writes= or loads= event has its own js"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import itertools
 import json
 from typing import Any
 
@@ -116,13 +117,19 @@ def refusal(
     return {**page.view_updates(got), **back}
 
 
+PUT_BACKS = itertools.count(1)  # each refusal's mark its own: gradio redraws no view given the value it shows
+
+
 def put_back(page: Page, field: str, value: Any, vals: PageValues) -> str:
-    """A mark in the message line that the typed box ``field`` goes back to the value in force (static/putback.js).
-    The answer setting the box itself set it back over a value typed since: temperature -1 Enter, then 4 Enter, both
-    on their way; -1's answer, drawn first, set the box to 1 while 4 was computed, or gradio's always_last then sent
-    the 4 held back with the box's 1. The page puts it back only while it still reads ``value``."""
-    label = getattr(page.controls[field], "label", field)
-    said = json.dumps({"label": label, "refused": value, "keeps": getattr(vals, field)}, allow_nan=False)
+    """A mark in the message line that the typed box ``field`` goes back to the value in force (static/putback.js):
+    the box's elem_id, the value refused, the value in force, and a number of its own (the same refusal twice would
+    otherwise be the same message, which gradio does not draw again, and the box would keep the second). The answer
+    setting the box itself set it back over a value typed since: temperature -1 Enter, then 4 Enter, both on their
+    way; -1's answer, drawn first, set the box to 1 while 4 was computed, or gradio's always_last then sent the 4 held
+    back with the box's 1. The page puts it back only while it still reads ``value``."""
+    box = page.controls[field].elem_id  # (every typed box has one: gradio labels no text box by aria-label)
+    keeps, n = getattr(vals, field), next(PUT_BACKS)
+    said = json.dumps({"box": box, "refused": value, "keeps": keeps, "n": n}, allow_nan=False)
     return f"<span hidden data-put-back='{html.escape(said, quote=True)}'></span>"
 
 
@@ -361,10 +368,10 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
     """The settings used less often, in the toolbar's drawer: it opens over the page (app.css), so the pipeline
     stays where it is, and Escape closes it (static/drawer.js)."""
     with gr.Row():
-        c["T"] = whole_number(first.T, label="T (query tokens)")
-        c["d_in"] = whole_number(first.d_in, label="d_model")
-        c["S"] = whole_number(first.S, label="S (key tokens)", visible=visibility(first)["S"])
-        c["d_out"] = whole_number(first.d_out, label="d_out per head")
+        c["T"] = whole_number(first.T, label="T (query tokens)", elem_id="dr-t")
+        c["d_in"] = whole_number(first.d_in, label="d_model", elem_id="dr-d-in")
+        c["S"] = whole_number(first.S, label="S (key tokens)", visible=visibility(first)["S"], elem_id="dr-s")
+        c["d_out"] = whole_number(first.d_out, label="d_out per head", elem_id="dr-d-out")
         c["head_mode"] = gr.Radio(["concat", "split"], value=first.head_mode, label="head mode")
         c["layout"] = gr.Radio(
             [("Linear out×in (x @ W.T)", "linear"), ("matmul in×out (x @ W)", "matmul")],
@@ -378,9 +385,9 @@ def build_drawer(c: dict[str, Any], first: PageValues) -> dict[str, Any]:
         init_linear = gr.Button("Init weights: nn.Linear (seed)", size="sm")
         init_rand = gr.Button("Init weights: torch.rand (seed)", size="sm")
     with gr.Row():
-        c["tokens"] = gr.Textbox(first.tokens, label="token labels (comma-separated)")
+        c["tokens"] = gr.Textbox(first.tokens, label="token labels (comma-separated)", elem_id="dr-tokens")
         c["tokens_k"] = gr.Textbox(
-            first.tokens_k, label="key/value token labels", visible=visibility(first)["tokens_k"]
+            first.tokens_k, label="key/value token labels", visible=visibility(first)["tokens_k"], elem_id="dr-tokens-k"
         )
     build_variants(c, first)
     return {"init_linear": init_linear, "init_rand": init_rand}

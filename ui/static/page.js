@@ -146,9 +146,11 @@ export function writerLanded() {
 const writersBefore = (n) => (writersDone >= n ? Promise.resolve() : new Promise((ok) => writersWait.push([n, ok])));
 
 // Each control's calls (by its name, ui/wiring.py on(newest=)): the newest one made, and what waits for the next one
-// to land. Calls of one control made while they wait for a writer (a temperature dragged while the heads change,
-// each step an Enter) would all leave at once when it lands, and each be computed: the newest leaves first, and the
-// others after it has landed, when the server already holds its number and drops them.
+// to land (at most EVENT_WAIT_MS). Calls of one control made while they wait for a writer (a temperature dragged
+// while the heads change, each step an Enter) would all leave at once when it lands, and each be computed: the
+// newest leaves first, and the others after it has landed, when the server already holds its number and drops them.
+// Not a control that is a writer itself (a size: its Enter and blur are all it sends, and the blur, the newer,
+// waits for the Enter as for any writer made before it: the Enter waiting for the blur's landing stalled both).
 const newestCall = new Map();
 const nextLanding = new Map();
 export function controlLanded(name) {
@@ -156,7 +158,10 @@ export function controlLanded(name) {
   nextLanding.delete(name);
   waiting.forEach((ok) => ok());
 }
-const landingOf = (name) => new Promise((ok) => nextLanding.set(name, [...(nextLanding.get(name) ?? []), ok]));
+const landingOf = (name) => new Promise((ok) => {
+  nextLanding.set(name, [...(nextLanding.get(name) ?? []), ok]);
+  setTimeout(ok, EVENT_WAIT_MS);
+});
 // before the control ``name``'s call numbered ``s`` leaves: the writers made before it land first, then the live
 // edits go (liveIdle), and the call is counted on its way (a writer itself when ``writes``: a size changes other
 // controls). Resolves to whether it waited for a writer, read as the control was changed.
@@ -166,7 +171,7 @@ export function controlLeaves(writes, name, s) {
   if (writes) writerMade();
   newestCall.set(name, s);
   return writersBefore(before)
-    .then(() => (waited && newestCall.get(name) !== s ? landingOf(name) : null))
+    .then(() => (waited && !writes && newestCall.get(name) !== s ? landingOf(name) : null))
     .then(() => liveIdle(eventLeft))
     .then(() => waited);
 }
