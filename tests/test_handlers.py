@@ -468,6 +468,13 @@ def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> N
     assert put_back_of(seed, list(bad.values())) == {"box": "wb-seed", "refused": -3, "keeps": 8}
     again = put_back_of(seed, call(seed, key, -3), numbered=True)  # the same refusal again: a mark of its own, else
     assert again and again["n"] != put_back_of(seed, list(bad.values()), numbered=True)["n"]  # gradio draws nothing
+    init = handler("on_structure", "seed")  # an init button, with the seed as the box shows it: the page puts it back
+    drawn = call(init, key, -3)
+    assert isinstance(box_of(init, drawn), SKIP) and put_back_of(init, drawn) == {
+        "box": "wb-seed",
+        "refused": -3,
+        "keeps": 8,
+    }
     assert wiring.STORE.get(key)["vals"].seed == 8
 
 

@@ -434,3 +434,15 @@ def test_the_same_refused_temperature_twice_goes_back_twice(page: Page) -> None:
         settled(page)
     scaled = page.evaluate("() => document.querySelector('#html-scaled').textContent")  # (drawn below the screen)
     assert page.input_value(TEMPERATURE) == "1" and "scores ÷ 1" in scaled, scaled[:300]
+
+
+def test_a_number_past_what_a_number_holds_goes_back_to_the_value_in_force(page: Page) -> None:
+    """1e999 typed into "heads" and Enter: the browser reads it as Infinity, which gradio sends as nothing, so the
+    server keeps 1 and says the box is empty, and the box shows 1 again. (A review feared the page, which puts back
+    a box the server took as empty only while it is empty, would leave 1e999 in it: gradio empties the box itself.)"""
+    box = "input[type=number][aria-label='heads']"
+    type_over(page, box, "1e999", delay=TYPE_DELAY)
+    wait_text(page, "#message", "heads: the box is empty; it keeps 1")
+    page.wait_for_function(BOX_READS, arg=[box, "1"])
+    settled(page)
+    assert page.input_value(box) == "1"

@@ -111,7 +111,7 @@ def refusal(
     """A refused control ``value``: the views say why, the values stay as they were, and the control goes back to the
     value in force, so that it never shows a value the views do not use (a refused KV-cache box stayed ticked). A
     typed box is put back by the page, and only while it still reads the refused value (:func:`put_back`)."""
-    if field in TYPED:
+    if field in TYPED or field == "seed":  # (the seed: refused through an init button)
         return page.view_updates({**got, "message": got["message"] + put_back(page, field, value, vals)})
     back = {page.controls[field]: getattr(vals, field)} if field in page.controls else {}
     return {**page.view_updates(got), **back}
