@@ -15,6 +15,7 @@ import pytest
 import torch
 from browser import LOADED, ROOT, frames, loaded, open_page
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 
 import attention_core as ac
 from ui import present, share
@@ -717,8 +718,11 @@ MASK_SHOWN = """() => {
 def mask_stage_shows(pg: Page, fill: str) -> dict[str, Any]:
     """The mask stage once it shows ``fill``'s tables and has fitted them: MASK_SHOWN and the smallest visible text."""
     pg.wait_for_function(f"(f) => ({MASK_SHOWN})().fills.join() === 'lab-masked' + f", arg=fill)
-    pg.wait_for_timeout(300)  # (the fit, a frame later)
     loaded(pg)  # (after a reload too: its load answer and fonts, then the frames the fit comes in)
+    try:  # the fit, once the page has laid the stage out (a fixed 300 ms was sometimes too short: CI-style run)
+        pg.wait_for_function(f"() => !({MASK_SHOWN})().bad.length", timeout=5000)
+    except PlaywrightError:
+        pass  # (what is still wrong is asserted on, with what it is)
     return {**pg.evaluate(MASK_SHOWN), "smallest": pg.evaluate(SMALLEST_TEXT)}
 
 
