@@ -112,14 +112,13 @@ STAMPED_AFTER_EVENTS = (
     f"(n, ...args) => import(({MODULE_URL})('page.js'))"
     ".then((m) => { const s = m.stamp(); return m.afterEvents().then(() => [s, ...args]); }, () => [null, ...args])"
 )
-# a workbench control's call (ui/wiring.py on(echo=True)), numbered as STAMPED does: it first waits for the answers
-# on their way that set controls (page.js controlLeaves), and is then numbered negatively, so that the server answers
-# it with its box set to the value it carried; ``writes`` for a control whose answer sets other controls too (a size,
-# the heads: it is such an answer itself)
 
 
 def control_js(name: str, writes: bool) -> str:
-    """The ``js`` of the workbench control ``name``'s call (``writes``: its answer sets other controls too)."""
+    """The ``js`` of the workbench control ``name``'s call (ui/wiring.py on(echo=True)), numbered as STAMPED does:
+    it first waits for the answers on their way that set the controls (page.js controlLeaves), and is numbered
+    negatively when it waited, so that the server answers it with its box set to the value it carried. ``writes``: its
+    answer sets other controls too (a size, the heads: it is such an answer itself)."""
     return (
         f"(n, ...args) => import(({MODULE_URL})('page.js')).then((m) => {{ const s = m.stamp(); "
         f"return m.controlLeaves({str(writes).lower()}, {json.dumps(name)}, s)"
@@ -142,8 +141,8 @@ WRITER = (
 # after each of those events (its ``.then`` and its ``.failure``): it has landed (page.js eventLanded), and live
 # edits go again
 LANDED = f"() => {{ import(({MODULE_URL})('page.js')).then((m) => m.eventLanded(), () => null); }}"
-# the same for an event counted a writer (WRITER, CONTROL_WRITES): its answer is drawn, and the controls' calls
-# that waited for it go
+# the same for an event counted a writer (WRITER, control_js with ``writes``): its answer is drawn, and the
+# controls' calls that waited for it go
 LANDED_WRITER = (
     f"() => {{ import(({MODULE_URL})('page.js')).then((m) => {{ m.eventLanded(); m.writerLanded(); }}, () => null); }}"
 )

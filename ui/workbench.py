@@ -278,8 +278,8 @@ def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | No
         return {}
     try:
         seed = parse_int(value, "seed", 0, MAX_SEED)
-    except ac.ScenarioError as e:  # (the box put back by the page while it reads the refused value: put_back)
-        return {page.views["message"]: vw.message_html([], error=str(e)) + put_back(page, "seed", value, vals)}
+    except ac.ScenarioError as e:
+        return refusal(page, vals, {"message": vw.message_html([], error=str(e))}, "seed", value)
     vals = dataclasses.replace(vals, seed=seed)
     return {page.vals_state: vals, page.views["message"]: state_message(preset_id, vals)}
 
