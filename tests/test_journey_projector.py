@@ -711,7 +711,9 @@ MASK_SHOWN = """() => {
   }
   return { fills: Array.from(document.querySelectorAll('#mask-lab-out .lab-col')).filter((c) => c.getClientRects()
     .length).map((c) => c.querySelector('table').dataset.name), bad, px: Math.min(...px),
-    button: document.querySelector('#lesson-bar .lb-fill')?.textContent };
+    button: document.querySelector('#lesson-bar .lb-fill')?.textContent, bar, scroll: scrollY,
+    out: document.getElementById('mask-lab-out')?.getBoundingClientRect().height, fs: document.body.style
+    .getPropertyValue('--lab-fs') };  // (the stage's fit, for a failure's message)
 }"""
 
 

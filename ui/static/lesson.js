@@ -217,9 +217,10 @@ function shorten(table) {
   const sci = cells.some((td) => /\de[+-]\d/.test(td.textContent));
   for (const td of cells) {
     const v = Number(td.textContent);
-    if (Number.isFinite(v) && (sci || td.textContent.length > 7)) {
-      td.dataset.shown = sci ? exponent(v.toExponential(2)) : v.toFixed(4);
-      td.title = td.textContent;
+    if (Number.isFinite(v) && (sci || td.textContent.length > 7)) {  // (written only where it differs: fit)
+      const shown = sci ? exponent(v.toExponential(2)) : v.toFixed(4);
+      if (td.dataset.shown !== shown) td.dataset.shown = shown;
+      if (td.title !== td.textContent) td.title = td.textContent;
     } else if (td.dataset.shown) delete td.dataset.shown;
   }
 }
@@ -234,7 +235,7 @@ function maskStage(fills) {
   const fits = () => out().getBoundingClientRect().bottom - top() <= document.getElementById('lesson-bar')
     .getBoundingClientRect().top - 8 && document.documentElement.scrollWidth <= innerWidth
     && Array.from(out().querySelectorAll('table')).every((t) => t.getBoundingClientRect().right <= innerWidth);
-  let queued = false;
+  let queued = false, drawn = null;
   const fit = () => {
     queued = false;
     if (!out()?.querySelector('table') || !document.body.classList.contains('lab-stage')) return;
@@ -248,13 +249,20 @@ function maskStage(fills) {
       set(lo);
     }
     scrollTo({ top: at, behavior: 'instant' });  // (the page's room above the lab scrolled away)
+    drawn?.takeRecords();  // (shorten's own writes are no answer)
   };
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(fit); } };
   const wait = setInterval(() => {
     if (!out()) return;
     clearInterval(wait);
-    // (the whole body: the lab's answer may replace the output's own element, which an observer of it misses)
-    new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+    // (the whole body: the lab's answer may replace the output's own element, which an observer of it misses; an
+    // answer of the same shape is written into the cells already shown, static/morph.js: their texts, and the
+    // shortened numbers' data-shown it removes. Missed, the stage kept its size with the numbers at full length, and
+    // the weights ended below the screen, y = 780 of 720: CI)
+    drawn = new MutationObserver((records) => {
+      if (records.some((r) => r.type === 'childList' || out()?.contains(r.target))) later();
+    });
+    drawn.observe(document.body, { childList: true, subtree: true, characterData: true, attributeFilter: ['data-shown'] });
     later();
   }, 200);
   new MutationObserver(later).observe(document.body, { attributes: true, attributeFilter: ['class'] });
