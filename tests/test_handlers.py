@@ -9,6 +9,7 @@ import html
 import inspect
 import itertools
 import json
+import math
 import re
 import uuid
 import zlib
@@ -534,6 +535,22 @@ def test_a_controls_older_call_is_dropped_unless_the_newer_one_carries_the_same_
     said = message_of(enter, call(enter, key, older, 4))
     assert said is not None and "msg-error" not in said, said
     assert wiring.STORE.get(key)["vals"].T == 4
+
+
+@pytest.mark.parametrize("stamp", [math.inf, -math.inf, math.nan, True, "7"], ids=repr)
+def test_a_call_whose_number_is_no_finite_number_is_answered_as_unnumbered(stamp: Any) -> None:
+    """A script's call with a number that is no finite number (JSON from a script: Infinity, NaN, a string) is
+    answered as a call the page did not number: taken, and never outdating a later call (+Infinity made the answer's
+    numbering raise, int(inf), and would have outdated every later call of the page)."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    temperature = handler("on_control_entered", "temperature (divide by)")
+    said = message_of(temperature, call(temperature, key, stamp, 3))
+    assert said is not None and "msg-error" not in said, said
+    assert wiring.STORE.get(key)["vals"].temperature == 3
+    said = message_of(temperature, call(temperature, key, next(STAMPS), 4))  # the page's next call: taken
+    assert said is not None and "msg-error" not in said, said
+    assert wiring.STORE.get(key)["vals"].temperature == 4
 
 
 def put_back_of(f: Any, out: list[Any], numbered: bool = False) -> dict[str, Any] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import threading
 import weakref
 from collections import OrderedDict
@@ -156,6 +157,13 @@ class Newest:
 NEWEST = Newest()
 
 
+def call_number(n: Any) -> float | None:
+    """A call's number as the page sent it (page.js stamp), or None: a call not numbered, answered and never dropped
+    (anything but a finite number, which only a script sends: ±Infinity made :func:`numbered` raise, and NaN would
+    compare as neither older nor newer)."""
+    return n if isinstance(n, int | float) and not isinstance(n, bool) and math.isfinite(n) else None
+
+
 def handler_name(fn: Callable[..., Any], outputs: list[Any]) -> str:
     """A handler's name for :data:`NEWEST`: its function's, and its outputs' (bind() gives every binding of one
     function its name)."""
@@ -197,7 +205,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     def handler(*args: Any) -> Any:
         *given, request = args
         key = getattr(request, "session_hash", None)
-        n = given.pop(0) if stamp is not None else None
+        n = call_number(given.pop(0)) if stamp is not None else None
         n, waited = (-n, True) if echo and isinstance(n, int | float) and n < 0 else (n, False)  # (control_js)
         said = asked(by_value, given[: len(shown_in)])
         NEWEST.arrived(key, name, n, said)
