@@ -196,18 +196,24 @@ def test_sentence_modes_d_out_past_16_is_set_to_16_with_words_and_the_button_use
     page: Page, served: tuple[str, Path]
 ) -> None:
     """d_out 20 + Enter: the box and the slider say 16 and the message says why (the old page: box 20, slider 16, no
-    word, then W_q 3×16); 4 + Tab, then the button: the workbench's W_q is 3×4 (matmul: d rows, d_out columns)."""
+    word, then W_q 3×16); 4 + Tab, then the button: the workbench's W_q is 3×4 (matmul: d rows, d_out columns). The
+    views' divide-by-sum warning stays through both (d_out's answer erased it)."""
+    warning = "divide-by-sum gives negative"
     before = tracebacks(served)
     open_sentence(page)
+    assert warning in page.inner_text("#sentence-message")
     box = page.locator("#sentence-d-out input[type=number]")
     type_over(page, "#sentence-d-out input[type=number]", "20")
     wait_text(page, "#sentence-message", "d_out: 20 is past the slider's end; set to 16")
     settled(page)
     assert box.input_value() == "16"
     assert page.locator("#sentence-d-out input[type=range]").input_value() == "16"
+    assert warning in page.inner_text("#sentence-message")
     type_over(page, "#sentence-d-out input[type=number]", "4", key="Tab")
     settled(page)
     assert box.input_value() == "4"
+    said = page.inner_text("#sentence-message")
+    assert warning in said and "d_out:" not in said, said
     page.locator("#sent-go").click()
     page.wait_for_function(
         "() => document.querySelectorAll('#inputs table[data-name=W_q] th[scope=col]').length === 4"

@@ -251,6 +251,20 @@ def test_printed_embeddings_give_003s_token_rows_and_both_normalisations() -> No
     assert "negative" in html.unescape(views["message"])  # 003's divide-by-sum goes negative on these rows
 
 
+def test_moving_d_out_keeps_the_views_divide_by_sum_warning() -> None:
+    """d_out moved (no view of its own) answers the tab's message: it keeps the views' divide-by-sum warning for the
+    rows on screen, beside d_out's own words past the slider's end (seen failing: the default sentence's warning was
+    erased by any move of d_out)."""
+    rows = sentence.sentence_views("draw", SENTENCE, 3, 69, None)["table"]
+    moved = sentence.on_d_out(4, 2, SENTENCE, 69, rows)
+    assert moved[:2] == (gr.skip(), 4) or (isinstance(moved[0], type(gr.skip())) and moved[1] == 4), moved
+    assert "divide-by-sum gives negative" in html.unescape(moved[2]) and "msg-error" not in moved[2]
+    past = html.unescape(sentence.on_d_out(20, 4, SENTENCE, 69, rows)[2])
+    assert "d_out: 20 is past the slider's end; set to 16" in past and "divide-by-sum gives negative" in past
+    positive = {**rows, "data": [[r[0], 1.0, 1.0, 1.0] for r in rows["data"]]}  # (no negative dot product)
+    assert "divide-by-sum" not in html.unescape(sentence.on_d_out(5, 4, SENTENCE, 69, positive)[2])
+
+
 def test_new_sentence_keeps_edited_rows_by_token_and_draws_every_other_row_afresh() -> None:
     """An edited row is kept by its token; every other row is the new vocabulary's own nn.Embedding draw (seen
     failing: 'The' kept the old 7-entry table's draw, a value left over from the previous sentence, issue 37)."""

@@ -233,22 +233,37 @@ def build_sentence(page: Page, tabs: Any) -> None:
     # maximum value 16", and no answer) is not in the way of clamped()
     on(d.release, bind(sentence, "width"), ins, outs, preprocess=False, by_value=sentence_key("width"), **counted)
     for trigger in (d_out.input, d_out.release):  # unprocessed: gradio's range check names no field
-        trigger(on_d_out, [d_out, d_out_kept], [d_out, d_out_kept, msg], preprocess=False, **COMMON)
+        trigger(on_d_out, [d_out, d_out_kept, said, drawn, table], [d_out, d_out_kept, msg], preprocess=False,
+                **COMMON)  # fmt: skip
     on(go.click, bind(on_sentence_go, page, tabs, msg), ins, [tabs, msg, *page.everything()], writes=True, **COMMON)
 
 
 D_OUT = 2  # d_out's slider as the page opens (the book's)
 
 
-def on_d_out(d_out: Any, kept: Any) -> tuple[Any, Any, Any]:
+def on_d_out(d_out: Any, kept: Any, shown: Any = SENTENCE, drawn: Any = None, tbl: Any = None) -> tuple[Any, Any, Any]:
     """d_out's slider moved, or its box Entered or left: (the box, d_out in force, the message). Past an end it is
     set to that end and the message says so (20 showed 20 over a slider at 16, and the button then built W_q 3×16
-    with no word); an emptied box keeps the d_out in force."""
+    with no word); an emptied box keeps the d_out in force. The message keeps what the views say of the sentence
+    ``shown`` with the rows ``tbl`` on screen (``drawn``: their seed): moving d_out erased the divide-by-sum warning
+    of the default sentence."""
     kept = kept if isinstance(kept, int) else D_OUT
     value, said = slider_value(d_out, "d_out", 1, MAX_WIDTH, kept)
     if value == kept and said is None:
         return gr.skip(), gr.skip(), gr.skip()
-    return value if value != d_out else gr.skip(), value, vw.message_html([said] if said else [])
+    message = vw.message_html([said] if said else []) + views_warning(shown, drawn, tbl)
+    return value if value != d_out else gr.skip(), value, message
+
+
+def views_warning(shown: Any, drawn: Any, tbl: Any) -> str:
+    """What the views' own answer says (the divide-by-sum warning) of the sentence ``shown`` with the rows ``tbl`` on
+    screen, drawn from seed ``drawn``; "" when there are no rows or they are not valid (the views' own answer names
+    that)."""
+    width = width_in_force(tbl)
+    if width is None:
+        return ""
+    got = sentence_views("edit", shown, width, seed_of(drawn), tbl, seed_of(drawn))
+    return "" if isinstance(got["seed"], type(gr.skip())) else str(got["message"])
 
 
 def clamped(d: Any) -> Any:
