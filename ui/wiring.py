@@ -206,7 +206,7 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
         *given, request = args
         key = getattr(request, "session_hash", None)
         n = call_number(given.pop(0)) if stamp is not None else None
-        n, waited = (-n, True) if echo and isinstance(n, int | float) and n < 0 else (n, False)  # (control_js)
+        n, waited = (-n, True) if echo and n is not None and n < 0 else (n, False)  # (control_js)
         said = asked(by_value, given[: len(shown_in)])
         NEWEST.arrived(key, name, n, said)
 

@@ -217,7 +217,7 @@ function shorten(table) {
   const sci = cells.some((td) => /\de[+-]\d/.test(td.textContent));
   for (const td of cells) {
     const v = Number(td.textContent);
-    if (Number.isFinite(v) && (sci || td.textContent.length > 7)) {  // (written only where it differs: fit)
+    if (Number.isFinite(v) && (sci || td.textContent.length > 7)) {  // (each written only where it differs)
       const shown = sci ? exponent(v.toExponential(2)) : v.toFixed(4);
       if (td.dataset.shown !== shown) td.dataset.shown = shown;
       if (td.title !== td.textContent) td.title = td.textContent;
