@@ -26,6 +26,7 @@ __all__ = [
     "free_port",
     "loaded",
     "open_page",
+    "press",
     "serve",
     "settled",
     "type_cell",
@@ -122,6 +123,25 @@ def frames(pg: Page, n: int = 3) -> None:
     """Wait ``n`` animation frames: the page's own work queued for the next frame (present.js, fit.js, explain.js
     place and refit there; a ResizeObserver's refit is queued in the frame after the change) has run."""
     pg.evaluate(FRAMES, n)
+
+
+# the element's box the same over ``n`` frames in a row (Playwright's own check is two, and the page's views lay out as
+# they come near the screen: app.css's content-visibility moved "Teach this" 16 px on the third frame after its scroll)
+STILL = """([s, n]) => new Promise((ok) => { const e = document.querySelector(s); let last = '', same = 0;
+  const look = () => { const r = e && e.getBoundingClientRect(), now = r ? `${r.top},${r.left},${r.height}` : '';
+    same = now && now === last ? same + 1 : 0; last = now; if (same >= n) ok(); else requestAnimationFrame(look); };
+  look(); })"""
+
+
+def press(pg: Page, selector: str, tap: bool = False, frames_still: int = 6) -> None:
+    """Click (or ``tap``) ``selector`` as a person does: scrolled to, then pressed once it has stayed where it is for
+    ``frames_still`` frames. Pressed while it still moved, the press went down on the button and came up beside it
+    (Playwright checks the target at the press only): a click lost, "Teach this" at a phone's page end left the status
+    empty (CI of stop 53)."""
+    el = pg.locator(selector).first
+    el.scroll_into_view_if_needed()
+    pg.wait_for_function(STILL, arg=[selector, frames_still])
+    el.tap() if tap else el.click()
 
 
 def settled(pg: Page) -> int:

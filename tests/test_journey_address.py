@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import torch
-from browser import LOADED, Held
+from browser import LOADED, Held, press
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
@@ -171,13 +171,13 @@ def test_the_address_copied_opens_the_same_state_in_another_browser(
 
 def test_a_rooms_student_follows_the_caches_token(browser: Browser, app_url: str, pages: list[Page]) -> None:
     teacher = fresh(browser, f"{app_url}?preset=llama-style", pages)
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     teacher.locator(".room-card .rc-hide").click()
     student = fresh(browser, app_url, pages)
-    student.locator("#room .room-code").click()
+    press(student, "#room .room-code")
     student.locator("#room .room-code").press_sequentially(code.lower(), delay=80)
-    student.locator("#room .room-join button").click()
+    press(student, "#room .room-join button")
     student.wait_for_selector("#room .room-status[data-kind=following]")
     decoding_on(teacher)
     student.wait_for_selector("#bench [data-card=kv_step]", state="attached")

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pandas as pd
 import pytest
-from browser import LOADED
+from browser import LOADED, press
 from playwright.sync_api import Browser, BrowserContext, Page
 
 FOLLOWING = "#room .room-status[data-kind=following]"
@@ -31,10 +31,9 @@ def page_in(browser: Browser, url: str, width: int = 1280, height: int = 720, ph
 
 def join_by_code(pg: Page, code: str, phone: bool = False) -> None:
     box = pg.locator("#room .room-code")
-    box.tap() if phone else box.click()
+    press(pg, "#room .room-code", tap=phone)
     box.press_sequentially(code.lower(), delay=80)  # typed as a student would, lower case too
-    button = pg.locator("#room .room-join button")
-    button.tap() if phone else button.click()
+    press(pg, "#room .room-join button", tap=phone)
     pg.wait_for_selector(FOLLOWING)
     pg.wait_for_function(LOADED)
 
@@ -46,7 +45,7 @@ def a_class(browser: Browser, url: str) -> Iterator[dict[str, Page]]:
     teacher = page_in(browser, url, 1280, 720)
     student = page_in(browser, url, 390, 844, phone=True)
     try:
-        teacher.click("#room .room-teach")
+        press(teacher, "#room .room-teach")
         code = teacher.locator(".room-card .rc-code").inner_text().strip()
         join_by_code(student, code, phone=True)
         shows(teacher, ".room-card .rc-count", "1 student joined")
@@ -112,7 +111,7 @@ def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
 
 def test_students_join_by_code_and_the_join_card_counts_them(lesson: dict) -> None:
     teacher, students = lesson["teacher"], lesson["students"]
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     card = teacher.locator(".room-card")
     card.wait_for()
     code = card.locator(".rc-code").inner_text().strip()
@@ -292,9 +291,9 @@ def test_a_late_joiner_and_a_reload_catch_up_and_the_teacher_closes_the_room(les
 def test_a_wrong_code_gets_a_clear_message(lesson: dict) -> None:
     pg = page_in(lesson["browser"], lesson["url"], 390, 844, phone=True)
     box = pg.locator("#room .room-code")
-    box.tap()
+    press(pg, "#room .room-code", tap=True)
     box.press_sequentially("ZZZZZZ", delay=80)
-    pg.locator("#room .room-join button").tap()
+    press(pg, "#room .room-join button", tap=True)
     pg.wait_for_selector("#room .room-status[data-kind=error]")
     assert "no room 'ZZZZZZ' is open" in pg.locator("#room .room-status").inner_text()
     assert pg.locator("#room .room-code").is_visible()  # to type it again

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser import type_cell
+from browser import press, type_cell
 from playwright.sync_api import Browser, Page
 from test_room_journey import WEIGHTS, join_by_code, page_in, shows
 
@@ -18,7 +18,7 @@ MHA2 = "?preset=statquest-mha2&head_shown=2"  # two heads, head 2 shown (the lec
 
 def teach(teacher: Page, students: list[Page]) -> None:
     """The lecturer opens a room; the students join by its code, typed key by key."""
-    teacher.locator("#room .room-teach").click()
+    press(teacher, "#room .room-teach")
     card = teacher.locator(".room-card")
     card.wait_for()
     code = card.locator(".rc-code").inner_text().strip()

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 from browser import LOADED
+from browser import press as press_still
 from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from test_room_journey import FOLLOWING, join_by_code, page_in, shows
@@ -26,7 +27,7 @@ ALL_SHOWN = f"() => [...document.querySelectorAll('{WEIGHTS} td[data-r]')].every
 def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
     teacher = page_in(browser, own_app, 1280, 720)
     students = [page_in(browser, own_app), page_in(browser, own_app, 390, 844, phone=True)]
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     for i, s in enumerate(students):
         join_by_code(s, code, phone=i == 1)
@@ -38,9 +39,8 @@ def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
 
 
 def press(pg: Page, selector: str) -> None:
-    """A click, or a tap on the phone."""
-    el = pg.locator(selector)
-    el.tap() if (pg.viewport_size or {}).get("width", 1280) < 500 else el.click()
+    """A click, or a tap on the phone, once the element stays where it is (browser.press)."""
+    press_still(pg, selector, tap=(pg.viewport_size or {}).get("width", 1280) < 500)
 
 
 def download(teacher: Page) -> pd.DataFrame:
@@ -159,7 +159,7 @@ def test_the_lecturer_keeps_the_closed_rooms_results_and_opens_a_new_room(lesson
     assert len(frame) == 2 * frame["question"].max() and frame["question"].max() >= 1  # a row per student and question
     teach = teacher.locator("#room .room-teach")
     assert teach.inner_text().strip() == "Teach this"
-    teach.click()
+    press(teacher, "#room .room-teach")
     card = teacher.locator(".room-card")
     card.wait_for()
     new = card.locator(".rc-code").inner_text().strip()

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import press
 from playwright.sync_api import Browser, Page
 from test_room_journey import FOLLOWING, join_by_code, page_in, shows
 
@@ -38,7 +39,7 @@ def projected(browser: Browser, url: str) -> Page:
 def room(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
     teacher = projected(browser, f"{own_app}?preset=llama-style")
     students = [projected(browser, own_app), projected(browser, own_app)]
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     teacher.locator(".room-card").wait_for()
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     for s in students:

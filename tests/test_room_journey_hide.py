@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from browser import press
 from playwright.sync_api import Browser, Page
 from test_room_journey import CELL, FOLLOWING, edit, join_by_code, page_in, shows
 
@@ -129,7 +130,7 @@ def test_the_workbench_quiz_hides_its_answer_from_tooltips_text_prints_and_hover
 def test_the_join_card_says_a_local_address_is_this_computers_only(lesson: dict) -> None:
     """Item 6: "Join at http://127.0.0.1:7931/" on a plain run, which no student's device can reach."""
     teacher, students = lesson["teacher"], lesson["students"]
-    teacher.locator("#room .room-teach").click()
+    press(teacher, "#room .room-teach")
     card = teacher.locator(".room-card")
     card.wait_for()
     code = card.locator(".rc-code").inner_text().strip()

@@ -5,7 +5,7 @@ above out of sight; "Start the lesson" left the lecturer at the page's end, the 
 from __future__ import annotations
 
 import pytest
-from browser import loaded
+from browser import loaded, press
 from playwright.sync_api import Browser, Page
 from test_room_journey import page_in
 
@@ -29,8 +29,7 @@ def in_view(pg: Page, *selectors: str) -> None:
 
 
 def tap(pg: Page, selector: str, phone: bool) -> None:
-    el = pg.locator(selector)
-    el.tap() if phone else el.click()
+    press(pg, selector, tap=phone)
 
 
 @pytest.mark.parametrize(("width", "height", "phone"), SIZES)
@@ -58,7 +57,7 @@ def test_start_the_lesson_shows_the_rooms_line_and_the_lesson(own_app: str, brow
     pg = page_in(browser, own_app, width, height)
     loaded(pg)  # (fonts and fits done: nothing moves under the clicks)
     try:
-        pg.locator("#room .room-teach").click()  # "Teach this", at the page's end
+        press(pg, "#room .room-teach")  # "Teach this", at the page's end
         try:
             pg.locator(".room-card .rc-hide").wait_for()
         except Exception:

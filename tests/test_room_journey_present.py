@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import press
 from playwright.sync_api import Browser, Page
 from test_room_journey import FOLLOWING, LOADED, join_by_code, page_in, shows
 
@@ -44,7 +45,7 @@ def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
 def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals_it(lesson: dict) -> None:
     teacher, students = lesson["teacher"], lesson["students"]
     SHOTS.mkdir(parents=True, exist_ok=True)
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     lesson["code"] = code
     for i, s in enumerate(students):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from browser import press
 from playwright.sync_api import Browser, Page
 from test_room_journey import a_class, shows
 
@@ -48,7 +49,7 @@ def test_the_join_card_counts_the_class_after_the_lecturers_reload(lesson: dict)
     teacher.reload()
     teacher.wait_for_function("() => /Teaching room/.test(document.querySelector('#room .room-status')?.innerText)")
     shows(teacher, "#room .room-count", "1 student joined")
-    teacher.locator("#room .room-teach").click()  # "Show the join card"
+    press(teacher, "#room .room-teach")  # "Show the join card"
     teacher.locator(".room-card").wait_for()
     assert teacher.inner_text(".room-card .rc-count") == "1 student joined"
 

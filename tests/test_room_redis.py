@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from browser import LOADED, serve, type_cell
+from browser import LOADED, press, serve, type_cell
 from harness import redis_server
 from playwright.sync_api import Browser
 from test_room_store import (
@@ -89,11 +89,11 @@ def test_a_teacher_on_one_replica_and_students_on_the_other(replicas: tuple[str,
         pg.wait_for_function(LOADED)
         pages.append(pg)
     teacher, *students = pages
-    teacher.click("#room .room-teach")
+    press(teacher, "#room .room-teach")
     code = teacher.locator(".room-card .rc-code").inner_text().strip()
     for s in students:
         s.locator("#room .room-code").press_sequentially(code, delay=60)
-        s.locator("#room .room-join button").click()
+        press(s, "#room .room-join button")
         s.wait_for_selector("#room .room-status[data-kind=following]")
     count = "() => document.querySelector('.room-card .rc-count').textContent === '2 students joined'"
     teacher.wait_for_function(count)
