@@ -112,6 +112,7 @@ class Student:
     seen: float
     display: str = ""  # an optional name the student gave
     streams: int = 0  # pages of this student following now
+    extra: dict[str, Any] = field(default_factory=dict)  # fields a newer replica wrote (rooms_redis.from_json)
 
 
 DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")  # a prediction written with a decimal comma ("0,32")
@@ -131,6 +132,7 @@ class Question:
     mark: list[list[Any]] = field(default_factory=list)  # [table, row, col] the reveal outlines, in ``head`` only
     asked: dict[str, Any] = field(default_factory=dict)  # the state it was asked on (its query) and how ({"body"})
     moved: bool = False  # the teacher's state has moved since, so that its answer now reads otherwise on screen
+    extra: dict[str, Any] = field(default_factory=dict)  # fields a newer replica wrote (rooms_redis.from_json)
 
     def public(self, qid: int) -> dict[str, Any]:
         out = {"id": qid, "kind": self.kind, "prompt": self.prompt, "options": self.options, "closed": self.closed,
@@ -168,6 +170,7 @@ class Room:
     students: dict[str, Student] = field(default_factory=dict)  # student token -> Student
     questions: list[Question] = field(default_factory=list)
     refused: int = 0  # joins refused because the room was full (the teacher's screen says so)
+    extra: dict[str, Any] = field(default_factory=dict)  # fields a newer replica wrote (rooms_redis.from_json)
 
     def public(self) -> dict[str, Any]:
         """What every follower is sent: no secret, no student's token or answer, nothing that changes as students

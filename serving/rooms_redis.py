@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 import redis
@@ -35,15 +35,34 @@ KNOWN_S = 2.0  # a version told by pub/sub is trusted this long; then read again
 LOCK = "ap:rooms:lock"
 
 
+# Replicas are deployed one by one, so a room may be read by a replica older than the one that wrote it: each object's
+# fields this replica does not know are kept in its ``extra`` and written back beside its own (a room holding a
+# newer question's fields was refused by ``Question(**q)``, and written back, it would have lost them); a field it
+# knows that an older replica did not write takes its default.
+def flat(d: dict[str, Any]) -> dict[str, Any]:
+    """One object of :func:`dataclasses.asdict`'s output with its ``extra`` fields back beside its own."""
+    extra = d.pop("extra", None) or {}
+    return {**extra, **d}
+
+
+def made(cls: Any, d: dict[str, Any]) -> Any:
+    """``cls`` from ``d``, the fields it does not know kept in its ``extra``."""
+    names = {f.name for f in fields(cls)} - {"extra"}
+    return cls(**{k: v for k, v in d.items() if k in names}, extra={k: v for k, v in d.items() if k not in names})
+
+
 def to_json(room: rm.Room) -> str:
-    return json.dumps(asdict(room), separators=(",", ":"))
+    d = flat(asdict(room))
+    d["students"] = {t: flat(s) for t, s in d["students"].items()}
+    d["questions"] = [flat(q) for q in d["questions"]]
+    return json.dumps(d, separators=(",", ":"))
 
 
 def from_json(text: str | bytes) -> rm.Room:
     d = json.loads(text)
-    d["students"] = {t: rm.Student(**s) for t, s in d["students"].items()}
-    d["questions"] = [rm.Question(**q) for q in d["questions"]]
-    return rm.Room(**d)
+    d["students"] = {t: made(rm.Student, s) for t, s in d["students"].items()}
+    d["questions"] = [made(rm.Question, q) for q in d["questions"]]
+    return made(rm.Room, d)
 
 
 class RedisRooms:

@@ -5,6 +5,7 @@ students on the other. No mock stands in for Redis."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -148,3 +149,29 @@ def test_a_question_keeps_its_state_and_says_when_the_teacher_moved_on_across_re
 def test_two_asks_at_once_on_two_replicas_draw_two_questions(redis_url: str) -> None:
     """As the in-process store (test_room_store.two_asks_at_once): the count read under the Redis lock."""
     two_asks_at_once(RedisRoomStore(redis_url), RedisRoomStore(redis_url))
+
+
+def test_a_replica_keeps_the_fields_a_newer_replica_wrote_and_an_older_one_did_not(redis_url: str) -> None:
+    """Replicas are deployed one by one. A room whose room, question and student hold fields this replica does not
+    know (written by a newer one) is read, answered and written back with them; a room an older replica wrote,
+    without a field this one knows (``moved``), reads it as its default. (``Question(**q)`` refused the first: the
+    room could no longer be read, by this replica, at all.)"""
+    a = RedisRoomStore(redis_url)
+    room = a.open("10.3.0.1", {"query": {}, "tab": "Workbench", "stage": None})
+    qid = a.ask(room.code, room.secret, "predict", "x?", "1.5")
+    token, _ = a.join(room.code, "10.3.0.2")
+    key = PREFIX + room.code
+    raw = json.loads(a.r.hget(key, "room"))
+    raw["theme"] = "dark"  # a newer replica's fields, one on each kind of object
+    raw["questions"][qid]["hint"] = {"text": "divide by sqrt(d_k)"}
+    raw["students"][token]["colour"] = "teal"
+    del raw["questions"][qid]["moved"]  # and an older replica's question, without a field this one has
+    a.r.hset(key, "room", json.dumps(raw))
+    b = RedisRoomStore(redis_url)
+    assert b.get(room.code).questions[qid].moved is False
+    b.answer(room.code, token, qid, "1.5")  # read, changed and written back by this replica
+    back = json.loads(a.r.hget(key, "room"))
+    assert back["theme"] == "dark" and back["questions"][qid]["hint"] == {"text": "divide by sqrt(d_k)"}
+    assert back["students"][token]["colour"] == "teal" and "extra" not in back
+    assert back["questions"][qid]["answers"] == {token: "1.5"}
+    assert a.results(room.code, room.secret)[0]["correct"] is True
