@@ -28,6 +28,11 @@ def teach(teacher: Page, students: list[Page]) -> None:
     card.locator(".rc-hide").click()
 
 
+# the element wholly inside the box it scrolls in (the student's question keeps one height: room.css)
+IN_ITS_BOX = """(s) => { const e = document.querySelector(s), box = e.closest('.room-ask').getBoundingClientRect();
+  const r = e.getBoundingClientRect(); return r.top >= box.top && r.bottom <= box.bottom; }"""
+
+
 def cell(pg: Page, row: int, col: int) -> str:
     return pg.locator(f"{WEIGHTS} td[data-r='{row}'][data-c='{col}']").inner_text().strip()
 
@@ -74,6 +79,10 @@ def test_an_answer_revealed_after_the_numbers_changed_is_said_to_be_of_the_numbe
     type_cell(teacher, "x_k", 1, 0, "3", delay=80)
     moved = "The numbers have changed since you asked: the answer is of the state when asked"
     says(teacher, "#room .room-moved", moved)
+    # the student, who may still answer, is told too: the numbers on their screen are no longer the ones asked about
+    says(phone, "#room .ra-moved", "The numbers have changed since this was asked: it is about them as they were")
+    assert phone.evaluate(IN_ITS_BOX, "#room .ra-moved"), "the note is scrolled out of the question's box"
+    phone.screenshot(path="/tmp/room/asked-moved-open-phone.png")
     teacher.locator("#room .room-reveal").click()
     shows(teacher, f"{WEIGHTS} td[data-r='2'][data-c='1']", "0.5600")
     shows(phone, f"{WEIGHTS} td[data-r='2'][data-c='1']", "0.5600")  # the numbers now on screen

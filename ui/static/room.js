@@ -467,6 +467,8 @@ function ask(S, p) {
   if (!qu) { el.innerHTML = ''; return; }
   const my = S.mine[qu.id];
   let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>${headNote(qu)}`;
+  // (under the prompt: the box's height is fixed and the rest scrolls inside it, room.css)
+  if (qu.moved && !qu.revealed) html += `<p class="ra-moved" role="status">${MOVED_OPEN}</p>`;
   const open = !qu.closed && !S.closed;
   if (open) {
     html += qu.kind === 'predict'
@@ -481,14 +483,18 @@ function ask(S, p) {
     html += `<p class="ra-right">Right answer: <b>${esc(qu.right)}</b>${my === undefined ? '' : ok
       ? ' · <span class="ra-ok">yours is right ✓</span>' : ' · <span class="ra-no">yours is wrong ✗</span>'}</p>`;
     if (qu.moved) html += `<p class="ra-moved">${MOVED_REVEALED}</p>`;
-  } else if (S.closed) html += '<p class="ra-closed">The room is closed: no more answers.</p>';
-  else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
+  } else {
+    if (S.closed) html += '<p class="ra-closed">The room is closed: no more answers.</p>';
+    else if (qu.closed) html += '<p class="ra-closed">Answers are closed; wait for the reveal.</p>';
+  }
   el.innerHTML = html;
   headNotes();
 }
 // the teacher changed the numbers after asking: the answer (and the grading) stays that of the numbers as asked
 const MOVED_REVEALED = 'This is the right answer for the numbers as they were when the question was asked. The '
   + 'teacher has changed them since: the numbers on screen now are the new ones, and give another answer.';
+// the same, said to a student while the question is open: the numbers shown now are not the ones it asks about
+const MOVED_OPEN = 'The numbers have changed since this was asked: it is about them as they were.';
 // the head a question is about, said while another head is shown (its row of another head is not the asked one)
 const headNote = (qu) => (qu.head ? `<p class="room-head" data-head="${qu.head | 0}" hidden></p>` : '');
 function headNotes() {
