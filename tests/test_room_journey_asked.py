@@ -6,6 +6,7 @@ page says which head the question is about."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -127,3 +128,32 @@ def test_a_question_of_head_2_hides_and_outlines_head_2_only_and_says_so_on_head
         pg.wait_for_selector(f"{WEIGHTS} td.ap-asked[data-r='2'][data-c='2']")
         assert pg.locator(f"{WEIGHTS} td.ap-asked").count() == 1
         assert pg.locator("#room .room-head").is_hidden()
+
+
+def test_the_every_head_stage_hides_the_asked_row_of_the_questions_head(lesson) -> None:
+    """A lecturer's walk: "which key" of head 2's query t2, then on to present mode's "Every head" stage (every head's
+    weights side by side): its head 2 card showed row t2 (0.9541 0.0459 0.0000) on the projector and every phone
+    while the question was open. The asked head's own card hides that row; head 1's card shows its own."""
+    teacher, phone = lesson
+    teach(teacher, [phone])
+    teacher.click("#present-btn")
+    for _ in range(12):  # on to the weights' stage
+        if teacher.evaluate("() => document.body.dataset.presentStage") == "weights":
+            break
+        teacher.locator("#present-panel .pp-next").click()
+    teacher.locator("#room [data-ask=token]").click()
+    teacher.locator(f"{WEIGHTS} td[data-r='1'][data-c='0']").click()
+    says(phone, "#room .ra-prompt", "for the query 't2' in head 2")
+    for _ in range(6):  # on to "Every head"
+        if teacher.evaluate("() => document.body.dataset.presentStage") == "heads":
+            break
+        teacher.locator("#present-panel .pp-next").click()
+    for pg in (teacher, phone):
+        pg.wait_for_function("() => document.body.dataset.presentStage === 'heads'")
+        row = "#overview table[data-name='{}'] td[data-r='1']"
+        asked = pg.locator(row.format("weights_h2"))
+        assert asked.count() == 3 and all(t.strip() == "?" for t in asked.all_inner_texts()), pg.viewport_size
+        other = pg.locator(row.format("weights_h1")).all_inner_texts()
+        assert len(other) == 3 and all(re.fullmatch(r"[0-9.]+", t.strip()) for t in other), (pg.viewport_size, other)
+    teacher.screenshot(path="/tmp/room/asked-every-head-teacher.png")
+    phone.screenshot(path="/tmp/room/asked-every-head-phone.png")

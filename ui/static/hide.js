@@ -55,8 +55,21 @@ const OWN = (key, part) => (['cells', 'explain', 'mark'].includes(key) ? part[0]
   : key === 'heat' ? /^hm-head\d+$/.test(part[0]) : true);
 const union = (key) => {
   const shown = shownHead();  // (asked once: the page's observer runs this at every change while a spec is set)
-  return [...specs.values()].flatMap((s) => (s[key] || []).filter((p) => onItsHead(s, shown) || OWN(key, p)));
+  return [...specs.values()].flatMap((s) => [...(s[key] || []).filter((p) => onItsHead(s, shown) || OWN(key, p)),
+    ...(key === 'cells' ? headed(s) : [])]);
 };
+// present mode's every head, side by side (ui/render/stages.py heads_cards, head_output_cards: weights_h2, output_h2):
+// the question's head's own tables, whatever head is shown, and every head's output rows of a hidden combined row
+// (the heads' outputs joined are that row; the "Every head" stage showed the asked row of head 2 on every screen)
+function headed(spec) {
+  const out = [];
+  for (const [name, r, c] of spec.cells || []) {
+    if (spec.head != null && (name === 'weights' || name === 'output')) out.push([`${name}_h${spec.head + 1}`, r, c]);
+    if (name !== 'combine') continue;
+    document.querySelectorAll('#overview table[data-name^="output_h"]').forEach((t) => out.push([t.dataset.name, r, null]));
+  }
+  return out;
+}
 
 // whether the number (table name, row, col) is hidden, or its explanation would give a hidden one away
 export function refused(name, r, c) {
