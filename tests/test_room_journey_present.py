@@ -117,3 +117,25 @@ def test_a_late_joiner_comes_in_at_the_stage_of_several_heads(lesson: dict, size
         on_screen(late, "#bench .card.p-now")
     finally:
         ctx.close()
+
+
+def test_after_a_room_button_the_stage_keys_step_and_space_asks_nothing_again(lesson: dict) -> None:
+    """A lecturer's walk (a helper's): after "Ask: a quiz question" was clicked, → did nothing and Space pressed the
+    button again, a new question each time (Question 5, 6, 7 in the results, two with no answers). A room button
+    pressed with the mouse gives the focus back, so the stage keys step on."""
+    teacher = lesson["teacher"]
+    stage = "() => document.body.dataset.presentStage"
+    for _ in range(12):  # back to the weights, as a lecturer steps
+        if teacher.evaluate(stage) == "weights":
+            break
+        teacher.keyboard.press("ArrowLeft")
+        teacher.wait_for_timeout(200)
+    assert teacher.evaluate(stage) == "weights"
+    teacher.locator("#room [data-ask=quiz]").click()
+    shows(teacher, "#room .room-qn", "Question 2:")
+    teacher.keyboard.press(" ")  # the next stage, not the button again
+    teacher.wait_for_function(f"() => ({stage})() !== 'weights'")
+    teacher.keyboard.press("ArrowLeft")
+    teacher.wait_for_function(f"() => ({stage})() === 'weights'")
+    teacher.wait_for_timeout(1000)  # (a second question would have come by now)
+    assert teacher.locator("#room .room-qn").inner_text().strip() == "Question 2:"

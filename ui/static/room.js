@@ -31,6 +31,12 @@ export function mount({ element, trigger, props, watch }) {
   const R = { element, trigger, $, status, teacher: null, opening: false, cardEl: null, explained: '' };
   dockBar(element);
 
+  // a button pressed with a mouse or a finger gives the focus back, so that present mode's stage keys step on: a
+  // focused button took → and Space, and Space pressed it again (a lecturer's Space asked a new quiz question)
+  element.addEventListener('click', (e) => {
+    const b = e.target.closest?.('button');
+    if (b && e.detail > 0 && document.activeElement === b) b.blur();
+  });
   $('.room-teach').addEventListener('click', () => {
     if (R.teacher) { card(R, true); return; }
     R.opening = true;
