@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from browser import loaded, press
 from playwright.sync_api import Browser, Page
-from test_room_journey import page_in
+from test_room_journey import FOLLOWING, page_in
 
 SIZES = [(1280, 720, False), (390, 844, True)]
 # the element's box inside the viewport (whole: top to bottom, left to right)
@@ -72,3 +72,26 @@ def test_start_the_lesson_shows_the_rooms_line_and_the_lesson(own_app: str, brow
         pg.wait_for_selector("#room .room-status[data-kind=closed]")
     finally:
         pg.context.close()
+
+
+def test_a_code_typed_with_a_space_between_its_characters_joins(own_app: str, browser: Browser) -> None:
+    """A student types the code as the join card spaces it out, a space after each character (a helper's walk): the
+    box kept 8 characters, "G K E R ", and the page said "'GKER' is not a room code … this is 4"."""
+    teacher = page_in(browser, own_app, 1280, 720)
+    phone = page_in(browser, own_app, 390, 844, phone=True)
+    try:
+        loaded(teacher)
+        press(teacher, "#room .room-teach")
+        code = teacher.locator(".room-card .rc-code").inner_text().strip()
+        loaded(phone)
+        press(phone, "#room .room-code", tap=True)
+        phone.locator("#room .room-code").press_sequentially(" ".join(code.lower()), delay=80)
+        press(phone, "#room .room-join button", tap=True)
+        phone.wait_for_selector(FOLLOWING)
+        assert code in phone.inner_text("#room .room-status")
+        press(teacher, ".room-card .rc-hide")
+        press(teacher, "#room .room-close")  # (its seat among the address's 5 open rooms given back)
+        teacher.wait_for_selector("#room .room-status[data-kind=closed]")
+    finally:
+        for pg in (teacher, phone):
+            pg.context.close()

@@ -21,7 +21,7 @@ export function mount({ element, trigger, props, watch }) {
   const asked = (new URLSearchParams(location.search).get('room') || '').trim().toUpperCase();
   element.innerHTML = `<div class="room-bar">
     <button type="button" class="room-teach" title="open a room: your class follows this page live">Teach this</button>
-    <form class="room-join"><label>Join a class <input class="room-code" maxlength="8" autocomplete="off"
+    <form class="room-join"><label>Join a class <input class="room-code" maxlength="24" autocomplete="off"
       autocapitalize="characters" spellcheck="false" placeholder="CODE" aria-label="room code"></label>
       <button type="submit">Join</button></form>
     <div class="room-status" role="status" aria-live="polite"></div></div>
