@@ -29,7 +29,7 @@ def teach(teacher: Page, students: list[Page]) -> None:
     card.locator(".rc-hide").click()
 
 
-# the element wholly inside the box it scrolls in (the student's question keeps one height: room.css)
+# the element wholly inside the student's question box (room.css: it grows for what does not fit, never hides it)
 IN_ITS_BOX = """(s) => { const e = document.querySelector(s), box = e.closest('.room-ask').getBoundingClientRect();
   const r = e.getBoundingClientRect(); return r.top >= box.top && r.bottom <= box.bottom; }"""
 
@@ -114,10 +114,13 @@ def test_a_question_of_head_2_hides_and_outlines_head_2_only_and_says_so_on_head
     for pg in (teacher, phone):  # head 1's own row t3 shows: it is not the asked one
         shows(pg, f"{WEIGHTS} td[data-r='2'][data-c='2']", cell(teacher, 2, 2))
         says(pg, "#room .room-head", "The question is about head 2; head 1 is shown")
+    for sel in ("#room .room-head", "#room .ra-opt[data-v='t3 (3)']"):  # (its note above: the buttons still seen)
+        assert phone.evaluate(IN_ITS_BOX, sel), f"{sel} is out of sight in the question's box"
     phone.locator("#room .ra-opt[data-v='t3 (3)']").tap()
     phone.wait_for_selector("#room .ra-mine")
     teacher.locator("#room .room-reveal").click()
     says(phone, "#room .ra-right", "Right answer: t3 (3)")
+    assert phone.evaluate(IN_ITS_BOX, "#room .ra-right"), "the reveal is out of sight in the question's box"
     phone.wait_for_timeout(800)
     for pg in (teacher, phone):
         assert pg.locator(f"{WEIGHTS} td.ap-asked").count() == 0, pg.viewport_size  # no row of head 1 outlined

@@ -483,7 +483,7 @@ function ask(S, p) {
       : `<div class="ra-options">${qu.options.map((o) => `<button type="button" class="ra-opt${o === my ? ' chosen' : ''}"
           data-v="${esc(o)}">${esc(o)}</button>`).join('')}</div>`;
   }
-  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${open ? ' (you can change it until the teacher closes the question)' : ''}</p>`;
+  if (my !== undefined) html += `<p class="ra-mine">Your answer: <b>${esc(my)}</b>${open ? ' <span class="ra-can">(you can change it until the teacher closes the question)</span>' : ''}</p>`;
   if (qu.revealed) {
     const ok = my !== undefined && right(qu, my);
     html += `<p class="ra-right">Right answer: <b>${esc(qu.right)}</b>${my === undefined ? '' : ok
