@@ -94,18 +94,21 @@ def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals
         s.screenshot(path=str(SHOTS / f"present-revealed-{s.viewport_size['width']}.png"))
 
 
+@pytest.mark.parametrize("stage", ["combine", "weights"])
 @pytest.mark.parametrize("size", [(390, 844), (1280, 720)], ids=["phone", "laptop"])
-def test_a_late_joiner_comes_in_at_the_stage_of_several_heads(lesson: dict, size: tuple[int, int]) -> None:
+def test_a_late_joiner_comes_in_at_the_stage_of_several_heads(lesson: dict, size: tuple[int, int], stage: str) -> None:
     """The lecturer at "heads combined" (a stage only a state of several heads has), a student joins by the room's
     address: their page presents that stage too. (It stayed out of present mode, 3 times of 3, until the lecturer's
-    next step: the stage was asked for before the room's state of two heads was drawn.)"""
+    next step: the stage was asked for before the room's state of two heads was drawn.) At the weights (a stage of
+    every state) the late page counted its own state's stages, 6 / 7 beside the projector's 6 / 9."""
     teacher = lesson["teacher"]
     for _ in range(12):
-        if teacher.evaluate("() => document.body.dataset.presentStage") == "combine":
+        at = teacher.evaluate("() => document.body.dataset.presentStage")
+        if at == stage:
             break
-        teacher.keyboard.press("ArrowRight")
+        teacher.keyboard.press("ArrowRight" if stage == "combine" or at == "inputs" else "ArrowLeft")
         teacher.wait_for_timeout(200)
-    assert teacher.evaluate("() => document.body.dataset.presentStage") == "combine"
+    assert teacher.evaluate("() => document.body.dataset.presentStage") == stage
     ctx = lesson["browser"].new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size[0] < 500,
                                         is_mobile=size[0] < 500)  # fmt: skip
     try:
@@ -113,8 +116,10 @@ def test_a_late_joiner_comes_in_at_the_stage_of_several_heads(lesson: dict, size
         late.goto(f"{lesson['url']}?room={lesson['code']}")
         late.wait_for_function(LOADED)
         late.wait_for_selector(FOLLOWING)
-        late.wait_for_function("() => document.body.dataset.presentStage === 'combine'", timeout=30_000)
+        late.wait_for_function(f"() => document.body.dataset.presentStage === '{stage}'", timeout=30_000)
         on_screen(late, "#bench .card.p-now")
+        count = teacher.inner_text("#present-panel .pp-count").strip()  # the same stage of the same stages
+        shows(late, "#present-panel .pp-count", count)  # (it said 6 / 7 beside the projector's 7 / 9)
     finally:
         ctx.close()
 

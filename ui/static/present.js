@@ -314,9 +314,12 @@ function apply() {
   sessionStorage.setItem(KEY, st.key);
   const words = wordsOf(st);  // (a variant turned on or off at this stage changes its words too)
   const formula = (st.formulas || []).find(([when]) => variantOn(when))?.[1] || st.formula;  // (and its formula)
+  // the count follows the stages the state has (a late joiner's page counted its own state's 7 stages, not the
+  // room's 9, until the lecturer stepped: the stage and its words were the same)
+  const count = `${P.at + 1} / ${list.length}`;
+  if ($('.pp-count').textContent !== count) $('.pp-count').textContent = count;
   if (P.shownKey !== st.key + words + formula) {  // the text changes with the stage only: focus and reading stay
     P.shownKey = st.key + words + formula;
-    $('.pp-count').textContent = `${P.at + 1} / ${list.length}`;
     $('.pp-title').textContent = st.title;
     $('.pp-formula').innerHTML = formula;
     const wf = Object.assign(document.createElement('span'), { className: 'pp-wf', innerHTML: formula });
