@@ -63,10 +63,11 @@ def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals
     for pg in (teacher, *students):
         pg.wait_for_function("() => document.body.dataset.presentStage === 'weights'")
     on_screen(teacher, "#room [data-ask=quiz]")
+    on_screen(teacher, "#room .room-status")  # "Teaching room CODE", for a latecomer to read (it was 6-36 px above)
     teacher.locator("#room [data-ask=quiz]").click()
     for i, s in enumerate(students):
         s.wait_for_function("() => /query t\\d/.test(document.querySelector('#room .ra-prompt')?.innerText || '')")
-        for sel in ("#room .ra-prompt", "#room .ra-opt", "#bench .card.p-now"):
+        for sel in ("#room .room-status", "#room .ra-prompt", "#room .ra-opt", "#bench .card.p-now"):
             on_screen(s, sel)
         s.screenshot(path=str(SHOTS / f"present-question-{s.viewport_size['width']}.png"))
         opt = s.locator("#room .ra-opt").first

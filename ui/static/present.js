@@ -129,6 +129,10 @@ function room() {  // what must be on screen (in page coordinates) and the heigh
   // fit scrolled them off the top, and a phone following the teacher never saw a question was waiting)
   const inRoom = roomBox();
   if (inRoom) parts.unshift(inRoom);
+  // and the room's status line above it: "Teaching room CODE" (read by a latecomer), "Following the teacher", "The
+  // teacher has closed the room" were scrolled 6-56 px above every screen
+  const said = inRoom && document.querySelector('#room .room-status');
+  if (said?.textContent.trim()) parts.unshift(said);
   let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
   for (const e of parts) {
     const r = e.getBoundingClientRect();
