@@ -249,3 +249,25 @@ def test_h_pressed_twice_quickly_moves_two_heads(browser: Browser, app_url: str)
         assert pg.locator("#tb-view-head input").input_value() == "3"
     finally:
         pg.close()
+
+
+# the cards a stage shows: its inputs (p-in) and what it computes (p-now)
+SHOWN_NOW = """() => [...document.querySelectorAll('#bench [data-card].p-now, #bench [data-card].p-in')]
+  .map((c) => c.dataset.card)"""
+
+
+@pytest.mark.parametrize("lecture", [("statquest-mha2", 1280, 720)], indirect=True, ids=["mha2-720p"])
+def test_one_projection_at_a_time_shows_its_own_source(lecture: Page) -> None:
+    """Cross-attention (x_q, x_k, x_v: three sources) at 1280×720, where the Q, K, V stage shows one projection at a
+    time: K and V showed "x_q: queries" beside x_k (x_v), W and their projection, read as though x_q gave the keys
+    (a lecturer's walk). Each projection shows its own source only."""
+    step_to(lecture, "qkv")
+    assert lecture.evaluate("() => document.body.classList.contains('pp-part')")  # (one projection at a time here)
+    for key, source, others in (("k", "x_k", {"x", "x_v"}), ("v", "x_v", {"x", "x_k"}), ("q", "x", {"x_k", "x_v"})):
+        lecture.keyboard.press(key)
+        lecture.wait_for_function(f"() => document.body.dataset.presentPart === '{key}'")
+        frames(lecture)
+        now = set(lecture.evaluate(SHOWN_NOW))
+        assert source in now and not now & others, (key, sorted(now))
+    formula = lecture.inner_text("#present-panel .pp-formula")  # (as the cards' titles: K = x_k·W_k)
+    assert "".join(formula.split()).startswith("Q=xq·Wq,K=xk·Wk,V=xv·Wv"), formula

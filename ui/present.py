@@ -319,9 +319,13 @@ VARIANT_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 # a stage's formula while a variant is on (by the stage's key: what shows it is on, as in VARIANT_WORDS; the formula):
-# with RoPE the Q and K cards of the Q, K, V stage show q and k turned, as their titles say
+# with RoPE the Q and K cards of the Q, K, V stage show q and k turned, as their titles say; under cross-attention
+# each projection has its own source, as its card's title says (the panel said "K = X·W_k" beside "K = x_k·W_k")
 VARIANT_FORMULAS: dict[str, tuple[tuple[str, str], ...]] = {
-    "qkv": (("q_before", formula_html("Q = RoPE(X·W_q),  K = RoPE(X·W_k),  V = X·W_v")),),
+    "qkv": (
+        ("q_before", formula_html("Q = RoPE(X·W_q),  K = RoPE(X·W_k),  V = X·W_v")),
+        ("x_k", formula_html("Q = x_q·W_q,  K = x_k·W_k,  V = x_v·W_v")),
+    ),  # (cross-attention: three sources)
     "combine": (("W_o", formula_html(STEP["combine"].formula)),),
 }
 

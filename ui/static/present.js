@@ -279,6 +279,9 @@ function onePart() {
     if (part === P.part) continue;
     named(names).forEach((c) => c.classList.remove('p-now', 'p-in'));
   }
+  // cross-attention's X is the queries' source only ("x_q: queries"): K's and V's projections show their own (K beside
+  // x_q, a lecturer's walk found, read as though x_q gave the keys)
+  if (P.part !== 'q' && named(['x_k']).length) named(['x']).forEach((c) => c.classList.remove('p-now', 'p-in'));
 }
 function showPart(part) {
   if (!P.split || stages()[P.at]?.key !== 'qkv') return false;
