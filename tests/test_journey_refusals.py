@@ -452,3 +452,27 @@ def test_a_number_past_what_a_number_holds_goes_back_to_the_value_in_force(page:
     page.wait_for_function(BOX_READS, arg=[box, "1"])
     settled(page)
     assert page.input_value(box) == "1"
+
+
+@pytest.mark.parametrize("emptied", ["Backspace", "abc"])
+def test_a_box_emptied_after_a_value_entered_in_it_goes_back_to_that_value(page: Page, emptied: str) -> None:
+    """A learner's walk: 12 typed into the temperature and Enter, then, the focus still in the box, its text deleted
+    (or letters typed, which a number box does not take) and Enter: the box read 1, the value it showed when the
+    focus came to it, while the views divided by 12 and the message said "it keeps 12"."""
+    page.get_by_label("scale", exact=True).click()
+    page.locator("li[role='option'][aria-label='temperature']").click()
+    page.wait_for_selector(TEMPERATURE)
+    settled(page)
+    type_over(page, TEMPERATURE, "12", delay=TYPE_DELAY)
+    page.wait_for_function("() => document.querySelector('#html-scaled').textContent.includes('scores ÷ 12')")
+    settled(page)
+    box = page.locator(TEMPERATURE)
+    box.press("Control+a")  # (the focus never left the box)
+    box.press("Backspace") if emptied == "Backspace" else box.press_sequentially(emptied, delay=TYPE_DELAY)
+    box.press("Enter")
+    wait_text(page, "#message", "the box is empty; it keeps 12")
+    settled(page)
+    page.wait_for_timeout(300)  # (anything that would set the box otherwise has done so)
+    scaled = page.evaluate("() => document.querySelector('#html-scaled').textContent")
+    shown = page.input_value(TEMPERATURE)
+    assert shown == "12" and "scores ÷ 12" in scaled, (shown, scaled[:200])

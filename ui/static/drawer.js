@@ -22,9 +22,18 @@ export function mount() {
     header.focus();
   });
   const BOX = '#toolbar input[type=number], #more input[type=number]';
-  const shown = new WeakMap();  // a number box -> the value it showed when the focus came to it
+  // a number box -> the value in force as far as the page knows: the box's value when the focus came to it, then
+  // each value entered in it (Enter), and the value a refusal set it back to (putback.js, an input event of the
+  // page's own). Kept from the focus alone, 12 entered and then the box emptied and entered again showed the 1 it
+  // read when focused, under views dividing by 12 (a learner's walk)
+  const shown = new WeakMap();
   document.addEventListener('focusin', (e) => { if (e.target.matches?.(BOX)) shown.set(e.target, e.target.value); });
   const back = (box) => { if (box.matches?.(BOX) && box.value === '' && shown.get(box)) box.value = shown.get(box); };
   document.addEventListener('focusout', (e) => back(e.target));
-  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') back(e.target); });
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    back(e.target);
+    if (e.target.matches?.(BOX) && e.target.value !== '') shown.set(e.target, e.target.value);
+  });
+  document.addEventListener('input', (e) => { if (!e.isTrusted && e.target.matches?.(BOX)) shown.set(e.target, e.target.value); }, true);
 }
