@@ -465,7 +465,10 @@ def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> N
     call(seed, key, 8)
     assert wiring.STORE.get(key)["vals"].seed == 8
     bad = dict(zip(seed.outputs, call(seed, key, -3), strict=True))
-    assert any("seed: -3 is out of range" in html.unescape(str(o)) for o in bad.values())
+    said = " ".join(html.unescape(str(o)) for o in bad.values())
+    assert "seed: -3 is out of range" in said, said[:300]
+    empty = " ".join(html.unescape(str(o)) for o in call(seed, key, None))  # (letters typed: gradio sends nothing)
+    assert "seed: the box is empty; it keeps 8" in empty and "None" not in empty, empty[:300]
     assert put_back_of(seed, list(bad.values())) == {"box": "wb-seed", "refused": -3, "keeps": 8}
     again = put_back_of(seed, call(seed, key, -3), numbered=True)  # the same refusal again: a mark of its own, else
     assert again and again["n"] != put_back_of(seed, list(bad.values()), numbered=True)["n"]  # gradio draws nothing
@@ -477,6 +480,22 @@ def test_the_seed_box_stores_its_seed_and_a_bad_one_is_named_and_set_back() -> N
         "keeps": 8,
     }
     assert wiring.STORE.get(key)["vals"].seed == 8
+    emptied = message_of(init, call(init, key, None))  # an init button, the box emptied: it drew from seed 0 and
+    assert emptied and "seed: the box is empty; it keeps 8" in emptied  # stored None under a box reading 8
+    assert wiring.STORE.get(key)["vals"].seed == 8
+
+
+def test_heads_lowered_below_the_head_shown_show_the_last_head_and_say_so() -> None:
+    """head shown 4 of 4, then heads 2: head 2 is shown and the box says 2, as for a head shown typed past the heads,
+    and the message says so too (docs/workbench.md; a learner's walk found the line empty)."""
+    key = uuid.uuid4().hex
+    call(handler("on_open"), key)
+    heads = handler("on_structure_entered", "heads")
+    call(heads, key, 4)
+    call(handler("on_control_entered", "head shown"), key, 4)
+    assert wiring.STORE.get(key)["vals"].view_head == 4
+    said = message_of(heads, call(heads, key, 2))
+    assert said and "head shown: 4 is more than the 2 heads there are; showing head 2." in said, said
 
 
 def message_of(f: Any, out: list[Any]) -> str | None:

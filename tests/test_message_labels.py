@@ -59,3 +59,11 @@ def test_a_refusal_names_a_label_on_the_page_not_a_scenario_key(label: str, valu
     assert any(lab == field or lab.startswith(f"{field} ") for lab in labels), (field, said)
     words = set(re.findall(r"[A-Za-z_][\w.]*", said))
     assert not words & (KEYS - page_words()), said  # (kv_heads, mask.kind, tokens, view_head…)
+
+
+@pytest.mark.parametrize("label", ["d_out per head", "seed", "heads", "temperature (divide by)"])
+def test_an_emptied_box_is_named_once_by_its_label_and_says_what_it_keeps(label: str) -> None:
+    """A number box emptied (letters typed over it: gradio sends nothing) is named by its label, once: "d_out per
+    head per head: the box is empty" and "seed: None is not a whole number" were said (a learner's walk)."""
+    said = refusal(label, None)
+    assert said.startswith(f"{label}: the box is empty; it keeps ") and said.count(label) == 1, said

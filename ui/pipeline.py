@@ -238,7 +238,8 @@ def worded(problem: str) -> str:
     if sep and field in LABELS:
         field = LABELS[field]
     elif sep and (key := next((k for k in LABELS if field.startswith(f"{k} ")), None)):  # "mask.padding item 2"
-        field = LABELS[key] + field[len(key) :]
+        if not field.startswith(LABELS[key]):  # (named by its label already: "d_out per head", not "… per head")
+            field = LABELS[key] + field[len(key) :]
     for pattern, words in IN_WORDS:
         rest = pattern.sub(words, rest)
     return f"{field}{sep}{rest}"

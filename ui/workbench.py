@@ -99,8 +99,8 @@ def emptied(page: Page, field: str | None, value: Any, vals: PageValues) -> dict
     window or kv heads off (or the RoPE base to its default) while drawer.js put the old number back in the box, so
     the box showed 2 for tiles that were off, and fill -1e9 was then taken (issue 37, the long random journey, seed
     5, step 154)."""
-    if field not in TYPED or field in TEXTS or value not in (None, ""):
-        return None
+    if (field not in TYPED and field != "seed") or field in TEXTS or value not in (None, ""):
+        return None  # (the seed: an init button's, which drew from seed 0 and stored None for an emptied box)
     label, kept = getattr(page.controls.get(field), "label", field), getattr(vals, field)
     return refusal(page, vals, refused(f"{label}: the box is empty; it keeps {kept}"), field, value)
 
@@ -223,7 +223,10 @@ def on_structure(page: Page, action: str, field: str | None, *args: Any) -> dict
     new_shape, nv, got = restructure_values(action, preset_id, shape, vals)
     if nv is None or got.get("refused"):  # the server keeps what it had; the control goes back to it
         return refusal(page, old, got, field, value)
-    return page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
+    out = page.answer(preset_id, new_shape, nv, got) | {page.preset: gr.skip()} | page.kept_controls(vals, nv)
+    if field == "heads" and (past := past_the_heads(old.view_head, nv.heads)):  # head 4 shown, then 2 heads: the
+        out[page.views["message"]] = vw.message_html([past]) + got["message"]  # last is shown, and said (it was not)
+    return out
 
 
 def on_load_preset(page: Page, preset_id: str | None) -> dict[Any, Any]:
@@ -276,6 +279,9 @@ def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | No
         return {page.views["message"]: expired(page)[page.views["message"]]}
     if value == vals.seed:
         return {}
+    if value is None or value == "":  # (emptied, as letters empty a number box: said as every box says it, where
+        said = f"seed: the box is empty; it keeps {vals.seed}"  # it said "seed: None is not a whole number")
+        return refusal(page, vals, {"message": vw.message_html([], error=said)}, "seed", value)
     try:
         seed = parse_int(value, "seed", 0, MAX_SEED)
     except ac.ScenarioError as e:
