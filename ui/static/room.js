@@ -473,7 +473,7 @@ function ask(S, p) {
   if (!qu) { el.innerHTML = ''; return; }
   const my = S.mine[qu.id];
   let html = `<p class="ra-prompt">${esc(qu.prompt)}</p>${headNote(qu)}`;
-  // (under the prompt: the box's height is fixed and the rest scrolls inside it, room.css)
+  // (under the prompt, where it is read first)
   if (qu.moved && !qu.revealed) html += `<p class="ra-moved" role="status">${MOVED_OPEN}</p>`;
   const open = !qu.closed && !S.closed;
   if (open) {
