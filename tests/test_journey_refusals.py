@@ -210,6 +210,8 @@ def test_sentence_modes_d_out_past_16_is_set_to_16_with_words_and_the_button_use
     assert page.locator("#sentence-d-out input[type=range]").input_value() == "16"
     assert warning in page.inner_text("#sentence-message")
     type_over(page, "#sentence-d-out input[type=number]", "4", key="Tab")
+    # (the box left sends its event a tick after the key, and 20's answer may send one more: wait for the words)
+    expect(page.locator("#sentence-message")).not_to_contain_text("d_out:", timeout=30_000)
     settled(page)
     assert box.input_value() == "4"
     said = page.inner_text("#sentence-message")
