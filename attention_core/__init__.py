@@ -25,7 +25,7 @@ from .contract.scenario import (
 from .contract.steps import STEPS as NOTEBOOK_STEPS
 from .contract.steps import Step
 from .contract.variants import VARIANT_KEYS
-from .export.notebook import export_title, scenario_json, to_notebook, to_script
+from .export.notebook import export_title, scenario_json, scenario_text, to_notebook, to_script
 from .notebooks.presets import (
     EMBEDDINGS_003,
     SENTENCE,
@@ -66,6 +66,6 @@ __all__ = [
     "compute", "decoder_presets", "diff", "embedding_table", "evaluate", "explain", "explain_sources", "export_title",
     "fill_verdicts", "get_preset", "init_weights", "merge_heads", "multi_head", "padding_keep", "parse", "parse_choice",
     "parse_int", "parse_matrix", "parse_number", "preset_ids", "project", "quiz", "read_preset", "real_model",
-    "result_json", "scaling_lab", "scenario_json", "scenario_of", "shown_token", "simplified_attention", "snapshot",
-    "to_notebook", "to_script", "train",
+    "result_json", "scaling_lab", "scenario_json", "scenario_of", "scenario_text", "shown_token",
+    "simplified_attention", "snapshot", "to_notebook", "to_script", "train",
 ]  # fmt: skip

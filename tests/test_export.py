@@ -18,7 +18,7 @@ from reference import reference
 from torch import nn
 
 import attention_core as ac
-from attention_core.export.notebook import plain, scenario_json, to_notebook, to_script
+from attention_core.export.notebook import plain, scenario_json, scenario_text, to_notebook, to_script
 from ui import pipeline, share, values
 from ui.render import tables as vw
 
@@ -110,6 +110,48 @@ def test_scenario_json_round_trips_through_compute(preset: str) -> None:
     explicit = json.loads(json.dumps(scenario_json(ac.parse(sc), preset)))
     assert explicit["preset"] == preset and "init" not in explicit["weights"]  # every number written out
     assert ac.compute(explicit) == ac.compute(sc)
+
+
+TEXT_CASES = {  # large float32 tensors (kept texts) beside small ones, cross-attention, biases, odd tokens
+    "large": {
+        "x": torch.randn(48, 40, generator=torch.Generator().manual_seed(5)).tolist(),
+        "heads": 4,
+        "d_out": 40,
+        "weights": {"init": "linear", "seed": 1},
+        "tokens": [f't{i}\u0000"é😀' for i in range(48)],
+    },
+    "cross": {
+        "x_q": torch.randn(2, 32).tolist(),
+        "x_k": torch.randn(40, 32).tolist(),
+        "x_v": torch.randn(40, 32).tolist(),
+        "heads": 1,
+        "d_out": 48,
+        "weights": {"init": "linear", "seed": 2},
+    },
+    "float64": {
+        "x": torch.randn(40, 40, dtype=torch.float64).tolist(),
+        "dtype": "float64",
+        "weights": {"init": "linear", "seed": 3},
+    },
+}
+
+
+@pytest.mark.parametrize("case", [*ac.preset_ids()[:4], *TEXT_CASES])
+def test_scenario_text_is_the_json_of_the_scenario_character_for_character(case: str) -> None:
+    """attention_core scenario_text, the page's address (ui/share.py state_query), writes each large float32
+    tensor's text once for its bytes: it is json.dumps of scenario_json, twice running (the second from the kept
+    texts), the head shown included; and a kept tensor's lists, changed by whoever got them, change nothing kept."""
+    sc = TEXT_CASES.get(case) or ac.get_preset(case).scenario
+    s = ac.parse(sc)
+    want = json.dumps(scenario_json(s, None, 2), separators=(",", ":"))
+    assert scenario_text(s, None, 2) == want
+    assert scenario_text(s, None, 2) == want  # (from the kept texts)
+    big = next((t for t in (s.x_k, s.weights.W_q) if t.dtype == torch.float32 and t.numel() >= 1024), None)
+    if big is not None:
+        got = plain(big)
+        got[0][0] = "changed"
+        assert plain(big)[0][0] != "changed"
+        assert torch.equal(torch.tensor(plain(big), dtype=torch.float32).view(torch.int32), big.view(torch.int32))
 
 
 def state(preset: str) -> values.PageValues:

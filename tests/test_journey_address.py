@@ -280,3 +280,48 @@ def test_a_link_to_the_scaling_lab_ends_on_its_d_k_when_the_tabs_own_call_comes_
     pg.wait_for_timeout(1500)  # (its answer drawn, if it is)
     assert pg.locator("#lab-dk input[type=number]").input_value() == "512"
     assert steady(pg, "#scaling-words").strip() == want, "the words are not of the d_k the box shows"
+
+
+# the page's address asks (static/address.js: ``{"kind": "address"}`` through the grid's server function), its presses
+# and keys, and its answers drawn, each at the page's own clock
+ASKS_SEEN = """(() => {
+  window.__asks = []; window.__keys = []; window.__drawn = [];
+  const fetch0 = window.fetch;
+  window.fetch = function (input, init) {
+    if (typeof init?.body === 'string' && init.body.includes('"kind":"address"')) window.__asks.push(performance.now());
+    return fetch0.apply(this, arguments);
+  };
+  for (const type of ['pointerdown', 'keydown']) {
+    document.addEventListener(type, () => window.__keys.push(performance.now()), true);
+  }
+  document.addEventListener('pg-updated', () => window.__drawn.push(performance.now()));
+})();"""
+
+
+def test_the_address_is_not_asked_for_while_the_learner_types_the_next_value(
+    browser: Browser, app_url: str, pages: list[Page]
+) -> None:
+    """A value committed, then the next typed at once, key by key: the page asks the server for its address (for a
+    large state, 0.1-0.3 s of the server's one process, which the look ahead of the value being typed waited behind)
+    only once no key has come for 600 ms, never between two keys; and the address then holds the second value."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pages.append(pg)
+    pg.add_init_script(ASKS_SEEN)
+    pg.goto(app_url)
+    loaded(pg)
+    first = address_changes(pg, lambda: type_cell(pg, "1.75"))
+    pg.evaluate("() => { window.__asks.length = 0; window.__keys.length = 0; window.__drawn.length = 0; }")
+    type_cell(pg, "0.5")  # committed: its answer drawn, its address ask waiting its 600 ms
+    pg.wait_for_function("() => window.__drawn.length > 0")
+    pg.locator(X00).click()
+    editor = pg.locator("#inputs table.grid td input")
+    editor.press("Control+a")
+    editor.press_sequentially("-2.03125", delay=120)  # (8 keys, 0.96 s: past the 600 ms an ask waits)
+    keys, asks, drawn = pg.evaluate("() => [window.__keys.slice(), window.__asks.slice(), window.__drawn.slice()]")
+    start = min(k for k in keys if k > drawn[-1])  # (the cell pressed after 0.5's answer was drawn)
+    during = [a for a in asks if start < a < keys[-1]]
+    assert not during, f"asked {[round(a - drawn[-1]) for a in during]} ms after 0.5's answer, while typing"
+    second = address_changes(pg, lambda: editor.press("Enter"))
+    assert second != first

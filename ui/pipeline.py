@@ -14,7 +14,7 @@ import gradio as gr
 import torch
 
 import attention_core as ac
-from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json
+from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json, scenario_text
 from attention_core import explain_sources as sources
 from ui.render import code_lines, heat, match_badge, step_cells
 from ui.render import overview as ov
@@ -276,6 +276,14 @@ def current_scenario(preset_id: str | None, v: PageValues) -> tuple[ac.Scenario,
     ScenarioError naming the field)."""
     s = ac.parse(scenario_from(v))
     return s, scenario_json(s, preset_id, shown_head(v.view_head, s.heads) + 1)
+
+
+def current_text(preset_id: str | None, v: PageValues) -> tuple[ac.Scenario, int, str]:
+    """The on-screen state as a parsed scenario, the head shown (1-based) and :func:`current_scenario`'s JSON as
+    compact text (``attention_core.scenario_text``: large tensors' texts kept for their bytes)."""
+    s = ac.parse(scenario_from(v))
+    head = shown_head(v.view_head, s.heads) + 1
+    return s, head, scenario_text(s, preset_id, head)
 
 
 def restructure_values(

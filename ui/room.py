@@ -85,7 +85,7 @@ def room_query(preset_id: str | None, vals: PageValues) -> dict[str, Any]:
     """The state as a share link's query: ``{"preset": id}`` (``head_shown`` past head 1) while the preset is
     untouched, else ``{"scenario": encoded}``; with ``seed`` when the seed box's is not that state's own."""
     s, sc = current_scenario(preset_id, vals)
-    as_preset = preset_query(preset_id, s, sc)  # (as share links have it)
+    as_preset = preset_query(preset_id, s, sc.get("head_shown", 1))  # (as share links have it)
     return seed_query(as_preset or {"scenario": encode_link(sc)}, vals)
 
 

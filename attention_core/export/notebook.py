@@ -7,11 +7,16 @@ character. Every number is written as the shortest float literal that round-trip
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import nbformat
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -50,24 +55,47 @@ def export_title(preset_title: str | None, changed: Sequence[str] = ()) -> str:
     return f"{preset_title}, edited (changed: {', '.join(changed)})" if changed else preset_title
 
 
-def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None = None) -> dict[str, Any]:
+def scenario_text(s: Scenario, preset: str | None = None, head_shown: int | None = None) -> str:
+    """``json.dumps(scenario_json(s, preset, head_shown), separators=(",", ":"))``, character for character, with
+    each large float32 tensor's text written once for its bytes (:func:`plain_text`): a page's address is this text
+    (ui/share.py state_query), asked for after every edit, where an x edit leaves the weights as they were."""
+    nonce = secrets.token_hex(8)  # (a token's own text cannot hold it)
+    texts: list[str] = []
+
+    def mark(t: Tensor) -> Any:
+        if t.dtype != torch.float32 or t.numel() < PLAIN_KEPT_FROM:
+            return plain(t)
+        texts.append(plain_text(t))
+        return f"\0{nonce}{len(texts) - 1}\0"
+
+    out = json.dumps(scenario_json(s, preset, head_shown, write=mark), separators=(",", ":"))
+    for i, text in enumerate(texts):
+        out = out.replace(json.dumps(f"\0{nonce}{i}\0"), text, 1)
+    return out
+
+
+def scenario_json(
+    s: Scenario, preset: str | None = None, head_shown: int | None = None, write: Callable[[Tensor], Any] | None = None
+) -> dict[str, Any]:
     """The explicit scenario (every number written out) that ``compute`` and ``parse`` take back unchanged.
 
     ``head_shown`` (1-based, written only with several heads) is the app's view, which head the page shows in detail;
-    ``compute`` ignores it, and a link or a loaded file opens on that head.
+    ``compute`` ignores it, and a link or a loaded file opens on that head. ``write``: how each tensor of numbers is
+    written (default :func:`plain`).
     """
+    write = write or plain
     w = s.weights
     sc: dict[str, Any] = {"tokens": list(s.tokens)}
     if s.self_attention:
-        sc["x"] = plain(s.x_q)
+        sc["x"] = write(s.x_q)
     else:
-        sc.update(x_q=plain(s.x_q), x_k=plain(s.x_k), x_v=plain(s.x_v), tokens_k=list(s.tokens_k))
+        sc.update(x_q=write(s.x_q), x_k=write(s.x_k), x_v=write(s.x_v), tokens_k=list(s.tokens_k))
     sc.update(heads=s.heads, head_mode=s.head_mode, layout=w.layout, dtype=s.dtype, normalize=s.normalize)
-    sc["weights"] = {n: plain(getattr(w, n)) for n in ("W_q", "W_k", "W_v")}
-    sc["weights"]["W_o"] = None if w.W_o is None else plain(w.W_o)
+    sc["weights"] = {n: write(getattr(w, n)) for n in ("W_q", "W_k", "W_v")}
+    sc["weights"]["W_o"] = None if w.W_o is None else write(w.W_o)
     for n in BIASES:  # written only when present, so a bias-free state's JSON is as it always was
         if getattr(w, n) is not None:
-            sc["weights"][n] = plain(getattr(w, n))
+            sc["weights"][n] = write(getattr(w, n))
     mask: dict[str, Any] = {"kind": s.mask_kind, "fill": s.fill}
     if s.mask_kind == "custom" and s.keep is not None:
         mask["keep"] = s.keep.int().tolist()
@@ -87,11 +115,64 @@ def scenario_json(s: Scenario, preset: str | None = None, head_shown: int | None
 def plain(t: Tensor) -> list[Any]:
     """``t`` as nested lists, each float32 value as the shortest decimal that reads back as the same float32 (1.16,
     as the page shows it, not 1.159999966621399, the float64 nearest to it); float64 values as Python's shortest
-    repr. ``torch.tensor(plain(t), dtype=t.dtype)`` equals ``t`` bit for bit."""
+    repr. ``torch.tensor(plain(t), dtype=t.dtype)`` equals ``t`` bit for bit.
+
+    A float32 tensor of :data:`PLAIN_KEPT_FROM` numbers or more is written once for its bytes (:data:`_PLAIN`): the
+    page's address is asked for after every edit (ui/share.py state_query), and an x edit at T=64, d=64 with 8 heads'
+    own weights wrote the same 131,072 weights again each time, ~0.2 s of the server's one process. Each call gets
+    lists of its own."""
     if t.dtype != torch.float32:
         return t.tolist()
-    flat = [float(str(v)) for v in t.detach().numpy().ravel()]  # (numpy's float32 repr: the shortest that round-trips)
+    a = t.detach().contiguous().numpy()
+    if a.size < PLAIN_KEPT_FROM:
+        return _plain32(a, t)
+    key = ("lists", a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest())
+    with _PLAIN_LOCK:
+        kept = _PLAIN.get(key)
+        if kept is not None:
+            _PLAIN.move_to_end(key)
+    if kept is None:
+        kept = _plain32(a, t)
+        _keep(key, kept)
+    return _copied(kept)
+
+
+PLAIN_KEPT_FROM = 1024  # numbers from which a float32 tensor's text is kept (below: cheaper to write again)
+PLAIN_KEEPS = 32  # tensors' lists and texts kept (the largest state's inputs and weights: 5 of each; a page beside)
+_PLAIN: OrderedDict[tuple[Any, ...], Any] = OrderedDict()  # lists and texts, least recently used first
+_PLAIN_LOCK = threading.Lock()
+
+
+def plain_text(t: Tensor) -> str:
+    """``json.dumps(plain(t), separators=(",", ":"))``, kept as :func:`plain` keeps its lists."""
+    a = t.detach().contiguous().numpy()
+    key = ("text", a.dtype.str, a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest())
+    with _PLAIN_LOCK:
+        kept = _PLAIN.get(key)
+        if kept is not None:
+            _PLAIN.move_to_end(key)
+            return kept
+    text = json.dumps(plain(t), separators=(",", ":"))
+    _keep(key, text)
+    return text
+
+
+def _keep(key: tuple[Any, ...], value: Any) -> None:
+    with _PLAIN_LOCK:
+        _PLAIN[key] = value
+        while len(_PLAIN) > PLAIN_KEEPS:
+            _PLAIN.popitem(last=False)
+
+
+def _plain32(a: np.ndarray, t: Tensor) -> list[Any]:
+    """:func:`plain` of the float32 array ``a`` (``t``'s numbers), written out."""
+    flat = [float(str(v)) for v in a.ravel()]  # (numpy's float32 repr: the shortest that round-trips)
     return torch.tensor(flat, dtype=torch.float64).reshape(t.shape).tolist() if flat else t.tolist()
+
+
+def _copied(nested: list[Any]) -> list[Any]:
+    """A copy of nested lists of numbers, list by list (the numbers are immutable)."""
+    return [_copied(x) for x in nested] if nested and isinstance(nested[0], list) else nested[:]
 
 
 def _lit(t: Tensor | list[Any]) -> str:

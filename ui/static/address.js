@@ -11,15 +11,21 @@ import * as page from './page.js';
 // stores a seed and draws no view (ui/workbench.py on_seed: &seed=99, ui/share.py seed_query), once its event has
 // landed (pg-stored)
 const STATE_KEYS = ['preset', 'scenario', 's', 'head_shown', 'seed'];  // the state's part (ui/share.py state_query)
-// the page still this long after an answer drawn: its state is asked for (a large state's ask costs the server about
-// 0.1 s: not between a learner's quick edits)
+// the page still this long after an answer drawn: its state is asked for. A large state's ask costs the server
+// 0.1-0.3 s of the one process's time, which the learner's next edit would wait behind (T=64, d=64, 8 heads: the
+// look ahead of a value being typed answered in 240-400 ms beside it, 50 ms alone), so a key, a press or an input
+// while an ask waits puts it off until the page has been still this long again
 const STILL_MS = 600;
+const BUSY = ['keydown', 'pointerdown', 'input'];
 function followState(write) {
   let timer = null;
   let asked = 0;
+  let waitMs = null;  // the wait of the ask still to go (null: none)
   const ask = (ms) => {
     clearTimeout(timer);
+    waitMs = ms;
     timer = setTimeout(async () => {
+      waitMs = null;
       const mine = ++asked;
       const ans = await page.stateQuery().catch(() => null);
       if (mine !== asked || !ans?.address) return;
@@ -28,6 +34,9 @@ function followState(write) {
   };
   document.addEventListener('pg-updated', () => ask(STILL_MS));
   document.addEventListener('pg-stored', () => ask(0));  // (ui/assets.py LANDED_STORED: its event has landed)
+  for (const type of BUSY) {  // (capture: a grid's editor stops some of its keys)
+    document.addEventListener(type, () => { if (waitMs !== null) ask(Math.max(waitMs, STILL_MS)); }, true);
+  }
 }
 
 // the mask lab's boxes (ui/labs.py): &causal=0 (unticked), &pad=3, &rows=1, kept while its tab is shown
