@@ -248,6 +248,38 @@ def test_sentence_modes_d_past_16_says_so_and_a_negative_seed_is_one_message_in_
     assert tracebacks(served) == before
 
 
+def test_sentence_modes_d_says_what_each_value_typed_did_and_an_emptied_box_keeps_the_width(
+    page: Page, served: tuple[str, Path]
+) -> None:
+    """Embedding width d −4 + Enter: set to 1, and said; then 0 + Enter: set to 1 again, and the message says 0 (it
+    went on quoting −4: 1 was in force, so nothing was answered); then the box emptied + Enter: 'the box is empty; it
+    keeps 1' and the box reads 1 (it said 'None is not a whole number'). Each time one column of numbers."""
+    before = tracebacks(served)
+    open_sentence(page)
+    box = "#sentence-d input[type=number]"
+    type_over(page, box, "-4")
+    wait_text(page, "#sentence-message", "embedding width d: -4 is past the slider's end; set to 1")
+    settled(page)
+    assert page.locator(box).input_value() == "1"
+    type_over(page, box, "0")
+    wait_text(page, "#sentence-message", "embedding width d: 0 is past the slider's end; set to 1")
+    settled(page)
+    assert "-4" not in page.inner_text("#sentence-message")
+    assert page.locator(box).input_value() == "1"
+    page.locator(box).click()
+    page.locator(box).press("Control+a")
+    page.locator(box).press("Backspace")
+    page.locator(box).press("Enter")
+    wait_text(page, "#sentence-message", "embedding width d: the box is empty; it keeps 1")
+    settled(page)
+    said = page.inner_text("#sentence-message")
+    assert "None" not in said and "0 is past" not in said, said
+    assert page.locator(box).input_value() == "1"
+    assert page.locator("#sentence-emb thead th").count() == 2  # the token column and d1
+    assert toasts(page) == []
+    assert tracebacks(served) == before
+
+
 # ---- 4. a refusal made in the open drawer is seen ----------------------------------------------------------------
 
 

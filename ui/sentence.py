@@ -300,8 +300,16 @@ def sentence(
     emptied sentence stayed empty over the previous sentence's views, an emptied d showed 1), so none is shown as
     if applied."""
     width, in_force = clamped(d), width_in_force(tbl)
+    if in_force and (d is None or (isinstance(d, str) and not d.strip())):
+        width = in_force  # an emptied box keeps the width in force, and says so (it said 'None is not a whole number')
+    if action == "width" and width == in_force and width == d:
+        return [gr.skip()] * 9
     if action == "width" and width == in_force:
-        return [gr.skip()] * 8 + [width if width != d else gr.skip()]
+        # set to the width in force (0 or -4 set to 1 at d = 1, an emptied box): nothing to draw, but the message
+        # says what this value did (it went on quoting the one before: "-4 is past the slider's end")
+        note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]
+        kept = sentence_views("text", text, width, seed, tbl, seed_of(drawn))["message"]
+        return [gr.skip()] * 3 + [vw.message_html([str(note)]) + kept] + [gr.skip()] * 4 + [width]
     got = sentence_views("text" if action == "width" else action, text, width, seed, tbl, seed_of(drawn))
     ok = not isinstance(got["seed"], type(gr.skip()))
     if action == "edit" and ok and rows_key(got["table"]) == rows_key(tbl):
