@@ -112,6 +112,9 @@ class Student:
     seen: float
     display: str = ""  # an optional name the student gave
     streams: int = 0  # pages of this student following now
+    # the first question put to this student: the one open as they joined, else the next (the results have no row
+    # for a question asked before they came: a late joiner's blank rows read as questions left unanswered)
+    first_question: int = 0
     extra: dict[str, Any] = field(default_factory=dict)  # fields a newer replica wrote (rooms_redis.from_json)
 
 
@@ -317,7 +320,8 @@ class RoomStore:
             token = secrets.token_urlsafe(16)
             taken = {s.name for s in room.students.values()}
             name = generated_name(taken)
-            room.students[token] = Student(name, client, now, now)
+            open_q = bool(room.questions) and not room.questions[-1].closed
+            room.students[token] = Student(name, client, now, now, first_question=len(room.questions) - open_q)
             room.touched = now
             self._changed(room, public=False)
             return token, room.students[token]
@@ -443,13 +447,16 @@ class RoomStore:
             self._changed(room)
 
     def results(self, code: str, secret: Any) -> list[dict[str, Any]]:
-        """One row per student and question: the teacher's CSV (ui/room.py writes it with pandas)."""
+        """One row per student and question put to them (asked while they were in the room): the teacher's CSV
+        (ui/room.py writes it with pandas)."""
         with self._lock:
             room = self.drive(code, secret)
             rows = []
             for qid, q in enumerate(room.questions):
                 for token, st in room.students.items():
                     a = q.answers.get(token)
+                    if qid < st.first_question and a is None:
+                        continue
                     rows.append({"question": qid + 1, "kind": q.kind, "prompt": q.prompt, "student": st.name,
                                  "display_name": st.display, "answer": a, "right_answer": q.right,
                                  "correct": None if a is None else q.correct(a)})  # fmt: skip

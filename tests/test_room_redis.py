@@ -20,6 +20,7 @@ from test_room_store import (
     check_a_closed_room_refuses_answers_and_keeps_its_results,
     check_a_prediction_is_graded_by_the_rule_the_pages_are_sent,
     check_a_rejoin_brings_back_the_students_own_answers,
+    check_the_results_have_no_row_for_a_question_asked_before_a_student_came,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -132,9 +133,13 @@ def test_a_burst_of_answers_on_two_replicas_loses_none(redis_url: str) -> None:
         assert len(counted) == 100, (room.code, len(counted))
 
 
-@pytest.mark.parametrize("check", [check_a_closed_room_refuses_answers_and_keeps_its_results,
-                                   check_a_prediction_is_graded_by_the_rule_the_pages_are_sent,
-                                   check_a_rejoin_brings_back_the_students_own_answers])  # fmt: skip
+CHECKS = [check_a_closed_room_refuses_answers_and_keeps_its_results,
+          check_a_prediction_is_graded_by_the_rule_the_pages_are_sent,
+          check_a_rejoin_brings_back_the_students_own_answers,
+          check_the_results_have_no_row_for_a_question_asked_before_a_student_came]  # fmt: skip
+
+
+@pytest.mark.parametrize("check", CHECKS)
 def test_closing_grading_and_rejoining_as_the_process_store(redis_url: str, check) -> None:
     """The store tests of tests/test_room_store.py's checks, on Redis (the same RoomStore logic, written back)."""
     check(RedisRoomStore(redis_url))

@@ -297,6 +297,32 @@ def check_a_rejoin_brings_back_the_students_own_answers(store: RoomStore) -> Non
     assert e.value.status == 403
 
 
+def check_the_results_have_no_row_for_a_question_asked_before_a_student_came(store: RoomStore) -> None:
+    """The CSV's rows are the questions put to each student: one asked and closed before a student joined has no row
+    for them (it had one, blank, which read as a question they left unanswered); one open as they join has, answered
+    or not; one asked after has, for everyone."""
+    room = store.open("10.0.0.1", dict(STATE))
+    early, _ = store.join(room.code, "10.0.0.2")
+    q0 = store.ask(room.code, room.secret, "choice", "which?", "t2", ["t1", "t2"])
+    store.answer(room.code, early, q0, "t2")
+    store.end_question(room.code, room.secret, reveal=True)
+    late, _ = store.join(room.code, "10.0.0.3")  # after q0 closed
+    q1 = store.ask(room.code, room.secret, "predict", "weights[0, 0]?", "0.5")
+    during, _ = store.join(room.code, "10.0.0.4")  # while q1 is open: put to them, unanswered
+    store.answer(room.code, late, q1, "0.5")
+    store.ask(room.code, room.secret, "predict", "weights[1, 0]?", "0.25")
+    names = {t: store.get(room.code).students[t].name for t in (early, late, during)}
+    rows = [(r["question"], r["student"], r["answer"]) for r in store.results(room.code, room.secret)]
+    e, la, du = names[early], names[late], names[during]
+    assert rows == [(q0 + 1, e, "t2"),
+                    (q1 + 1, e, None), (q1 + 1, la, "0.5"), (q1 + 1, du, None),
+                    (q1 + 2, e, None), (q1 + 2, la, None), (q1 + 2, du, None)]  # fmt: skip
+
+
+def test_the_results_have_no_row_for_a_question_asked_before_a_student_came() -> None:
+    check_the_results_have_no_row_for_a_question_asked_before_a_student_came(RoomStore())
+
+
 def test_a_closed_room_refuses_answers_and_keeps_its_results() -> None:
     check_a_closed_room_refuses_answers_and_keeps_its_results(RoomStore())
 

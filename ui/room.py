@@ -47,6 +47,7 @@ from ui.assets import ROOM_JS
 from ui.learn import hidden, question_hidden
 from ui.pipeline import current_scenario
 from ui.render.mask_tables import FILL_TITLES
+from ui.render.tables import fmt
 from ui.share import encode_link, link_values, preset_query, seed_query
 from ui.values import PageValues
 from ui.wiring import AFTER_WRITE, COMMON, Page, bind, expired, on
@@ -477,8 +478,9 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
             raise RoomError(400, f"cell: {name[:20]!r} is not one of {', '.join(PREDICTABLE)}")
         if not (0 <= row < len(table) and 0 <= col < len(table[row])):
             raise RoomError(400, f"cell: {name}[{row}, {col}] is outside its table")
-        value = float(table[row][col])
-        right = f"{value:.4g}"
+        # exact, as the cell's title shows it (it was rounded to 4 digits: "1.806" for a cell of 1.806184, which the
+        # CSV then gave as the right answer and the page beside a cell reading 1.8062)
+        right = fmt(float(table[row][col]), str(sc.get("dtype", "float32")))
         who = f" (head {head + 1})" if len(heads) > 1 else ""
         prompt = f"Predict {name}[{tr['tokens'][row]}, {col_label(name, tr, col)}]{who}"
         asked = {"kind": kind, "name": name, "head": head + 1, "row": row, "col": col}
