@@ -145,9 +145,29 @@ const roomBox = () => document.querySelector('#room .room-student:not([hidden]),
 const panelTop = () => P.panel.getBoundingClientRect().top;
 // the stage's words (W), when shown, lie over the top of the screen: the cards' room starts under them
 const inset = () => (body.classList.contains('pp-say') ? $('.pp-words').getBoundingClientRect().bottom : 0);
+// a lesson's answers chart (the teacher's, room.css: fixed at the screen's lower right, over the page) when shown
+function chartBox() {
+  const c = document.getElementById('room-plot');
+  if (!c || body.classList.contains('room-chart-off')) return null;
+  const r = c.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 ? r : null;
+}
+// whether the chart lies over anything the stage shows: a card's title or tables (a card's own box may run on,
+// empty, under it), the room's bar and line, the toolbar, a message (Projector at 1280×720: head 2's weights lay
+// 75% under the chart, every one of its numbers' centres)
+function underChart(parts) {
+  const b = chartBox();
+  if (!b) return false;
+  const over = (e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top;
+  };
+  return parts.some((p) => (p.matches('.card') ? Array.from(p.querySelectorAll('.card-title, table')) : [p]).some(over));
+}
 function fits() {
   const r = room();
   if (r.height > panelTop() - inset() - 8 || r.left < 0 || r.right > document.documentElement.clientWidth) return false;
+  if (underChart(r.cards)) return false;
   return r.cards.every((c) => Array.from(c.querySelectorAll('.nt-wrap, .grid-wrap'))
     .every((w) => w.scrollWidth <= w.clientWidth + 1 && w.scrollHeight <= w.clientHeight + 1));
 }
@@ -171,9 +191,10 @@ function largest(ok, lo, hi) {
   return lo;
 }
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
+const chartKey = () => { const b = chartBox(); return b ? `${Math.round(b.left)},${Math.round(b.top)}` : ''; };
 const fitKey = () => [P.at, shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join(),
   innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset(),
-  roomBox()?.offsetHeight].join('|');
+  roomBox()?.offsetHeight, chartKey()].join('|');
 function sized() {  // the current numbers first, with the inputs at 0.6 of them; then the inputs as large as the
   const px = largest((v) => { setSize(v); return fits(); }, 6, CAP * ts());  // room left allows
   largest((r) => { setSize(px, r); return fits(); }, INPUT, INPUT_MAX);
@@ -184,6 +205,10 @@ function sized() {  // the current numbers first, with the inputs at 0.6 of them
 // at 1280×720, 57.9 px) or wrapped over their tables (present.css pp-tight), so the combined card keeps beside them
 // the room they leave (llama-style's five rows at 1280×720: 45.2 px, where one line left it 40.6 px)
 const TIGHT = 'pp-tight';
+// With a lesson's answers chart shown, each layout is also tried with the bench ending left of the chart
+// (present.css pp-chart: its width kept free on the right), and the larger numbers win: at 1920×1080 the chart
+// sits in room the cards leave, at 1280×720 with the Projector they end beside it (36 px, not under it at 56)
+const CHART = 'pp-chart';
 const aloneKey = () => [stages()[P.at]?.key, innerWidth, innerHeight, ts(), P.part].join('|');
 // The fit runs again when what it was for changed, or the stage no longer fits at the size it found; a stage that
 // did not fit even at its smallest size (X and the W's at T=64) is not fitted again for the same key (each time
@@ -193,14 +218,27 @@ function fit() {
   body.style.setProperty('--pp-panel', `${Math.max(0, innerHeight - panelTop())}px`);  // (a room's chart sits above it)
   const box = roomBox();  // (joined, or a question's line grown, while presenting: fitted again)
   if (box && box !== P.roomBox) { P.roomBox = box; P.sized?.observe(box); }
+  const bar = document.getElementById('room-bar');  // (see watchPage)
+  if (bar && bar !== P.bar) { P.bar = bar; P.bars?.observe(bar, { childList: true, subtree: true, attributes: true }); }
+  const chart = chartBox();
+  body.style.setProperty('--pp-chart', chart ? `${Math.ceil(innerWidth - chart.left + 20)}px` : '0px');
   const key = fitKey();
   if (key !== P.fitted || (P.fitting && !fits())) {
     P.fitted = key;
-    body.classList.remove(TIGHT);
-    const loose = sized();
-    if (body.dataset.presentStage === 'combine') {
-      body.classList.add(TIGHT);
-      if (sized() <= loose + 0.01) { body.classList.remove(TIGHT); sized(); }
+    const layouts = [[]];
+    if (body.dataset.presentStage === 'combine') layouts.push([TIGHT]);
+    if (chart) layouts.push(...layouts.map((l) => [...l, CHART]));
+    let best = null;
+    for (const l of layouts) {
+      body.classList.remove(TIGHT, CHART);
+      l.forEach((c) => body.classList.add(c));
+      const px = sized();
+      if (!best || px > best.px + 0.01) best = { l, px };
+    }
+    if (best.l !== layouts[layouts.length - 1]) {
+      body.classList.remove(TIGHT, CHART);
+      best.l.forEach((c) => body.classList.add(c));
+      sized();
     }
     P.fitting = fits();  // (whether the size found fits: else there is none, and the next fit for this key keeps it)
     if (!P.fitting && P.alone !== aloneKey() && document.querySelector('#bench .card.p-in')) {
@@ -357,6 +395,13 @@ function watchPage() {
   P.sized = sized;  // (and a lesson room's line: fit)
   sized.observe(P.panel);
   sized.observe($('.pp-words'));
+  // a lesson's answers chart shown (gradio draws its block anew as it is made visible), redrawn or resized, and its
+  // show / hide button (room.js: body.room-chart-off): fitted again (fitKey holds where the chart is)
+  P.bars = new MutationObserver(later);
+  const off = () => body.classList.contains('room-chart-off');
+  new MutationObserver((changes) => {
+    if (changes.some((c) => (c.oldValue || '').split(' ').includes('room-chart-off') !== off())) later();
+  }).observe(body, { attributes: true, attributeFilter: ['class'], attributeOldValue: true });
 }
 
 const stageIndex = (want) => {
@@ -383,7 +428,7 @@ function stop() {
   P.on = false;
   observer.disconnect();
   P.panel.hidden = true;
-  body.classList.remove('presenting', 'pp-tools', 'pp-say', 'pp-part', TIGHT);
+  body.classList.remove('presenting', 'pp-tools', 'pp-say', 'pp-part', TIGHT, CHART);
   oneHead(false);
   delete body.dataset.presentStage;
   delete body.dataset.presentT;
