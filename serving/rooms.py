@@ -359,13 +359,14 @@ class RoomStore:
         with self._lock:
             return self._ask(self.drive(code, secret), kind, prompt, right, options, hide, about)
 
-    def ask_drawn(self, code: str, secret: Any, draw: Callable[[int], tuple[Any, ...]]) -> int:
-        """:meth:`ask` for the question ``draw`` makes from the room's question count (its arguments after ``secret``),
-        the count read under the store's lock: two asks at once, from a double click or two replicas, read one count
-        outside it and drew the same quiz question twice (the Redis store's rooms are copies, read per call)."""
+    def ask_drawn(self, code: str, secret: Any, draw: Callable[[int, list[str]], tuple[Any, ...]]) -> int:
+        """:meth:`ask` for the question ``draw`` makes from the room's question count and the prompts asked so far
+        (its arguments after ``secret``), read under the store's lock: two asks at once, from a double click or two
+        replicas, read one count outside it and drew the same quiz question twice (the Redis store's rooms are
+        copies, read per call)."""
         with self._lock:
             room = self.drive(code, secret)
-            return self._ask(room, *draw(len(room.questions)))
+            return self._ask(room, *draw(len(room.questions), [q.prompt for q in room.questions]))
 
     def _ask(self, room: Room, kind: str, prompt: str, right: str, options: list[str] | None = None,
              hide: dict[str, Any] | None = None, about: dict[str, Any] | None = None) -> int:  # fmt: skip

@@ -212,6 +212,33 @@ def test_a_quiz_question_without_an_index_draws_the_rooms_next(client: TestClien
     assert room.questions[r.json()["question"]].prompt == draws[0]  # (an index named is still the one drawn)
 
 
+def test_the_rooms_quiz_asks_every_question_its_state_has_before_one_comes_again(client: TestClient) -> None:
+    """A lecturer's walk: question 5 was question 3 again (statquest-mha2: the generator's draws 0-4 give draw 2's
+    prompt twice), with 6 to draw from (2 heads × 3 query rows). Drawn by the room's count, a quiz question is one not
+    asked yet while there is one; then they come round again; the open one keeps the draw it took, which gives it
+    back (the moved check draws it again)."""
+    s = ac.parse(ac.scenario_of("statquest-mha2"))
+    raw = [ac.quiz.ask(s, ac.evaluate(s), 4242, i, "argmax").prompt for i in range(5)]
+    assert raw[4] == raw[2]  # (the generator alone repeats: what the room must not)
+    distinct = {ac.quiz.ask(s, ac.evaluate(s), 4242, i, "argmax").prompt for i in range(200)}
+    assert len(distinct) == 6
+    room = ROOMS.open("10.9.9.8", {"query": {"preset": "statquest-mha2"}, "tab": "Workbench", "stage": None})
+    teacher = {"X-Room-Secret": room.secret}
+    try:
+        for _ in range(7):
+            r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz"}, headers=teacher)
+            assert r.status_code == 200, r.text
+        prompts = [q.prompt for q in room.questions]
+        assert set(prompts[:6]) == distinct and prompts[6] in distinct
+        for _ in range(2):  # the open question's index is the draw it took: drawn again, the same question
+            q = room.questions[-1]
+            assert ac.quiz.ask(s, ac.evaluate(s), 4242, q.asked["body"]["index"], "argmax").prompt == q.prompt
+            client.post(f"/room/{room.code}/ask", json={"kind": "quiz"}, headers=teacher)
+    finally:
+        with ROOMS._lock:
+            ROOMS._rooms.pop(room.code, None)
+
+
 def test_wrong_codes_on_the_teachers_routes_count_against_the_flood_limit(client: TestClient, room: rm.Room) -> None:
     """A script guessing codes through a teacher's route (404 for no room, 403 for a room) learns which codes are
     open as well as through join: it counts against the same budget."""

@@ -396,10 +396,12 @@ def two_asks_at_once(store: RoomStore, other: RoomStore | None = None) -> None:
     copy.) The draw waits 0.2 s, so the second ask comes while the first draws."""
     _, room = opened(store)
     counts: list[int] = []
+    seen: list[list[str]] = []  # the prompts asked before each draw, as the store read them
     started = threading.Event()
 
-    def draw(n: int) -> tuple[str, str, str]:
+    def draw(n: int, asked: list[str]) -> tuple[str, str, str]:
         counts.append(n)
+        seen.append(asked)
         started.set()
         time.sleep(0.2)
         return "predict", f"question drawn at count {n}", "1.5"
@@ -414,6 +416,7 @@ def two_asks_at_once(store: RoomStore, other: RoomStore | None = None) -> None:
     assert sorted(counts) == [0, 1] and sorted(ids) == [0, 1], (counts, ids)
     prompts = [q.prompt for q in store.drive(room.code, room.secret).questions]
     assert len(set(prompts)) == 2, prompts
+    assert sorted(seen, key=len) == [[], [prompts[0]]]  # (the second drew knowing the first's prompt)
 
 
 def test_two_asks_at_once_draw_two_questions() -> None:

@@ -391,11 +391,13 @@ async def teacher(request: Request) -> Response:
         if action == "ask":
             query = room.state.get("query") or {}
 
-            def drawn(count: int) -> tuple[Any, ...]:
+            def drawn(count: int, prompts: list[str]) -> tuple[Any, ...]:
                 """The question asked, a quiz's drawn by the room's question count when the page sends no index
-                (a reload does not start the count again), as the store reads it under its lock."""
+                (a reload does not start the count again) and unlike the prompts asked so far, as the store reads
+                them under its lock."""
                 asked = {**body, "index": count} if body.get("kind") == "quiz" and "index" not in body else body
-                a = question_from(query, asked)
+                drawn_here = body.get("kind") == "quiz" and "index" not in body  # (an index named is drawn as named)
+                a = question_from(query, asked, frozenset(prompts) if drawn_here else frozenset())
                 about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
                 return a.kind, a.prompt, a.right, a.options, a.hide, about
 
@@ -455,14 +457,14 @@ class Asked(NamedTuple):
     body: dict[str, Any] = {}  # noqa: RUF012
 
 
-def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
+def question_from(query: dict[str, Any], body: dict[str, Any], asked: frozenset[str] = frozenset()) -> Asked:
     """A question made from the room's state (the server computes the right answer, never the page):
     ``predict`` a cell ``name[row, col]`` of head ``head`` (1-based) or ``token``: the key with the most weight
     for query row ``row``. What gives its answer away is the workbench quiz's (ui/learn.py hidden)."""
     kind = body.get("kind")
     preset_id, _, nv, _ = room_values(json.dumps(query, sort_keys=True))
     if kind == "quiz":
-        return quiz_question(current_scenario(preset_id, nv)[0], body)
+        return quiz_question(current_scenario(preset_id, nv)[0], body, asked)  # (prompts the room has asked)
     _, sc = current_scenario(preset_id, nv)
     tr = ac.compute(sc)
     heads = tr["heads"]
@@ -500,27 +502,38 @@ def question_from(query: dict[str, Any], body: dict[str, Any]) -> Asked:
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 
-def quiz_question(s: ac.Scenario, body: dict[str, Any]) -> Asked:
+def quiz_question(s: ac.Scenario, body: dict[str, Any], avoid: frozenset[str] = frozenset()) -> Asked:
     """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
     key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw (the
     teacher's route gives the room's question count when the page names none: a reloaded page draws the next one,
-    not draw 0 again)."""
+    not draw 0 again); a draw whose prompt the room has asked already (``avoid``) is drawn again, up to QUIZ_DRAWS
+    times (a lecturer's walk: question 5 was question 3 again, 2 heads × 3 rows leaving 6 to draw from). The
+    question keeps the draw it took as its index, so that it is drawn again the same (moved: ``asked["body"]``)."""
     tr = ac.evaluate(s)
     seed, index = 4242, as_int(body.get("index", 0), "index")
-    try:
-        q = quiz.ask(s, tr, seed, index, "argmax")
-    except quiz.QuizError:
-        q = quiz.ask(s, tr, seed, index, "number")
+    first: tuple[int, quiz.Question] | None = None
+    for k in range(QUIZ_DRAWS):
+        draw = index + k * QUIZ_STRIDE
+        try:
+            q = quiz.ask(s, tr, seed, draw, "argmax")
+        except quiz.QuizError:
+            q = quiz.ask(s, tr, seed, draw, "number")
+        first = first or (draw, q)
+        if q.prompt not in avoid:
+            break
+    else:
+        draw, q = first  # (every draw asked already: a small state's few questions come round again)
     head = 0 if s.heads == 1 or q.step == "combine" else q.head + 1
-    asked = {"kind": "quiz", "index": index}
+    asked = {"kind": "quiz", "index": draw}
     if q.kind == "argmax" and isinstance(q.answer, tuple):
         options = [f"{k} ({j + 1})" for j, k in enumerate(q.keys)]
         mark = [["weights", q.row, q.answer[0]]]
         return Asked("choice", q.prompt, options[q.answer[0]], options, question_hidden(q), head, mark, asked)
     mark = [[q.step, q.row, q.col]] if q.col is not None else []
-    return Asked("predict", q.prompt, f"{float(q.answer):.4g}", [], question_hidden(q), head, mark, asked)
+    return Asked("predict", q.prompt, fmt(float(q.answer), s.dtype), [], question_hidden(q), head, mark, asked)
 
 
+QUIZ_DRAWS, QUIZ_STRIDE = 24, 100_003  # draws tried for a prompt not yet asked; apart from the room's own indexes
 PREDICTABLE = ("scores", "scaled", "masked", "weights", "output")
 
 
