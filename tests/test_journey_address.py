@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import parse_qsl
 
 import pytest
 import torch
@@ -15,6 +16,7 @@ from browser import LOADED, Held, press
 from playwright.sync_api import Browser, Page
 
 import attention_core as ac
+from ui import share
 from ui.render import scaling_plot
 
 X00 = "#inputs table[data-name=x] td[data-r='0'][data-c='0']"
@@ -320,8 +322,11 @@ def test_the_address_is_not_asked_for_while_the_learner_types_the_next_value(
     editor.press("Control+a")
     editor.press_sequentially("-2.03125", delay=120)  # (8 keys, 0.96 s: past the 600 ms an ask waits)
     keys, asks, drawn = pg.evaluate("() => [window.__keys.slice(), window.__asks.slice(), window.__drawn.slice()]")
-    start = min(k for k in keys if k > drawn[-1])  # (the cell pressed after 0.5's answer was drawn)
+    start = min((k for k in keys if k > drawn[-1]), default=keys[-1])  # (the cell pressed after 0.5's answer)
     during = [a for a in asks if start < a < keys[-1]]
     assert not during, f"asked {[round(a - drawn[-1]) for a in during]} ms after 0.5's answer, while typing"
     second = address_changes(pg, lambda: editor.press("Enter"))
     assert second != first
+    query = dict(parse_qsl(second.lstrip("?")))
+    assert "scenario" in query, second  # (the default preset edited: a link's scenario)
+    assert share.decode_link(query["scenario"])["x"][0][0] == -2.03125  # the value typed last, not 0.5

@@ -54,7 +54,7 @@ def test_a_prediction_the_csv_counts_right_is_right_on_the_students_screen(lesso
     page said "yours is wrong ✗" while the CSV said correct=True."""
     teacher, (a, phone) = lesson["teacher"], lesson["students"]
     cell = teacher.locator(f"{SCORES} td[data-r='2'][data-c='2']")
-    right = float(cell.get_attribute('title') or 'nan')  # exact, as the server words it (ui/room.py)
+    right = float(cell.get_attribute("title") or "nan")  # exact, as the server words it (ui/room.py)
     answer = f"{right * 1.01005:.5f}"
     x = float(answer)
     assert math.isclose(x, right, rel_tol=0.01, abs_tol=0.01), (x, right)  # right by the server's rule

@@ -215,7 +215,7 @@ def test_a_quiz_question_without_an_index_draws_the_rooms_next(client: TestClien
 def test_the_rooms_quiz_asks_every_question_its_state_has_before_one_comes_again(client: TestClient) -> None:
     """A lecturer's walk: question 5 was question 3 again (statquest-mha2: the generator's draws 0-4 give draw 2's
     prompt twice), with 6 to draw from (2 heads × 3 query rows). Drawn by the room's count, a quiz question is one not
-    asked yet while there is one; then they come round again; the open one keeps the draw it took, which gives it
+    asked yet while there is one, then the one asked longest ago; the open one keeps the draw it took, which gives it
     back (the moved check draws it again)."""
     s = ac.parse(ac.scenario_of("statquest-mha2"))
     raw = [ac.quiz.ask(s, ac.evaluate(s), 4242, i, "argmax").prompt for i in range(5)]
@@ -225,11 +225,12 @@ def test_the_rooms_quiz_asks_every_question_its_state_has_before_one_comes_again
     room = ROOMS.open("10.9.9.8", {"query": {"preset": "statquest-mha2"}, "tab": "Workbench", "stage": None})
     teacher = {"X-Room-Secret": room.secret}
     try:
-        for _ in range(7):
+        for _ in range(9):
             r = client.post(f"/room/{room.code}/ask", json={"kind": "quiz"}, headers=teacher)
             assert r.status_code == 200, r.text
         prompts = [q.prompt for q in room.questions]
-        assert set(prompts[:6]) == distinct and prompts[6] in distinct
+        assert set(prompts[:6]) == distinct  # every one before any comes again
+        assert prompts[6:] == prompts[:3]  # then the one asked longest ago (never the last again)
         for _ in range(2):  # the open question's index is the draw it took: drawn again, the same question
             q = room.questions[-1]
             assert ac.quiz.ask(s, ac.evaluate(s), 4242, q.asked["body"]["index"], "argmax").prompt == q.prompt

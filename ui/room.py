@@ -397,7 +397,7 @@ async def teacher(request: Request) -> Response:
                 them under its lock."""
                 asked = {**body, "index": count} if body.get("kind") == "quiz" and "index" not in body else body
                 drawn_here = body.get("kind") == "quiz" and "index" not in body  # (an index named is drawn as named)
-                a = question_from(query, asked, frozenset(prompts) if drawn_here else frozenset())
+                a = question_from(query, asked, tuple(prompts) if drawn_here else ())
                 about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
                 return a.kind, a.prompt, a.right, a.options, a.hide, about
 
@@ -457,7 +457,7 @@ class Asked(NamedTuple):
     body: dict[str, Any] = {}  # noqa: RUF012
 
 
-def question_from(query: dict[str, Any], body: dict[str, Any], asked: frozenset[str] = frozenset()) -> Asked:
+def question_from(query: dict[str, Any], body: dict[str, Any], asked: tuple[str, ...] = ()) -> Asked:
     """A question made from the room's state (the server computes the right answer, never the page):
     ``predict`` a cell ``name[row, col]`` of head ``head`` (1-based) or ``token``: the key with the most weight
     for query row ``row``. What gives its answer away is the workbench quiz's (ui/learn.py hidden)."""
@@ -502,27 +502,31 @@ def question_from(query: dict[str, Any], body: dict[str, Any], asked: frozenset[
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 
-def quiz_question(s: ac.Scenario, body: dict[str, Any], avoid: frozenset[str] = frozenset()) -> Asked:
+def quiz_question(s: ac.Scenario, body: dict[str, Any], asked: tuple[str, ...] = ()) -> Asked:
     """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
     key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw (the
     teacher's route gives the room's question count when the page names none: a reloaded page draws the next one,
-    not draw 0 again); a draw whose prompt the room has asked already (``avoid``) is drawn again, up to QUIZ_DRAWS
-    times (a lecturer's walk: question 5 was question 3 again, 2 heads × 3 rows leaving 6 to draw from). The
-    question keeps the draw it took as its index, so that it is drawn again the same (moved: ``asked["body"]``)."""
+    not draw 0 again). Of up to QUIZ_DRAWS draws the first whose prompt the room has not ``asked`` (the prompts so
+    far, in order) is taken, else the one asked longest ago (a lecturer's walk: question 5 was question 3 again, 2
+    heads × 3 rows leaving 6 to draw from; once all are asked, the least recent comes round, never the last again).
+    The question keeps the draw it took as its index, so that it is drawn again the same (moved: ``asked["body"]``)."""
     tr = ac.evaluate(s)
     seed, index = 4242, as_int(body.get("index", 0), "index")
-    first: tuple[int, quiz.Question] | None = None
+    last = {p: i for i, p in enumerate(asked)}  # each prompt's last question (-1: never asked)
+    best: tuple[int, int, quiz.Question] | None = None
     for k in range(QUIZ_DRAWS):
         draw = index + k * QUIZ_STRIDE
         try:
             q = quiz.ask(s, tr, seed, draw, "argmax")
         except quiz.QuizError:
             q = quiz.ask(s, tr, seed, draw, "number")
-        first = first or (draw, q)
-        if q.prompt not in avoid:
+        when = last.get(q.prompt, -1)
+        if best is None or when < best[0]:
+            best = (when, draw, q)
+        if when < 0:
             break
-    else:
-        draw, q = first  # (every draw asked already: a small state's few questions come round again)
+    assert best is not None  # (QUIZ_DRAWS > 0)
+    _, draw, q = best
     head = 0 if s.heads == 1 or q.step == "combine" else q.head + 1
     asked = {"kind": "quiz", "index": draw}
     if q.kind == "argmax" and isinstance(q.answer, tuple):

@@ -308,8 +308,9 @@ def sentence(
         # set to the width in force (0 or -4 set to 1 at d = 1, an emptied box): nothing to draw, but the message
         # says what this value did (it went on quoting the one before: "-4 is past the slider's end")
         note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]
-        kept = sentence_views("text", text, width, seed, tbl, seed_of(drawn))["message"]
-        return [gr.skip()] * 3 + [vw.message_html([str(note)]) + kept] + [gr.skip()] * 4 + [width]
+        # (the views' own words of the sentence they show, ``said``: the boxes may hold what is not applied yet)
+        message = vw.message_html([str(note)]) + views_warning(said, drawn, tbl)
+        return [gr.skip()] * 3 + [message] + [gr.skip()] * 4 + [width]
     got = sentence_views("text" if action == "width" else action, text, width, seed, tbl, seed_of(drawn))
     ok = not isinstance(got["seed"], type(gr.skip()))
     if action == "edit" and ok and rows_key(got["table"]) == rows_key(tbl):

@@ -221,6 +221,7 @@ function fit() {
   const bar = document.getElementById('room-bar');  // (see watchPage)
   if (bar && bar !== P.bar) { P.bar = bar; P.bars?.observe(bar, { childList: true, subtree: true, attributes: true }); }
   const chart = chartBox();
+  P.chartSeen = chartKey();
   body.style.setProperty('--pp-chart', chart ? `${Math.ceil(innerWidth - chart.left + 20)}px` : '0px');
   const key = fitKey();
   if (key !== P.fitted || (P.fitting && !fits())) {
@@ -397,7 +398,9 @@ function watchPage() {
   sized.observe($('.pp-words'));
   // a lesson's answers chart shown (gradio draws its block anew as it is made visible), redrawn or resized, and its
   // show / hide button (room.js: body.room-chart-off): fitted again (fitKey holds where the chart is)
-  P.bars = new MutationObserver(later);
+  // (only when the chart moved, showed or went: the room's line changes as students answer, and room.js writes its
+  // head notes again on any change of the page's, so a call per change of the bar could drive the fit every frame)
+  P.bars = new MutationObserver(() => { if (chartKey() !== P.chartSeen) later(); });
   const off = () => body.classList.contains('room-chart-off');
   new MutationObserver((changes) => {
     if (changes.some((c) => (c.oldValue || '').split(' ').includes('room-chart-off') !== off())) later();

@@ -510,7 +510,7 @@ function headNotes() {
   document.querySelectorAll('#room .room-head').forEach((p) => {
     const h = Number(p.dataset.head);
     const other = shown !== null && shown + 1 !== h;
-    p.hidden = !other;
+    if (p.hidden !== !other) p.hidden = !other;  // (set again, unchanged, it is still a change to every observer)
     const text = other ? `The question is about head ${h}; head ${shown + 1} is shown.` : '';
     if (p.textContent !== text) p.textContent = text;
   });
