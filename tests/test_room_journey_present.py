@@ -33,6 +33,19 @@ def on_screen(pg: Page, selector: str) -> None:
     assert said == "", f"on {pg.viewport_size}: {said}"
 
 
+STAGE = "() => document.body.dataset.presentStage"
+
+
+def step_to(pg: Page, stage: str, key: str) -> None:
+    """``key`` (→ or ←) pressed as a lecturer steps, until present mode shows ``stage``."""
+    for _ in range(12):
+        if pg.evaluate(STAGE) == stage:
+            break
+        pg.keyboard.press(key)
+        pg.wait_for_timeout(200)
+    assert pg.evaluate(STAGE) == stage
+
+
 @pytest.fixture(scope="module")
 def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
     teacher = page_in(browser, f"{own_app}?preset=statquest-mha2", 1920, 1080)
@@ -55,11 +68,7 @@ def test_from_the_projector_the_class_sees_the_question_and_the_lecturer_reveals
     teacher.locator(".room-card .rc-hide").click()
     teacher.click("button.projector")
     teacher.wait_for_function("() => document.body.dataset.presentStage === 'inputs'")
-    for _ in range(12):  # → as a lecturer steps, to the weights
-        if teacher.evaluate("() => document.body.dataset.presentStage") == "weights":
-            break
-        teacher.keyboard.press("ArrowRight")
-        teacher.wait_for_timeout(200)
+    step_to(teacher, "weights", "ArrowRight")
     for pg in (teacher, *students):
         pg.wait_for_function("() => document.body.dataset.presentStage === 'weights'")
     on_screen(teacher, "#room [data-ask=quiz]")
@@ -130,19 +139,13 @@ def test_after_a_room_button_the_stage_keys_step_and_space_asks_nothing_again(le
     button again, a new question each time (Question 5, 6, 7 in the results, two with no answers). A room button
     pressed with the mouse gives the focus back, so the stage keys step on."""
     teacher = lesson["teacher"]
-    stage = "() => document.body.dataset.presentStage"
-    for _ in range(12):  # back to the weights, as a lecturer steps
-        if teacher.evaluate(stage) == "weights":
-            break
-        teacher.keyboard.press("ArrowLeft")
-        teacher.wait_for_timeout(200)
-    assert teacher.evaluate(stage) == "weights"
+    step_to(teacher, "weights", "ArrowLeft")
     teacher.locator("#room [data-ask=quiz]").click()
     shows(teacher, "#room .room-qn", "Question 2:")
     teacher.keyboard.press(" ")  # the next stage, not the button again
-    teacher.wait_for_function(f"() => ({stage})() !== 'weights'")
+    teacher.wait_for_function(f"() => ({STAGE})() !== 'weights'")
     teacher.keyboard.press("ArrowLeft")
-    teacher.wait_for_function(f"() => ({stage})() === 'weights'")
+    teacher.wait_for_function(f"() => ({STAGE})() === 'weights'")
     teacher.wait_for_timeout(1000)  # (a second question would have come by now)
     assert teacher.locator("#room .room-qn").inner_text().strip() == "Question 2:"
 
@@ -162,14 +165,8 @@ def test_at_1280_by_720_the_answers_chart_lies_over_none_of_the_stages_numbers(l
     take the room back, larger; shown again, in the open again."""
     teacher, students = lesson["teacher"], lesson["students"]
     teacher.set_viewport_size({"width": 1280, "height": 720})
-    stage = "() => document.body.dataset.presentStage"
     try:
-        for _ in range(12):
-            if teacher.evaluate(stage) == "heads":
-                break
-            teacher.keyboard.press("ArrowRight")
-            teacher.wait_for_timeout(200)
-        assert teacher.evaluate(stage) == "heads"
+        step_to(teacher, "heads", "ArrowRight")
         teacher.locator("#room [data-ask=quiz]").click()
         shows(teacher, "#room .room-qn", "Question 3:")
         phone = students[0]

@@ -395,9 +395,9 @@ async def teacher(request: Request) -> Response:
                 """The question asked, a quiz's drawn by the room's question count when the page sends no index
                 (a reload does not start the count again) and unlike the prompts asked so far, as the store reads
                 them under its lock."""
-                asked = {**body, "index": count} if body.get("kind") == "quiz" and "index" not in body else body
-                drawn_here = body.get("kind") == "quiz" and "index" not in body  # (an index named is drawn as named)
-                a = question_from(query, asked, tuple(prompts) if drawn_here else ())
+                by_count = body.get("kind") == "quiz" and "index" not in body  # (an index named is drawn as named)
+                asked = {**body, "index": count} if by_count else body
+                a = question_from(query, asked, tuple(prompts) if by_count else ())
                 about = {"head": a.head, "mark": a.mark, "asked": {"query": query, "body": a.body}}
                 return a.kind, a.prompt, a.right, a.options, a.hide, about
 
@@ -457,14 +457,14 @@ class Asked(NamedTuple):
     body: dict[str, Any] = {}  # noqa: RUF012
 
 
-def question_from(query: dict[str, Any], body: dict[str, Any], asked: tuple[str, ...] = ()) -> Asked:
+def question_from(query: dict[str, Any], body: dict[str, Any], prompts: tuple[str, ...] = ()) -> Asked:
     """A question made from the room's state (the server computes the right answer, never the page):
     ``predict`` a cell ``name[row, col]`` of head ``head`` (1-based) or ``token``: the key with the most weight
     for query row ``row``. What gives its answer away is the workbench quiz's (ui/learn.py hidden)."""
     kind = body.get("kind")
     preset_id, _, nv, _ = room_values(json.dumps(query, sort_keys=True))
     if kind == "quiz":
-        return quiz_question(current_scenario(preset_id, nv)[0], body, asked)  # (prompts the room has asked)
+        return quiz_question(current_scenario(preset_id, nv)[0], body, prompts)  # (the prompts the room has asked)
     _, sc = current_scenario(preset_id, nv)
     tr = ac.compute(sc)
     heads = tr["heads"]
@@ -502,17 +502,17 @@ def question_from(query: dict[str, Any], body: dict[str, Any], asked: tuple[str,
     raise RoomError(400, "question kind: 'predict', 'token' or 'quiz'")
 
 
-def quiz_question(s: ac.Scenario, body: dict[str, Any], asked: tuple[str, ...] = ()) -> Asked:
+def quiz_question(s: ac.Scenario, body: dict[str, Any], prompts: tuple[str, ...] = ()) -> Asked:
     """A question from the quiz's generator (attention_core.quiz) about the room's state: multiple choice (which
     key gets most weight) when the state has one, else a number to predict. ``body["index"]`` picks the draw (the
     teacher's route gives the room's question count when the page names none: a reloaded page draws the next one,
-    not draw 0 again). Of up to QUIZ_DRAWS draws the first whose prompt the room has not ``asked`` (the prompts so
+    not draw 0 again). Of up to QUIZ_DRAWS draws the first whose prompt is not among ``prompts`` (the room's so
     far, in order) is taken, else the one asked longest ago (a lecturer's walk: question 5 was question 3 again, 2
     heads × 3 rows leaving 6 to draw from; once all are asked, the least recent comes round, never the last again).
     The question keeps the draw it took as its index, so that it is drawn again the same (moved: ``asked["body"]``)."""
     tr = ac.evaluate(s)
     seed, index = 4242, as_int(body.get("index", 0), "index")
-    last = {p: i for i, p in enumerate(asked)}  # each prompt's last question (-1: never asked)
+    last = {p: i for i, p in enumerate(prompts)}  # each prompt's last question (-1: never asked)
     best: tuple[int, int, quiz.Question] | None = None
     for k in range(QUIZ_DRAWS):
         draw = index + k * QUIZ_STRIDE

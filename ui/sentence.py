@@ -302,9 +302,9 @@ def sentence(
     width, in_force = clamped(d), width_in_force(tbl)
     if in_force and (d is None or (isinstance(d, str) and not d.strip())):
         width = in_force  # an emptied box keeps the width in force, and says so (it said 'None is not a whole number')
-    if action == "width" and width == in_force and width == d:
-        return [gr.skip()] * 9
     if action == "width" and width == in_force:
+        if width == d:
+            return [gr.skip()] * 9
         # set to the width in force (0 or -4 set to 1 at d = 1, an emptied box): nothing to draw, but the message
         # says what this value did (it went on quoting the one before: "-4 is past the slider's end")
         note = slider_value(d, "embedding width d", 1, MAX_WIDTH, width)[1]

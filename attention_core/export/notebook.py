@@ -126,15 +126,7 @@ def plain(t: Tensor) -> list[Any]:
     a = t.detach().contiguous().numpy()
     if a.size < PLAIN_KEPT_FROM:
         return _plain32(a, t)
-    key = ("lists", a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest())
-    with _PLAIN_LOCK:
-        kept = _PLAIN.get(key)
-        if kept is not None:
-            _PLAIN.move_to_end(key)
-    if kept is None:
-        kept = _plain32(a, t)
-        _keep(key, kept)
-    return _copied(kept)
+    return _copied(_kept(("lists", *_bytes_key(a)), lambda: _plain32(a, t)))
 
 
 PLAIN_KEPT_FROM = 1024  # numbers from which a float32 tensor's text is kept (below: cheaper to write again)
@@ -144,24 +136,37 @@ _PLAIN_LOCK = threading.Lock()
 
 
 def plain_text(t: Tensor) -> str:
-    """``json.dumps(plain(t), separators=(",", ":"))``, kept as :func:`plain` keeps its lists."""
+    """``json.dumps(plain(t), separators=(",", ":"))`` of a float32 tensor, kept as :func:`plain` keeps its lists
+    (its bytes hashed once for both)."""
     a = t.detach().contiguous().numpy()
-    key = ("text", a.dtype.str, a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest())
+    key = _bytes_key(a)
+
+    def text() -> str:
+        lists = _kept(("lists", *key), lambda: _plain32(a, t))  # (dumped, never changed: no copy)
+        return json.dumps(lists, separators=(",", ":"))
+
+    return _kept(("text", *key), text)
+
+
+def _bytes_key(a: np.ndarray) -> tuple[Any, ...]:
+    """What a kept text or list is kept by: the array's dtype, shape and a digest of its bytes."""
+    return a.dtype.str, a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest()
+
+
+def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """The value kept as ``key`` in :data:`_PLAIN`, else ``make()`` kept (the least recently used go past
+    :data:`PLAIN_KEEPS`)."""
     with _PLAIN_LOCK:
         kept = _PLAIN.get(key)
         if kept is not None:
             _PLAIN.move_to_end(key)
             return kept
-    text = json.dumps(plain(t), separators=(",", ":"))
-    _keep(key, text)
-    return text
-
-
-def _keep(key: tuple[Any, ...], value: Any) -> None:
+    kept = make()
     with _PLAIN_LOCK:
-        _PLAIN[key] = value
+        _PLAIN[key] = kept
         while len(_PLAIN) > PLAIN_KEEPS:
             _PLAIN.popitem(last=False)
+    return kept
 
 
 def _plain32(a: np.ndarray, t: Tensor) -> list[Any]:

@@ -191,7 +191,7 @@ function largest(ok, lo, hi) {
   return lo;
 }
 const ts = () => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--ts')) || 1;
-const chartKey = () => { const b = chartBox(); return b ? `${Math.round(b.left)},${Math.round(b.top)}` : ''; };
+const chartKey = (b = chartBox()) => (b ? `${Math.round(b.left)},${Math.round(b.top)}` : '');
 const fitKey = () => [P.at, shownCards().map((c) => `${c.dataset.card}${c.querySelectorAll('td').length}`).join(),
   innerWidth, innerHeight, ts(), body.classList.contains('pp-tools'), panelTop(), inset(),
   roomBox()?.offsetHeight, chartKey()].join('|');
@@ -221,7 +221,7 @@ function fit() {
   const bar = document.getElementById('room-bar');  // (see watchPage)
   if (bar && bar !== P.bar) { P.bar = bar; P.bars?.observe(bar, { childList: true, subtree: true, attributes: true }); }
   const chart = chartBox();
-  P.chartSeen = chartKey();
+  P.chartSeen = chartKey(chart);
   body.style.setProperty('--pp-chart', chart ? `${Math.ceil(innerWidth - chart.left + 20)}px` : '0px');
   const key = fitKey();
   if (key !== P.fitted || (P.fitting && !fits())) {
@@ -229,18 +229,13 @@ function fit() {
     const layouts = [[]];
     if (body.dataset.presentStage === 'combine') layouts.push([TIGHT]);
     if (chart) layouts.push(...layouts.map((l) => [...l, CHART]));
+    const layOut = (l) => { body.classList.remove(TIGHT, CHART); body.classList.add(...l); return sized(); };
     let best = null;
     for (const l of layouts) {
-      body.classList.remove(TIGHT, CHART);
-      l.forEach((c) => body.classList.add(c));
-      const px = sized();
+      const px = layOut(l);
       if (!best || px > best.px + 0.01) best = { l, px };
     }
-    if (best.l !== layouts[layouts.length - 1]) {
-      body.classList.remove(TIGHT, CHART);
-      best.l.forEach((c) => body.classList.add(c));
-      sized();
-    }
+    if (best.l !== layouts[layouts.length - 1]) layOut(best.l);
     P.fitting = fits();  // (whether the size found fits: else there is none, and the next fit for this key keeps it)
     if (!P.fitting && P.alone !== aloneKey() && document.querySelector('#bench .card.p-in')) {
       // with its inputs it fits at no size (Q at T=64 beside X and a 512-row W_q: 4-6 px): the stage's own cards
@@ -396,10 +391,10 @@ function watchPage() {
   P.sized = sized;  // (and a lesson room's line: fit)
   sized.observe(P.panel);
   sized.observe($('.pp-words'));
-  // a lesson's answers chart shown (gradio draws its block anew as it is made visible), redrawn or resized, and its
-  // show / hide button (room.js: body.room-chart-off): fitted again (fitKey holds where the chart is)
-  // (only when the chart moved, showed or went: the room's line changes as students answer, and room.js writes its
-  // head notes again on any change of the page's, so a call per change of the bar could drive the fit every frame)
+  // a lesson's answers chart shown (gradio draws its block anew as it is made visible), moved or gone, and its show /
+  // hide button (room.js: body.room-chart-off): fitted again (fitKey holds where the chart is). Only then: the room's
+  // line changes as students answer, and room.js writes its head notes again on any change of the page's, so a fit
+  // per change of the bar could drive the fit every frame
   P.bars = new MutationObserver(() => { if (chartKey() !== P.chartSeen) later(); });
   const off = () => body.classList.contains('room-chart-off');
   new MutationObserver((changes) => {
