@@ -29,7 +29,7 @@ GOALS_KB = {"default": 25, "large": 200}  # the large case's answer was 468 KB (
 
 def shown_on_page(preset_id: str | None, vals: PageValues) -> dict[str, str]:
     """What a page that loaded these values shows (its views' HTML by elem_id), as the page tells the server."""
-    got = compute_views(preset_id, vals)
+    got = compute_views(preset_id, vals, drawn=True)
     return live.shown_keys(live.live_views({k: got[k] for k in VIEW_KEYS if k in got}))
 
 

@@ -1,5 +1,5 @@
 """The size of one live edit's answer (benchmarks/answer_size.py): a size, not a time, so it is a test. A page that
-shows the views' skeletons is sent their cells as data (ui/cells.py), not their HTML: at T=64, d=64, 8 heads that
+shows the views' skeletons is sent their cells as data (ui/render/slots.py), not their HTML: at T=64, d=64, 8 heads that
 answer was 468 KB of HTML and must stay at most 200 KB."""
 
 from __future__ import annotations

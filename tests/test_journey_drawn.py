@@ -14,10 +14,11 @@ import pytest
 from browser import module, open_page
 from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
+from slot_reader import as_data, read, skeleton
 from test_browser import choose_preset, edit_cell
 
 import attention_core as ac
-from ui import cells, live, pipeline, values
+from ui import live, pipeline, values
 from ui.edits import edit_result
 
 DRAWN = ["overview", *(f"html_{s}" for s in live.vw.STEPS), "fig"]  # the workbench's drawn views, by view key
@@ -143,7 +144,7 @@ def test_a_new_preset_replaces_the_views_and_they_equal_the_servers(page: Page) 
 
 
 # morph.js on a detached host: drawn whole from ``old``, a hover's title put on the last canvas, if any, then drawn
-# again with ``now``: by its cells (fill, ui/cells.py's data for ``now``) when it has old's skeleton, else by its HTML
+# again with ``now``: by its cells (fill, the data of ``now``'s slots) when it has old's skeleton, else by its HTML
 # (morph). Returns [drawn into the same nodes, the cell with ``data-r='9'`` (unchanged in every case) never written
 # (no mutation of it), the host equal to a fresh parse of ``now`` (the hover's title gone with the old values)]
 MORPH = """async ([old, now, cells]) => {
@@ -167,6 +168,7 @@ MORPH = """async ([old, now, cells]) => {
   return [kept, untouched, equal];
 }""".replace("MORPH_MODULE", module("morph.js"))
 STILL = "<td class='s1' data-r='9' data-c='0' title='7'>7</td>"
+NT = "<table class='nt'>"  # an exact-number table (tables.html_table's class): its cells with data-r are slots
 
 
 def cell(r: int, c: int, title: str, text: str, cls: str = "s2") -> str:
@@ -177,55 +179,54 @@ def cell(r: int, c: int, title: str, text: str, cls: str = "s2") -> str:
     ("old", "now", "data_path"),
     [
         (  # cells and a print change: escaped texts and titles, an entity the server's escape never writes
-            f"<pre class='tensor'>tensor([1.])</pre><table><tr><th>t1</th>{cell(0, 0, '1', '1', 's1')}"
+            f"<pre class='tensor'>tensor([1.])</pre><table class='nt'><tr><th>t1</th>{cell(0, 0, '1', '1', 's1')}"
             f"{cell(0, 1, 'x', '2')}{STILL}<td>a</td></tr></table>",
-            f"<pre class='tensor'>tensor([&lt;&amp;&gt;])</pre><table><tr><th>t1</th>"
+            f"<pre class='tensor'>tensor([&lt;&amp;&gt;])</pre><table class='nt'><tr><th>t1</th>"
             f"{cell(0, 0, '&#x27;q&#x27;', '&lt;3&gt;', 's3 pick')}{cell(0, 1, 'y', '&nbsp;2')}{STILL}"
-            "<td></td></tr></table>",
+            "<td>a</td></tr></table>",
             True,
         ),
         (  # a cell holding a tag: its HTML, walked beside the nodes shown
-            f"<table><tr><td><b>1</b></td>{STILL}</tr></table>",
-            f"<table><tr><td><b>2</b></td>{STILL}</tr></table>",
+            f"<table class='nt'><tr><td><b>1</b></td>{STILL}</tr></table>",
+            f"<table class='nt'><tr><td><b>2</b></td>{STILL}</tr></table>",
             False,
         ),
         (  # a heading outside every cell and print: another skeleton, its HTML
-            f"<h3>scores</h3><table><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
-            f"<h3>scaled scores</h3><table><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
+            f"<h3>scores</h3><table class='nt'><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
+            f"<h3>scaled scores</h3><table class='nt'><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
             False,
         ),
         (  # a print among unchanged cells, then a cell and a print that change; a print that starts with a newline
-            f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
-            f"<table><tr>{cell(0, 0, '1', '1')}</tr></table><pre class='tensor'>tensor([2.])</pre>",
-            f"<table><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
-            f"<table><tr>{cell(0, 0, '3', '3')}</tr></table><pre class='tensor'>\n\ntensor([4.])</pre>",
+            f"<table class='nt'><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
+            f"<table class='nt'><tr>{cell(0, 0, '1', '1')}</tr></table><pre class='tensor'>tensor([2.])</pre>",
+            f"<table class='nt'><tr>{STILL}</tr></table><pre class='tensor'>tensor([1.])</pre>"
+            f"<table class='nt'><tr>{cell(0, 0, '3', '3')}</tr></table><pre class='tensor'>\n\ntensor([4.])</pre>",
             True,
         ),
         (  # a heatmap's bytes and scale change (and a cell): its canvas's attributes are written
             "<figure><canvas width='2' height='1' data-kind='prob' data-lo='0' data-hi='1' data-z='AAA=' "
             f"data-meta='{{&quot;rows&quot;: [&quot;t1&quot;]}}'></canvas></figure>"
-            f"<table><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
+            f"<table class='nt'><tr>{cell(0, 0, '1', '1')}{STILL}</tr></table>",
             "<figure><canvas width='2' height='1' data-kind='prob' data-lo='-0.5' data-hi='0.5' data-z='AP8=' "
             f"data-meta='{{&quot;rows&quot;: [&quot;t1&quot;]}}'></canvas></figure>"
-            f"<table><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
+            f"<table class='nt'><tr>{cell(0, 0, '2', '2')}{STILL}</tr></table>",
             True,
         ),
         (  # a canvas resized: another skeleton
-            f"<canvas width='1' data-lo='0' data-hi='1' data-z='A'></canvas><table><tr>{STILL}</tr></table>",
-            f"<canvas width='3' data-lo='0' data-hi='1' data-z='ABC'></canvas><table><tr>{STILL}</tr></table>",
+            f"<canvas width='1' data-lo='0' data-hi='1' data-z='A'></canvas>{NT}<tr>{STILL}</tr></table>",
+            f"<canvas width='3' data-lo='0' data-hi='1' data-z='ABC'></canvas>{NT}<tr>{STILL}</tr></table>",
             False,
         ),
     ],
     ids=["cells and a print", "a tag in a cell", "a heading", "prints", "a heatmap's canvas", "a canvas resized"],
 )
 def test_a_redraw_by_cells_or_by_html_equals_a_fresh_parse(page: Page, old: str, now: str, data_path: bool) -> None:
-    """An edit of one skeleton is drawn from its cells (ui/cells.py: the data the server sends), another by walking
-    its HTML's nodes beside the page's: either way the page then holds exactly the new HTML's nodes, in the nodes it
-    had, and a cell that did not change is never written."""
-    before, after = cells.split(old), cells.split(now)
-    same = before is not None and after is not None and before[0] == after[0]
+    """An edit of one skeleton is drawn from its cells (ui/render/slots.py: the data the server sends, here read from
+    the HTML by tests/slot_reader.py), another by walking its HTML's nodes beside the page's: either way the page then
+    holds exactly the new HTML's nodes, in the nodes it had, and a cell that did not change is never written."""
+    same = skeleton(old) == skeleton(now)
     assert same is data_path
-    kept, untouched, equal = page.evaluate(MORPH, [old, now, after[1] if same else None])
+    kept, untouched, equal = page.evaluate(MORPH, [old, now, as_data(read(now)) if same else None])
     assert equal is True
     assert kept is True
     assert untouched is True

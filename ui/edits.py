@@ -15,13 +15,14 @@ from ui.values import TABLE_FIELDS, PageValues, shown_head
 
 
 def edit_result(
-    kind: str, preset_id: str | None, vals: PageValues | None, data: Any
+    kind: str, preset_id: str | None, vals: PageValues | None, data: Any, drawn: bool = False
 ) -> tuple[PageValues | None, dict[str, Any], str | None]:
     """A cell ("cell": ``{table, row, col, value}``) or a pasted block ("paste": ``{table, row, col, text}``)
     applied to ``vals``: (the values to store, or None when refused; the views; the new grids after a paste).
 
     A cell edit with ``"scrub": true`` (a value dragged, static/scrub.js) answers with the first screen's views only;
-    the scrub's last value comes again without it, for every view."""
+    the scrub's last value comes again without it, for every view. ``drawn``: the drawn views as ``slots.Drawn``
+    (a live edit's answer: pipeline.compute_views)."""
     if vals is None:
         return None, expired_got(), None
     try:
@@ -36,7 +37,7 @@ def edit_result(
             nv = dataclasses.replace(vals, **{table: grids.with_block(getattr(vals, table), r, c, block)})
     except ac.ScenarioError as e:
         return None, {"message": vw.message_html([], error=str(e))}, None
-    got = compute_views(preset_id, nv, first_screen=kind == "cell" and data.get("scrub") is True)
+    got = compute_views(preset_id, nv, first_screen=kind == "cell" and data.get("scrub") is True, drawn=drawn)
     if got.get("refused"):
         return None, got, None
     return nv, got, page_grids(nv) if kind == "paste" else None

@@ -28,9 +28,9 @@ import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from ui import cells
 from ui.edits import edit_result
-from ui.pipeline import expired_got
+from ui.pipeline import DRAWN_KEYS, expired_got
+from ui.render import slots
 from ui.render import tables as vw
 from ui.values import PageValues
 from ui.wiring import STORE, wrote
@@ -40,7 +40,7 @@ Views = dict[str, Any]  # the views by view key, as pipeline.compute_views answe
 
 class ViewAnswer(TypedDict, total=False):
     """One view in a live answer, by its elem_id: its HTML (``value``), or for a drawn view its skeleton's key and
-    only its cells (``key``, ``cells``, ui/cells.py), and whether it is shown (``visible``)."""
+    only its cells (``key``, ``cells``, ui/render/slots.py), and whether it is shown (``visible``)."""
 
     value: str
     key: str
@@ -75,8 +75,8 @@ VIEW_IDS = {"badge": "badge", "message": "message", "overview": "overview",
             **{f"html_{s}": f"html-{s}" for s in vw.STEPS}, "fig": "weights-fig", "heads_fig": "heads-fig",
             "explain": "explain"}  # fmt: skip
 # the views the page draws itself (static/live.js drawnView): their answers carry their skeleton's key, and only
-# their cells to a page that shows that skeleton (ui/cells.py)
-DRAWN_IDS = frozenset(VIEW_IDS[k] for k in ("overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig"))
+# their cells to a page that shows that skeleton (ui/render/slots.py)
+DRAWN_IDS = frozenset(VIEW_IDS[k] for k in DRAWN_KEYS)
 
 
 # live edits computing at once (two cores); the others wait without holding a thread, at most LIVE_WAITING of
@@ -99,7 +99,7 @@ async def live_edit(data: Any, request: gr.Request) -> Answer:
     col, value}`` (with ``"scrub": true`` while the value is being dragged: only the first screen's views come
     back, see ui/edits.py; with ``"look": true`` while it is still being typed, see :func:`live_answer`) or
     ``{"kind": "paste", table, row, col, text}``, each with ``"skeletons": {elem_id: key}`` (the skeletons of the
-    drawn views the page shows, ui/cells.py). Answers ``{"views": {elem_id: {"value"?, "key"?, "cells"?,
+    drawn views the page shows, ui/render/slots.py). Answers ``{"views": {elem_id: {"value"?, "key"?, "cells"?,
     "visible"?}}, "grid": html | None}``; the session's values are stored only when the edit was taken. An ask of
     :data:`ASKS` (``{"kind": "address"}``) is answered as its function says."""
     try:
@@ -156,7 +156,7 @@ def live_answer(key: str | None, data: Any) -> Answer:
         if hit and ahead is not None:
             nv, got, grid = ahead["nv"], ahead["views"], None
         else:
-            nv, got, grid = edit_result(kind, preset, vals, data)
+            nv, got, grid = edit_result(kind, preset, vals, data, drawn=True)
         kept = Ahead(edit=edit, preset=preset, base=vals, nv=nv, views=got) if look and vals is not None else ahead
         store(key, look, vals, nv, kept)
     if hit and data.get("seen") is True:
@@ -194,7 +194,7 @@ def edit_key(kind: str, data: dict[str, Any]) -> str | None:
 def live_views(got: Views, skeletons: Any = None) -> dict[str, ViewAnswer]:
     """Views as ``{elem_id: {"value": html, "visible": bool}}``, leaving out those that do not change. A drawn view
     also carries its skeleton's key, and only its cells (``{"key", "cells"}``, no HTML) when ``skeletons`` (the
-    page's ``{elem_id: key}``) says the page shows that skeleton (ui/cells.py)."""
+    page's ``{elem_id: key}``) says the page shows that skeleton (ui/render/slots.py)."""
     out: dict[str, ViewAnswer] = {}
     skip = gr.skip()
     shows = skeletons if isinstance(skeletons, dict) else {}
@@ -204,7 +204,7 @@ def live_views(got: Views, skeletons: Any = None) -> dict[str, ViewAnswer]:
         upd = {n: v[n] for n in ("value", "visible") if n in v} if isinstance(v, dict) else {"value": v}
         vid = VIEW_IDS[k]
         if vid in DRAWN_IDS and "value" in upd:
-            upd = {n: upd[n] for n in upd if n != "value"} | cells.answer(upd["value"], shows.get(vid))
+            upd = {n: upd[n] for n in upd if n != "value"} | slots.answer(upd["value"], shows.get(vid))
         out[vid] = upd
     return out
 

@@ -16,7 +16,7 @@ import torch
 import attention_core as ac
 from attention_core import EXPLAINABLE, MAX_HEADS, MAX_T, explain, parse_int, scenario_json, scenario_text
 from attention_core import explain_sources as sources
-from ui.render import code_lines, heat, match_badge, step_cells
+from ui.render import code_lines, heat, match_badge, slots, step_cells
 from ui.render import overview as ov
 from ui.render import tables as vw
 from ui.render import variants as md
@@ -155,20 +155,38 @@ def parse_pick(data: Any) -> dict[str, Any] | None:
 VIEW_KEYS = ("badge", "message", "overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig", "explain")
 
 
-def compute_views(preset_id: str | None, v: PageValues, first_screen: bool = False) -> dict[str, Any]:
+DRAWN_KEYS = frozenset(("overview", *(f"html_{s}" for s in vw.STEPS), "fig", "heads_fig"))  # static/live.js drawnView
+
+
+def compute_views(
+    preset_id: str | None, v: PageValues, first_screen: bool = False, drawn: bool = False
+) -> dict[str, Any]:
     """All views for the on-screen values, or the message plus gr.skip() for everything else.
 
     ``first_screen``: only the badge, the message, the overview and the explanation (a scrub's request, see
-    :func:`render`); the others are left out, not skipped, so they keep what they show."""
+    :func:`render`); the others are left out, not skipped, so they keep what they show. ``drawn``: the drawn views
+    (:data:`DRAWN_KEYS`) as ``slots.Drawn`` (their skeleton's key and their cells as data, the HTML written only if
+    asked: a live edit's answer, ui/live.py), else every view as HTML."""
     try:
         s = ac.parse(scenario_from(v))
         tr = ac.evaluate(s)
-        out = render(preset_id, s, tr, v.view_head, v.pick, first_screen)
+        with slots.collecting() as collected:
+            out = render(preset_id, s, tr, v.view_head, v.pick, first_screen)
         out["badge"] = match_badge.badge(preset_id, s, tr)
         out["message"] = warnings_html(preset_id, s, tr)
-        return out
+        return {k: _written(u, collected, drawn and k in DRAWN_KEYS) for k, u in out.items()}
     except Exception as e:
         return failed(e)
+
+
+def _written(view: Any, collected: list[slots.Slot], drawn: bool) -> Any:
+    """A view rendered while slots were collected: a ``slots.Drawn`` (``drawn``), else its HTML; in a gr.update
+    (the every-head figure's), its value so."""
+    if isinstance(view, dict):
+        return {**view, "value": _written(view["value"], collected, drawn)} if "value" in view else view
+    if not isinstance(view, str):
+        return view
+    return slots.Drawn(view, collected) if drawn else slots.expand(view, collected)
 
 
 def state_message(preset_id: str | None, v: PageValues) -> str:

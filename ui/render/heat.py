@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ui.render import slots
+
 MASKED = 255
 SIGNED = "signed"  # diverging blue–white–red over [-max|v|, +max|v|]
 PROB = "prob"  # white → dark blue over [0, 1]
@@ -51,8 +53,13 @@ def heatmap(t: Tensor, kind: str, title: str, rows: list[str], cols: list[str], 
         f"<figure class='hm' data-name='{name}'><figcaption>{html.escape(title)}"
         f"{'' if labels else f' <small>(rows: queries 1–{n_r}, columns: keys 1–{n_c})</small>'}</figcaption>"
         f"<div class='hm-grid' style='--r:{n_r};--c:{n_c}'><div class='hm-rows'>{row_labels}</div>"
-        f"<canvas width='{n_c}' height='{n_r}' role='img' aria-label='{html.escape(aria)}' data-kind='{kind}' "
-        f"data-lo='{lo:.6g}' data-hi='{hi:.6g}' data-z='{z}' data-meta='{html.escape(json.dumps(meta))}'></canvas>"
+        + slots.canvas(
+            f"<canvas width='{n_c}' height='{n_r}' role='img' aria-label='{html.escape(aria)}' data-kind='{kind}' ",
+            f"{lo:.6g}",
+            f"{hi:.6g}",
+            z,
+        )
+        + f" data-meta='{html.escape(json.dumps(meta))}'></canvas>"
         f"<div></div><div class='hm-cols'>{col_labels}</div></div></figure>"
     )
 

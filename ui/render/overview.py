@@ -72,8 +72,10 @@ def overview_html(s: ac.Scenario, tr: ac.Trace, h: int, marks: Any, combine: str
 
     win = window_for(tr)
 
-    def table(t: Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
-        return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=win, short=True)
+    def table(t: Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed", **more: Any) -> str:
+        """An overview card's table; ``more``: html_table's ``bits`` and ``attrs``."""
+        return vw.html_table(t, dt, rows, cols, name, kind, marks=marks(name), title="", window=win, short=True,
+                             **more)  # fmt: skip
 
     which = f" <span class='shape'>({head_note})</span>" if head_note else ""
     extra = md.overview_cards(s, tr, h, table)  # today's steps, only those that are on

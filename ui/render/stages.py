@@ -20,7 +20,7 @@ from torch import Tensor
 
 import attention_core as ac
 
-Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML, as the overview draws its tables
+Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed", bits=, attrs=) -> a table, as the overview's
 
 
 def _card(name: str, title: str, body: str, attrs: str = "") -> str:
@@ -35,11 +35,6 @@ def _named(caption: str, table: str) -> str:
 
 
 HEADS_SHOWN, TOKENS_SHOWN = 4, 16  # the every-head stage: at most this many heads side by side, of this many tokens
-
-
-def _bits(table: str) -> str:
-    """A map of 1s and 0s written as 1 and 0 (the overview's tables write four decimals)."""
-    return table.replace(">1.0000</td>", ">1</td>").replace(">0.0000</td>", ">0</td>")
 
 
 def stage_cards(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
@@ -92,7 +87,7 @@ def kv_map_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     rows = [f"q head {i + 1}" for i in range(s.heads)]
     cols = [f"kv {g + 1}" for g in range(n_kv)]
     title = f"{s.heads} query heads read {n_kv} kv head{'s' if n_kv > 1 else ''} (1 = reads)"
-    return _card("kv_map", title, _bits(table(reads, rows, cols, "kv_map", "prob")))
+    return _card("kv_map", title, table(reads, rows, cols, "kv_map", "prob", bits=True))
 
 
 def window_card(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
@@ -102,7 +97,7 @@ def window_card(s: ac.Scenario, tr: ac.Trace, table: Table) -> str:
         return ""
     keep = p.window_keep.to(torch.float64)
     title = f"the window of {tr.variants.window}: 1 = seen, 0 = hidden"
-    return _card("window_keep", title, _bits(table(keep, s.tokens, s.tokens_k, "window_keep", "prob")))
+    return _card("window_keep", title, table(keep, s.tokens, s.tokens_k, "window_keep", "prob", bits=True))
 
 
 def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
@@ -127,14 +122,14 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     body = (
         nav
         + "<div class='st-row'>"
-        + _named("K cache", _kv(table(p.k_kv[g], s.tokens_k, e_cols, "kv_k"), "cache"))
-        + _named("V cache", _kv(table(p.v_kv[g], s.tokens_k, v_cols, "kv_v"), "cache"))
+        + _named("K cache", table(p.k_kv[g], s.tokens_k, e_cols, "kv_k", attrs=KV["cache"]))
+        + _named("V cache", table(p.v_kv[g], s.tokens_k, v_cols, "kv_v", attrs=KV["cache"]))
         + "<div class='st-col'>"  # (beside the cache: the room a projector has is wider than high)
         + _named(
             "q<sub>t</sub> reads the cache: weights",
-            _kv(table(d.weights[h], s.tokens, s.tokens_k, "kv_row", "prob"), "row"),
+            table(d.weights[h], s.tokens, s.tokens_k, "kv_row", "prob", attrs=KV["row"]),
         )
-        + _named("full causal attention, row t", _kv(table(full, s.tokens, s.tokens_k, "kv_full", "prob"), "row"))
+        + _named("full causal attention, row t", table(full, s.tokens, s.tokens_k, "kv_full", "prob", attrs=KV["row"]))
         + f"</div></div>{says}"  # (the sentence under them all, as wide as the card: two lines, not three)
     )
     title = f"KV cache, head {h + 1} (kv head {g + 1})"
@@ -142,9 +137,8 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     return _card("kv_step", title, body, attrs)
 
 
-def _kv(table: str, role: str) -> str:
-    """The table marked for static/stepper.js: "cache" (rows shown while cached) or "row" (row t shown)."""
-    return table.replace("<table ", f"<table data-kv='{role}' ", 1)
+# the KV-cache card's tables, marked for static/stepper.js: "cache" (rows shown while cached) or "row" (row t shown)
+KV = {role: f"data-kv='{role}' " for role in ("cache", "row")}
 
 
 def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int]) -> str:

@@ -8,6 +8,7 @@ import html
 import re
 
 import attention_core as ac
+from ui.render import slots
 
 STEP = {step.key: step for step in ac.NOTEBOOK_STEPS}  # the list's steps: title, formula, sentence (contract/steps.py)
 
@@ -140,7 +141,7 @@ def step_html(code: str, printed: str, note: str, tables: str = "", heading: str
     the live tensor, exact tables."""
     return (
         f"{heading}<div class='step'><pre class='code'>{html.escape(code)}</pre>"
-        f"<pre class='tensor'>{html.escape(printed)}</pre><small>{html.escape(note)}</small>"
+        f"{slots.pre(printed)}<small>{html.escape(note)}</small>"
         f"<div class='tables'>{tables}</div></div>"
     )
 

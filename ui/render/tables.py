@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from attention_core import EXPLAINABLE, NOTEBOOK_STEPS, Step
-from ui.render import printing
+from ui.render import printing, slots
 from ui.render.step_cells import formula_html
 
 STEPS = tuple(step.key for step in NOTEBOOK_STEPS)  # the notebook views, by key (contract/steps.py)
@@ -125,9 +125,12 @@ def html_table(
     title: str | None = None,
     window: int | None = None,
     short: bool = False,
+    bits: bool = False,
+    attrs: str = "",
 ) -> str:
     """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|; "count": as
-    signed, written as whole numbers).
+    signed, written as whole numbers), as a view holds it (ui/render/slots.py: its HTML, or while slots are
+    collected its placeholder).
 
     Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
     An (R, C) tensor larger than the window shows a window of it: the page holding the explained cell (or the
@@ -137,7 +140,28 @@ def html_table(
     ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
     ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
     ``col0``: the full tensor's column of ``t``'s first column (a slice of a wider tensor).
+    ``bits``: a map of 1s and 0s, whose 1.0000 and 0.0000 are written 1 and 0. ``attrs``: more attributes of the
+    table's tag, each followed by a space (``"data-kv='row' "``).
     """
+    return slots.put(number_table(t, dtype, rows, cols, name, kind, col0, marks, title, window, short, bits, attrs))
+
+
+def number_table(
+    t: Tensor,
+    dtype: str,
+    rows: list[str],
+    cols: list[str],
+    name: str,
+    kind: str = "signed",
+    col0: int = 0,
+    marks: dict[str, list[Mark]] | None = None,
+    title: str | None = None,
+    window: int | None = None,
+    short: bool = False,
+    bits: bool = False,
+    attrs: str = "",
+) -> slots.Table:
+    """:func:`html_table`'s table as its parts (slots.Table): the skeleton around the cells, and the cells."""
     n_r, n_c = t.shape
     win = window or WINDOW
     r0, c0 = (window_start(n, win, _targets(marks, axis, shift)) for n, axis, shift in ((n_r, 0, 0), (n_c, 1, col0)))
@@ -149,31 +173,30 @@ def html_table(
     elif dtype != "mask" and not short:  # the exact numbers in one format a table, as torch prints a tensor
         # (issue 37; a compact table's own format is below, its cells' titles keep each exact value as it is)
         texts = one_format(texts, printing.sci_mode(shown), DIGITS.get(dtype, 17))
-    sci = short and kind != "count" and sci_table(shown)
-    body = []
-    marked = marks and any(marks.values())
     first = c0 + col0  # the full tensor's column of the first column shown
-    cidx = [str(j + first) for j in range(shown.shape[1])]
-    for i, row in enumerate(listed if short else texts):
-        cls, text, r = classes[i], texts[i], i + r0
-        if marked:
-            cls = [f"{c}{_marked(marks, r, j + first)}" for c, j in zip(cls, range(len(row)), strict=True)]
-        mid = f"' data-r='{r}' data-c='"  # one string per row, each cell's own parts joined in one f-string
-        if short:  # (this loop writes every number the workbench shows: one format a table)
-            nums = [_sci(v) for v in row] if sci else [f"{v:.4f}" if math.isfinite(v) else fmt(v) for v in row]
-            nums = text if kind == "count" else nums
-            cells = zip(cls, cidx, text, nums, strict=True)
-            tds = "".join([f"<td class='{c}{mid}{j}' title='{t}'>{n}</td>" for c, j, t, n in cells])
+    if marks and any(marks.values()):
+        classes = [[f"{c}{_marked(marks, i + r0, j + first)}" for j, c in enumerate(row)]
+                   for i, row in enumerate(classes)]  # fmt: skip
+    if short and kind != "count":  # (this writes every number the workbench shows: one format a table)
+        if sci_table(shown):
+            nums = [[_sci(v) for v in row] for row in listed]
         else:
-            tds = "".join([f"<td class='{c}{mid}{j}'>{t}</td>" for c, j, t in zip(cls, cidx, text, strict=True)])
-        body.append(f"<tr><th scope='row'>{html.escape(rows[r])}</th>{tds}</tr>")
+            nums = [[f"{v:.4f}" if math.isfinite(v) else fmt(v) for v in row] for row in listed]
+    else:
+        nums = texts
+    if bits:
+        ones = {"1.0000": "1", "0.0000": "0"}
+        nums = [[ones.get(n, n) for n in row] for row in nums]
     caption = "" if title == "" else f"<div class='nt-name'>{html.escape(title or name)}</div>"
-    table = (f"<div class='nt-wrap'>{caption}<table class='nt' data-name='{name}' data-shape='{n_r}x{n_c}' "
-             f"aria-label='{html.escape(title or name)}'><tr><td></td>{head}</tr>"
-             f"{''.join(body)}</table></div>")  # fmt: skip
-    if n_r <= win and n_c <= win:
-        return table
-    return f"<div class='nt-win'>{window_note(name, (n_r, n_c), (r0, c0), win, col0)}{table}</div>"
+    start = (f"<div class='nt-wrap'>{caption}<table {attrs}class='nt' data-name='{name}' data-shape='{n_r}x{n_c}' "
+             f"aria-label='{html.escape(title or name)}'><tr><td></td>{head}</tr>")  # fmt: skip
+    end = "</table></div>"
+    if n_r > win or n_c > win:
+        start = f"<div class='nt-win'>{window_note(name, (n_r, n_c), (r0, c0), win, col0)}{start}"
+        end += "</div>"
+    heads = [f"<tr><th scope='row'>{html.escape(rows[i + r0])}</th>" for i in range(len(classes))]
+    cidx = [str(j + first) for j in range(shown.shape[1])]
+    return slots.Table(start, heads, r0, cidx, classes, nums, texts if short else None, end)
 
 
 def window_start(n: int, win: int, targets: list[int]) -> int:

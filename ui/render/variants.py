@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 import attention_core as ac
-from ui.render import printing
+from ui.render import printing, slots
 from ui.render import tables as vw
 
 Table = Callable[..., str]  # table(t, rows, cols, name, kind="signed") -> HTML, as the caller draws its tables
@@ -27,7 +27,7 @@ def cell(title: str, formula: str, words: str, code: str, printed: str, tables: 
     return (
         f"<div class='md-step'><div class='nb-head'><h3>{html.escape(title)}</h3><div class='nb-formula'>{formula}"
         f"</div><p class='nb-words'>{html.escape(words)}</p></div><div class='step'><pre class='code'>"
-        f"{html.escape(code)}</pre><pre class='tensor'>{html.escape(printed)}</pre><div class='tables'>{tables}</div>"
+        f"{html.escape(code)}</pre>{slots.pre(printed)}<div class='tables'>{tables}</div>"
         "</div></div>"
     )
 

@@ -5,7 +5,7 @@
 //
 // drawnView (the number tables and heatmaps): the component's html_template is empty (ui/assets.py drawn), so
 // gradio keeps the value (props.value) and draws nothing; this draws it. A live edit of a view whose skeleton the
-// page shows comes as its cells (ui/cells.py), written into the nodes already on the page (morph.js fill); a new
+// page shows comes as its cells (ui/render/slots.py), written into the nodes already on the page (morph.js fill); a new
 // value (another shape, an event's output) is parsed and walked beside the nodes shown, written in place when the
 // shapes agree, else the view is replaced whole (morph.js morph). Gradio's own redraw parses the value and then
 // walks every node of old and new in JavaScript, attribute by attribute: ~50 ms of an edit at T=64, d=64, where
@@ -50,7 +50,7 @@ export function drawnView({ element, props, watch }, after) {
   // (a queued event first tells every view at once: page.js tellAll, through liveIdle)
   const tell = () => { untold.delete(tell); if (props.value !== shown) props.value = shown; };
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-  // A live edit's cells (the view's skeleton unchanged: ui/cells.py) are written into the nodes shown; gradio is
+  // A live edit's cells (the view's skeleton unchanged: ui/render/slots.py) are written into the nodes shown; gradio is
   // then told a mark of its own for this view, a value no event gives, so that the next event's output is drawn
   // whatever it is (even the value gradio held before these edits)
   let edits = 0;
@@ -73,7 +73,7 @@ export function drawnView({ element, props, watch }, after) {
   });
 }
 
-// the skeleton key of what a drawn view shows, when a live edit's answer said it (ui/cells.py): sent with the next
+// the skeleton key of what a drawn view shows, when a live edit's answer said it (ui/render/slots.py): sent with the next
 // edit (page.js drawnKeys), whose answer then carries only the view's cells
 function keyed(id, key) {
   if (!id) return;

@@ -1,8 +1,8 @@
 // Drawing a view into the nodes already on the page (live.js drawnView): only what differs is written.
 //
-// fill(host, cells): a live edit's answer for a view whose skeleton the page shows (ui/cells.py: every number cell's
-// class, title and text, the plain cells' and torch's prints' texts, the heatmaps' bytes and scale, as JSON) is
-// written straight into its nodes, without parsing any HTML or touching what did not change.
+// fill(host, cells): a live edit's answer for a view whose skeleton the page shows (ui/render/slots.py: every number
+// cell's class, title and text, torch's prints' texts, the heatmaps' bytes and scale, as JSON) is written straight
+// into its nodes, without parsing any HTML or touching what did not change.
 // morph(host, html): a view's HTML (a new shape, or an event's output) is parsed and walked beside the nodes shown,
 // written in place when the shapes agree, else drawn anew.
 
@@ -55,8 +55,8 @@ function same(host, fresh) {
   }
   return !x && !y;
 }
-// ---- the slots of a live edit's answer (ui/cells.py split) -------------------------------------------------------
-// a number cell's class is sent as one character, its index into the answer's palette (cells.PALETTE)
+// ---- the slots of a live edit's answer (ui/render/slots.py Drawn.data) ------------------------------------------
+// a number cell's class is sent as one character, its index into the answer's palette (slots.PALETTE)
 const PALETTE = Array.from({ length: 92 }, (_, i) => String.fromCharCode(35 + i)).filter((ch) => ch !== '\\');
 const INDEX = new Map(PALETTE.map((ch, i) => [ch, i]));
 // a node's text set as the parser gives it: no text node for an empty text, one for any other
@@ -70,20 +70,21 @@ function setText(el, t) {
 function setAttr(el, name, v) {
   if (el.getAttribute(name) !== v) el.setAttribute(name, v);
 }
-// the nodes that hold slots, in the order of the HTML (the order ui/cells.py found them in)
+// the nodes that hold slots, in the order of the HTML (the order the server wrote them in): the number cells of the
+// exact-number tables (class 'nt' alone: tables.html_table's; another table's cells are the skeleton's), torch's
+// prints, the heatmaps' canvases
 function slotsOf(host) {
-  const nums = [], plain = [];
-  for (const td of host.getElementsByTagName('td')) {
-    if (td.hasAttribute('data-r')) nums.push(td);
-    else if (!td.attributes.length) plain.push(td);
+  const nums = [];
+  for (const table of host.getElementsByTagName('table')) {
+    if (table.getAttribute('class') !== 'nt') continue;
+    for (const td of table.getElementsByTagName('td')) if (td.hasAttribute('data-r')) nums.push(td);
   }
-  return { nums, plain, pres: host.querySelectorAll('pre[class="tensor"]'), canvases: host.getElementsByTagName('canvas') };
+  return { nums, pres: host.querySelectorAll('pre[class="tensor"]'), canvases: host.getElementsByTagName('canvas') };
 }
 // fill(host, d): true when written; false (nothing written) when the page does not hold as many slots as ``d`` says
 export function fill(host, d) {
-  const { nums, plain, pres, canvases } = slotsOf(host);
-  if (nums.length !== d.cls.length || plain.length !== d.td.length || pres.length !== d.pre.length
-    || canvases.length !== d.canvas.length) return false;
+  const { nums, pres, canvases } = slotsOf(host);
+  if (nums.length !== d.cls.length || pres.length !== d.pre.length || canvases.length !== d.canvas.length) return false;
   const titles = d.title.split(' '), texts = d.text.split(' ');
   let t = 0;
   for (let i = 0; i < nums.length; i++) {
@@ -92,7 +93,6 @@ export function fill(host, d) {
     if (td.hasAttribute('title')) setAttr(td, 'title', titles[t++]);
     setText(td, texts[i]);
   }
-  plain.forEach((td, i) => setText(td, d.td[i]));
   for (let i = 0; i < pres.length; i++) setText(pres[i], d.pre[i]);
   for (let i = 0; i < canvases.length; i++) {
     const cv = canvases[i], [lo, hi, z] = d.canvas[i];

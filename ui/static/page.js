@@ -10,7 +10,7 @@
 export const views = new Map();
 
 // elem_id -> the skeleton key of what a drawn view shows, when a live edit's answer said it (live.js drawnView): sent
-// with each edit (grid.js), whose answer then carries only the cells of the views whose skeleton stays (ui/cells.py)
+// with each edit (grid.js), whose answer then carries only the cells of the views whose skeleton stays (ui/render/slots.py)
 export const drawnKeys = new Map();
 
 // the views gradio is still to be told the value they show (live.js drawnView); a queued event first tells them all
