@@ -50,6 +50,9 @@ def estimate_bytes(values: dict[str, Any], known: Sizes | None = None) -> tuple[
 def _size(v: Any, known: Sizes, memo: Sizes) -> int:
     if isinstance(v, str):
         return len(v)
+    told = getattr(v, "approx_bytes", None)  # (a view that says its size: ui/render/slots.py Drawn, a look's)
+    if isinstance(told, int):
+        return told
     names = None if isinstance(v, type) else getattr(v, "__dataclass_fields__", None)  # ui/values.py's PageValues
     if names is None and not isinstance(v, (dict, list)):
         return 0

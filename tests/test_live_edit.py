@@ -92,7 +92,7 @@ def test_the_commit_of_a_looked_value_takes_the_look(session: str, monkeypatch: 
     (``seen``) is answered that it is the same; the stored values equal a plain commit's."""
     looked = live.live_answer(session, look("x", 0, 0, "2"))
     computed = []
-    monkeypatch.setattr(live, "edit_result", lambda *a: computed.append(a) or pytest.fail("computed again"))
+    monkeypatch.setattr(live, "edit_result", lambda *a, **kw: computed.append(a) or pytest.fail("computed again"))
     assert live.live_answer(session, {**cell("x", 0, 0, "2"), "seen": True}) == {"views": {}, "same": True}
     assert stored_x(session)[0][0] == 2.0 and not computed
     assert wiring.STORE.get(session)["ahead"] is None  # used once

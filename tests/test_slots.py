@@ -14,9 +14,10 @@ import torch
 from slot_reader import as_data, filled, parsed, read
 
 import attention_core as ac
+from serving.sessions import estimate_bytes
 from ui import live, pipeline
 from ui.edits import edit_result
-from ui.render import slots
+from ui.render import heat, slots
 from ui.render import tables as vw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -43,12 +44,12 @@ def test_an_edit_keeps_every_skeleton_and_its_data_is_what_the_new_nodes_hold(pr
     for k in drawn:
         new = after[k].html()
         assert new == as_html[k], k  # the drawn view is the view
-        assert slots.MARK not in new, k
+        assert "\x00" not in new, k
         assert before[k].key == after[k].key, k  # an edit of a value keeps the skeleton
         data = after[k].data()
         assert data == as_data(read(new)), k  # what the page's nodes must hold, read independently
         assert filled(before[k].html(), data) == parsed(new), k
-    assert not any(slots.MARK in v for v in as_html.values() if isinstance(v, str))
+    assert not any("\x00" in v for v in as_html.values() if isinstance(v, str))
 
 
 def test_the_large_case_sends_the_tables_numbers_as_data() -> None:
@@ -130,3 +131,28 @@ def test_a_live_edit_answers_a_page_that_shows_the_skeletons_with_cells_only() -
     answer = live.live_views(got, {**shown, "overview": "another"})
     assert all("cells" in answer[v] and "value" not in answer[v] for v in shown if v != "overview")
     assert answer["overview"]["value"] == got["overview"].html() and "cells" not in answer["overview"]
+
+
+def test_a_token_holding_a_nul_or_a_placeholders_look_is_drawn_as_typed() -> None:
+    """Token labels a learner typed holding a NUL, and one shaped like a placeholder (NUL, digits, NUL), are text:
+    the heatmaps are what heat.pair writes outside any collection, the exact tables' data what their nodes hold."""
+    sc = {**ac.scenario_of("statquest-masked"), "tokens": ["a\x00b", "\x000\x00", "c"]}
+    s = ac.parse(sc)
+    vals = pipeline.values_from_scenario(s, seed=1)
+    got = values(pipeline.compute_views(None, vals, drawn=True))
+    assert not got.get("refused") and isinstance(got["fig"], slots.Drawn)
+    part = ac.evaluate(s).head(0)
+    assert got["fig"].html() == heat.pair(part["masked"], part["weights"], s.tokens, s.tokens_k, "head 1")
+    assert "<span>1:a\x00b</span><span>2:\x000\x00</span>" in got["fig"].html()
+    for view in (got["overview"], got["html_weights"]):
+        assert view.data() == as_data(read(view.html()))
+
+
+def test_a_look_aheads_drawn_views_count_in_the_sessions_size() -> None:
+    """The session store bounds its memory by each entry's estimated size (serving/sessions.py): a look ahead's
+    drawn views (slots.Drawn, not HTML strings) count at least as much as the HTML they stand for."""
+    preset, vals = case_values("large")
+    got = pipeline.compute_views(preset, vals, drawn=True)
+    html_chars = sum(len(v.html()) for v in values(got).values() if isinstance(v, slots.Drawn))
+    assert html_chars > 300_000
+    assert estimate_bytes({"ahead": {"views": got}})[0] >= html_chars

@@ -179,7 +179,7 @@ def compute_views(
         return failed(e)
 
 
-def _written(view: Any, collected: list[slots.Slot], drawn: bool) -> Any:
+def _written(view: Any, collected: slots.Collection, drawn: bool) -> Any:
     """A view rendered while slots were collected: a ``slots.Drawn`` (``drawn``), else its HTML; in a gr.update
     (the every-head figure's), its value so."""
     if isinstance(view, dict):

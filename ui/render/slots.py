@@ -26,14 +26,13 @@ import contextlib
 import dataclasses
 import hashlib
 import html
+import secrets
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-MARK = "\x00"  # a slot's placeholder is MARK, its index in the collection, MARK (no HTML holds a NUL)
+STR_BYTES = 50  # a short str object's own bytes, past its characters (CPython: 49 for ASCII)
 PALETTE = "".join(chr(c) for c in range(35, 127) if chr(c) != "\\")  # a class's index as one JSON-safe character
-
-_COLLECTING: ContextVar[list[Any] | None] = ContextVar("slots", default=None)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -111,13 +110,26 @@ class Canvas:
 Slot = Table | Pre | Canvas
 
 
+@dataclasses.dataclass(frozen=True)
+class Collection:
+    """The slots put while :func:`collecting`, and the mark their placeholders start with: a NUL and 16 random hex
+    digits of this collection's own (``{mark}{index}\x00``), so that no text a learner typed (a token may hold a NUL,
+    which the browser shows as �) is ever read as a placeholder."""
+
+    slots: list[Slot] = dataclasses.field(default_factory=list)
+    mark: str = dataclasses.field(default_factory=lambda: f"\x00{secrets.token_hex(8)}")
+
+
+_COLLECTING: ContextVar[Collection | None] = ContextVar("slots", default=None)
+
+
 def put(slot: Slot) -> str:
     """``slot``'s place in a view: its placeholder while :func:`collecting`, else its HTML."""
     held = _COLLECTING.get()
     if held is None:
         return slot.html()
-    held.append(slot)
-    return f"{MARK}{len(held) - 1}{MARK}"
+    held.slots.append(slot)
+    return f"{held.mark}{len(held.slots) - 1}\x00"
 
 
 def pre(text: str) -> str:
@@ -131,9 +143,9 @@ def canvas(start: str, lo: str, hi: str, z: str) -> str:
 
 
 @contextlib.contextmanager
-def collecting() -> Iterator[list[Slot]]:
-    """Slots put while this is on go into the list it yields (views then hold placeholders: :class:`Drawn`)."""
-    held: list[Slot] = []
+def collecting() -> Iterator[Collection]:
+    """Slots put while this is on go into the collection it yields (views then hold placeholders: :class:`Drawn`)."""
+    held = Collection()
     token = _COLLECTING.set(held)
     try:
         yield held
@@ -149,15 +161,35 @@ class Drawn:
     (more distinct classes than the palette holds, or a number's text holding a space: then the view goes as HTML).
     """
 
-    __slots__ = ("_parts", "_slots", "key")
+    __slots__ = ("_bytes", "_parts", "_slots", "key")
 
-    def __init__(self, text: str, collected: list[Slot]) -> None:
-        parts = text.split(MARK)  # the text between slots, then each slot's index, in turn
-        self._parts = parts[::2]
-        self._slots = [collected[int(i)] for i in parts[1::2]]
+    def __init__(self, text: str, collected: Collection) -> None:
+        first, *rest = text.split(collected.mark)  # each part after the first: a slot's index, a NUL, the text after it
+        cut = [part.split("\x00", 1) for part in rest]
+        self._parts = [first, *(after for _, after in cut)]
+        self._slots = [collected.slots[int(i)] for i, _ in cut]
         names = [s.skeleton() for s in self._slots]
         whole = "\x02".join(["\x02".join(self._parts), *names])
         self.key = hashlib.sha1(whole.encode()).hexdigest()[:16]
+        self._bytes: int | None = None
+
+    @property
+    def approx_bytes(self) -> int:
+        """About how many bytes the view holds (serving/sessions.py counts a look ahead's views by it): its
+        characters, and for each number cell its text's and title's own string objects (STR_BYTES each) and the
+        list slots that hold them and its class (a class's string is shared)."""
+        if self._bytes is None:
+            n = sum(map(len, self._parts))
+            for s in self._slots:
+                if isinstance(s, Table):
+                    own = [*s.texts, *(s.titles or [])]
+                    cells = sum(map(len, s.classes))
+                    n += len(s.start) + len(s.end) + sum(map(len, s.heads)) + sum(len("".join(r)) for r in own)
+                    n += (STR_BYTES * (2 if s.titles is not None else 1) + 8 * 3) * cells
+                else:
+                    n += len(s.text) if isinstance(s, Pre) else len(s.start) + len(s.z)
+            self._bytes = n
+        return self._bytes
 
     def html(self) -> str:
         out = [self._parts[0]]
@@ -195,9 +227,9 @@ class Drawn:
                 "pre": pres, "canvas": canvases}  # fmt: skip
 
 
-def expand(text: str, collected: list[Slot]) -> str:
+def expand(text: str, collected: Collection) -> str:
     """A text made while :func:`collecting` as HTML (its placeholders written out)."""
-    return Drawn(text, collected).html() if MARK in text else text
+    return Drawn(text, collected).html() if collected.mark in text else text
 
 
 def keyed(view: Any) -> dict[str, Any]:
