@@ -229,8 +229,8 @@ def cards_of(preset: str, **more: Any) -> str:
     s = ac.parse({**ac.scenario_of(preset), **more})
     tr = ac.evaluate(s)
 
-    def table(t: torch.Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
-        return tables.html_table(t, s.dtype, rows, cols, name, kind, title="", short=True)
+    def table(t: torch.Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed", **opts: Any) -> str:
+        return tables.html_table(t, s.dtype, rows, cols, name, kind, title="", short=True, **opts)  # (bits, attrs)
 
     return stages.stage_cards(s, tr, 0, table)
 
@@ -264,8 +264,8 @@ def outputs_of(preset: str, **more: Any) -> str:
     """The heads combined stage's input cards (every head's output) for a preset's state, as the overview draws them."""
     s = ac.parse({**ac.scenario_of(preset), **more})
 
-    def table(t: torch.Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed") -> str:
-        return tables.html_table(t, s.dtype, rows, cols, name, kind, title="", short=True)
+    def table(t: torch.Tensor, rows: list[str], cols: list[str], name: str, kind: str = "signed", **opts: Any) -> str:
+        return tables.html_table(t, s.dtype, rows, cols, name, kind, title="", short=True, **opts)  # (bits, attrs)
 
     return stages.head_output_cards(s, ac.evaluate(s), table)
 
