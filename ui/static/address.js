@@ -97,8 +97,12 @@ async function setMask(asked) {
 }
 
 // the scaling lab's d_k and seed (&d_k=512&lab_seed=3: not the workbench's seed), on load: typed into their boxes
-// as a learner would (the value, its Enter), again every 0.7 s until the lab's sentence says the d_k and, for a seed, has changed (a value set
-// before the lab is ready is lost; each event carries both boxes' values); at most 20 tries
+// as a learner would (the value, its Enter), and again (at most every LAB_AGAIN_MS) until the lab's sentence says the
+// d_k and, for a seed, has changed (a value set before the lab is ready is lost; each event carries both boxes'
+// values). Done once the sentence has said so for LAB_HOLD_MS (the tab's own first answer, for d_k 64, can come
+// after the asked one's), when the learner touches either box (their value wins), or after LAB_GIVE_UP_MS (a
+// server so busy that a lab's answer takes longer still)
+const LAB_AGAIN_MS = 2100, LAB_HOLD_MS = 3000, LAB_GIVE_UP_MS = 60_000;
 const dkBox = () => document.querySelector('#lab-dk input[type=number]');
 const seedBox = () => document.querySelector('#lab-seed input');
 const seedNow = () => (seedBox()?.value && seedBox().value !== '0' ? seedBox().value : null);
@@ -112,20 +116,34 @@ function enter(box, value) {
 function setLab(asked) {
   const want = asked.get('d_k'), seed = asked.get('lab_seed');
   if (!want && !seed) return;
-  let tries = 0, held = 0, before = null;
+  const start = Date.now();
+  let shown = 0, sent = 0, before = null;
+  const kinds = ['pointerdown', 'keydown', 'input'];
+  const touched = (e) => { if (e.isTrusted && e.target.closest?.('#lab-dk, #lab-seed')) stop(); };
   const set = setInterval(() => {
     const box = dkBox(), sbox = seedBox(), words = document.querySelector('#scaling-words')?.textContent.trim() || '';
+    const now = Date.now();
+    if (now - start > LAB_GIVE_UP_MS) { stop(); return; }
     if (!box || !sbox || !words) return;
     before ??= words;
     const dkOk = !want || new RegExp(`d_k = ${want}\\b`).test(words);
     const seedOk = !seed || (sbox.value === seed && (words !== before || seed === '0'));
-    // (held for three looks, 1.4 s: the tab's own first answer, for d_k 64, can come after the asked one's)
-    if ((dkOk && seedOk && ++held >= 3) || ++tries > 24) { clearInterval(set); return; }
-    if (dkOk && seedOk) return;
-    held = 0;
+    if (dkOk && seedOk) {
+      shown ||= now;
+      if (now - shown >= LAB_HOLD_MS) stop();
+      return;
+    }
+    shown = 0;
+    if (now - sent < LAB_AGAIN_MS) return;  // (the last one's answer may still be on its way)
+    sent = now;
     if (seed) enter(sbox, seed);
     if (want) enter(box, want);
   }, 700);
+  function stop() {
+    clearInterval(set);
+    kinds.forEach((k) => document.removeEventListener(k, touched, true));
+  }
+  kinds.forEach((k) => document.addEventListener(k, touched, true));
 }
 
 let started = false;  // (one page, one start: a second hook that imports this finds it running)
