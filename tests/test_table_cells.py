@@ -112,3 +112,22 @@ def test_a_scientific_tables_texts_equal_decimals_own_writing_of_each_exact_text
     got = vw.one_format(texts, True, vw.DIGITS[dtype])
     assert got == [[decimal(x) for x in row] for row in texts]
     assert got == vw.one_format(texts, True)  # (no stop: the same)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_compact_tables_scientific_rule_is_torchs_on_its_own_dtype_and_its_texts_each_cells(
+    dtype: torch.dtype,
+) -> None:
+    """A compact table writes every number in scientific notation when one nonzero finite |value| is below 1e-4 or at
+    least 1e5, compared in the table's own dtype as torch compares (float32's 1e-4 is 9.99999975e-05); written one
+    f-string a cell as the tables used to be, -inf, inf and nan written out as fmt writes them."""
+    edge = [1e-4, 99999.99, 1e5, float(torch.tensor(1e-4, dtype=torch.float32)), 5e-5, 0.5, -3.25]
+    for v in edge:
+        t = torch.tensor([[v, 0.0], [float("nan"), float("-inf")]], dtype=dtype)
+        a = t[torch.isfinite(t) & (t != 0)].abs()
+        want = bool(((a < 1e-4) | (a >= 1e5)).any())
+        assert vw.sci_table(t) is want, (v, dtype)
+        cells = vw.number_table(t, "float32", ["a", "b"], ["c", "d"], "x", short=True).texts
+        one = [f"{x:.2e}" if want else f"{x:.4f}" for x in t.double().flatten().tolist()]
+        one = [x if x[-1].isdigit() else vw.fmt(float(x)) for x in one]
+        assert [x for row in cells for x in row] == one, (v, dtype)

@@ -13,7 +13,6 @@ import re
 from decimal import Decimal
 
 import numpy as np
-import torch
 from torch import Tensor
 
 from attention_core import EXPLAINABLE, NOTEBOOK_STEPS, Step
@@ -69,10 +68,9 @@ def _bucket(v: float, kind: str, lim: float) -> str:
     return f"s{min(10, max(0, round(v / lim * 5) + 5))}"
 
 
-def _buckets(t: Tensor, kind: str, lim: float) -> list[list[str]]:
-    """:func:`_bucket` of every cell of (R, C) ``t`` at once (torch rounds half to even, as Python's round)."""
-    finite = torch.isfinite(t).numpy()
-    v = t.nan_to_num(0.0, 0.0, 0.0).numpy()
+def _buckets(values: np.ndarray, finite: np.ndarray, kind: str, lim: float) -> list[list[str]]:
+    """:func:`_bucket` of every cell of (R, C) float64 ``values`` at once (``finite``: np.isfinite of them)."""
+    v = np.where(finite, values, 0.0)
     # numpy rounds (half to even, as Python's round): torch's round splits a 64×64 table across its threads,
     # and with both cores busy that cost 0.3-1.5 ms a table instead of microseconds
     if kind == "prob":
@@ -100,14 +98,15 @@ def _cells(
         lim = max((abs(v) for row in listed for v in row if math.isfinite(v)), default=1.0) or 1.0
         texts = [[fmt(v, dtype) for v in row] for row in listed]
         return listed, texts, [[_bucket(v, kind, lim) for v in row] for row in listed]
-    finite = shown[torch.isfinite(shown)]
-    lim = float(finite.abs().max()) if finite.numel() else 1.0
+    # (numpy, not torch: a torch call on a small table costs tens of µs, several of them a table, 18 tables an edit)
+    values = shown.detach().double().numpy()
+    finite = np.isfinite(values)
+    lim = float(np.abs(values[finite]).max()) if finite.any() else 1.0
     lim = lim or 1.0
-    values = shown.double()
-    texts = values.numpy().astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
+    texts = values.astype(np.float32 if dtype == "float32" else np.float64).astype(str).tolist()  # = fmt
     if dtype != "float32":  # float64: long texts rounded to MAX_DIGITS, as fmt does
         texts = [[t if _digits(t) <= MAX_DIGITS else fmt(float(t), dtype) for t in row] for row in texts]
-    return values.tolist() if short else [], texts, _buckets(values, kind, lim)
+    return values.tolist() if short else [], texts, _buckets(values, finite, kind, lim)
 
 
 Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
@@ -178,10 +177,9 @@ def number_table(
         classes = [[f"{c}{_marked(marks, i + r0, j + first)}" for j, c in enumerate(row)]
                    for i, row in enumerate(classes)]  # fmt: skip
     if short and kind != "count":  # (this writes every number the workbench shows: one format a table)
-        if sci_table(shown):
-            nums = [[_sci(v) for v in row] for row in listed]
-        else:
-            nums = [[f"{v:.4f}" if math.isfinite(v) else fmt(v) for v in row] for row in listed]
+        # (one format method a table, mapped: -inf, inf and nan are written out by it as fmt writes them)
+        write = "{:.2e}".format if sci_table(shown) else "{:.4f}".format
+        nums = [list(map(write, row)) for row in listed]
     else:
         nums = texts
     if bits:
@@ -252,8 +250,10 @@ def sci_table(t: Tensor) -> bool:
     """Whether a compact table writes all its numbers in scientific notation: when one nonzero finite number would
     read 0.0000 at 4 decimals, or has 6 digits before the point. One format a table (issue 37: '1.62e-05' among
     4-decimal numbers read as another kind of number); the exact value is each cell's title."""
-    a = t[torch.isfinite(t) & (t != 0)].abs()
-    return bool(((a < 1e-4) | (a >= 1e5)).any()) if a.numel() else False
+    v = t.detach().numpy()  # (numpy: see _cells) compared in the table's own dtype, as torch compares
+    a = np.abs(v[np.isfinite(v) & (v != 0)])
+    small, large = v.dtype.type(1e-4), v.dtype.type(1e5)
+    return bool(((a < small) | (a >= large)).any()) if a.size else False
 
 
 def one_format(texts: list[list[str]], sci: bool, digits: int = 17) -> list[list[str]]:
@@ -323,10 +323,6 @@ def _sci_text(text: str, width: int) -> str:
         return f"{v:.{width}e}"
     out = format(Decimal(text), f".{width}e")
     return re.sub(r"e([-+])(\d)$", r"e\g<1>0\2", out)
-
-
-def _sci(v: float) -> str:
-    return f"{v:.2e}" if math.isfinite(v) else fmt(v)
 
 
 def _marked(marks: dict[str, list[Mark]] | None, r: int, c: int) -> str:
