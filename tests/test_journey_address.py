@@ -306,6 +306,18 @@ def test_a_learner_who_types_another_d_k_as_the_links_shows_keeps_theirs(
     assert "d_k=128" in pg.url
 
 
+def test_a_link_to_the_scaling_lab_at_d_k_8_is_at_8(browser: Browser, app_url: str, pages: list[Page]) -> None:
+    """The lab's sentence at its first d_k, 64, also says √d_k = 8.00 and 004's d_k = 6: a link asking d_k = 8 is
+    typed all the same, and the lab, its box and the address end on 8 (they stayed on 64: 8 taken as said)."""
+    pg = fresh(browser, f"{app_url}?tab=scaling&d_k=8", pages)
+    want = lab_words(8, 0)
+    assert "√d_k = 8.00" in lab_words(64, 0)  # (what the page read as 8 before)
+    pg.wait_for_function("(w) => document.querySelector('#scaling-words')?.innerText.trim() === w", arg=want)
+    assert pg.locator("#lab-dk input[type=number]").input_value() == "8"
+    assert steady(pg, "#scaling-words").strip() == want
+    assert "d_k=8" in pg.url
+
+
 # the page's address asks (static/address.js: ``{"kind": "address"}`` through the grid's server function), its presses
 # and keys, and its answers drawn, each at the page's own clock
 ASKS_SEEN = """(() => {

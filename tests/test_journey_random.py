@@ -413,6 +413,11 @@ def test_racing_events_end_in_the_state_of_the_last_action(page: Page) -> None:
     page.get_by_role("button", name="Init weights: torch.rand (seed)").click()
     choose(page, "mask", "causal")
     type_box(page, "heads", "2", "Tab")
+    # (a box left by Tab sends its change a tick after the key, later still on a busy machine: quiet() could look
+    # before it had left and read the views of 1 head, seen in two runs of two journey files at once; a page that
+    # never shows the 2 heads it says fails here)
+    page.wait_for_function("() => /head \\d+ of 2\\b/.test(document.querySelector('#overview').innerText)",
+                           timeout=30_000)  # fmt: skip
     quiet(page)
     got = shown_state(page)
     assert (got["T (query tokens)"], got["mask"], got["heads"]) == ("5", "causal", "2"), got

@@ -99,9 +99,12 @@ async function setMask(asked) {
 // the scaling lab's d_k and seed (&d_k=512&lab_seed=3: not the workbench's seed), on load: typed into their boxes
 // as a learner would (the value, its Enter), and again (at most every LAB_AGAIN_MS) until the lab's sentence says the
 // d_k and, for a seed, has changed (a value set before the lab is ready is lost; each event carries both boxes'
-// values). Done once the sentence has said so for LAB_HOLD_MS (the tab's own first answer, for d_k 64, can come
-// after the asked one's), when the learner touches either box (their value wins), or after LAB_GIVE_UP_MS (a
-// server so busy that a lab's answer takes longer still)
+// values). The sentence says its d_k first ("At d_k = 512, …": it also names √d_k and 004's d_k = 6, which a d_k of 8
+// or 6 must not be taken for). Done once the sentence has said so for LAB_HOLD_MS (the tab's own first answer, for
+// d_k 64, can come after the asked one's); when an answer to the values typed leaves other values in the boxes (the
+// server put its own there: a d_k past the slider's end, a seed that is no number); when the learner touches either
+// box or a tab (their value wins, and a tab left keeps no lab value in the address); or after LAB_GIVE_UP_MS (a
+// server so busy that a lab's answer takes longer still). Only whole numbers are typed.
 const LAB_AGAIN_MS = 2100, LAB_HOLD_MS = 3000, LAB_GIVE_UP_MS = 60_000;
 const dkBox = () => document.querySelector('#lab-dk input[type=number]');
 const seedBox = () => document.querySelector('#lab-seed input');
@@ -113,20 +116,23 @@ function enter(box, value) {
   box.dispatchEvent(new KeyboardEvent('keypress', { key: 'Enter', bubbles: true }));  // (a number box's submit)
   box.dispatchEvent(new Event('change', { bubbles: true }));
 }
+const whole = (text) => (/^\d{1,6}$/.test(text || '') ? String(Number(text)) : null);
 function setLab(asked) {
-  const want = asked.get('d_k'), seed = asked.get('lab_seed');
+  const want = whole(asked.get('d_k')), seed = whole(asked.get('lab_seed'));
   if (!want && !seed) return;
   const start = Date.now();
-  let shown = 0, sent = 0, before = null;
+  let shown = 0, sent = 0, before = null, typedOn = null;  // typedOn: the sentence as the values were last typed
   const kinds = ['pointerdown', 'keydown', 'input'];
-  const touched = (e) => { if (e.isTrusted && e.target.closest?.('#lab-dk, #lab-seed')) stop(); };
+  const touched = (e) => {
+    if (e.isTrusted && e.target.closest?.('#lab-dk, #lab-seed, #tabs button[role=tab]')) stop();
+  };
   const set = setInterval(() => {
     const box = dkBox(), sbox = seedBox(), words = document.querySelector('#scaling-words')?.textContent.trim() || '';
     const now = Date.now();
     if (now - start > LAB_GIVE_UP_MS) { stop(); return; }
     if (!box || !sbox || !words) return;
     before ??= words;
-    const dkOk = !want || new RegExp(`d_k = ${want}\\b`).test(words);
+    const dkOk = !want || new RegExp(`^At d_k = ${want},`).test(words);
     const seedOk = !seed || (sbox.value === seed && (words !== before || seed === '0'));
     if (dkOk && seedOk) {
       shown ||= now;
@@ -134,8 +140,11 @@ function setLab(asked) {
       return;
     }
     shown = 0;
+    const answered = typedOn !== null && words !== typedOn;
+    if (answered && ((want && box.value !== want) || (seed && sbox.value !== seed))) { stop(); return; }
     if (now - sent < LAB_AGAIN_MS) return;  // (the last one's answer may still be on its way)
     sent = now;
+    typedOn = words;
     if (seed) enter(sbox, seed);
     if (want) enter(box, want);
   }, 700);
