@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from typing import Any
 
 Event = tuple[Any, ...]
+# a class sent as one character: its index in the answer's palette (written here as the page reads it)
+CHARS = "".join(chr(c) for c in range(35, 127) if chr(c) != "\\")
 
 
 class Events(HTMLParser):
@@ -103,8 +105,7 @@ def as_data(got: dict[str, Any]) -> dict[str, Any]:
     """:func:`read`'s slots in the form the server sends them (ui/render/slots.py Drawn.data)."""
     classes = [c for c, _, _ in got["num"]]
     pal = list(dict.fromkeys(classes))
-    chars = "".join(chr(c) for c in range(35, 127) if chr(c) != "\\")
-    return {"pal": pal, "cls": "".join(chars[pal.index(c)] for c in classes),
+    return {"pal": pal, "cls": "".join(CHARS[pal.index(c)] for c in classes),
             "title": " ".join(t for _, t, _ in got["num"] if t is not None),
             "text": " ".join(x for _, _, x in got["num"]), "pre": got["pre"], "canvas": got["canvas"]}  # fmt: skip
 
@@ -114,14 +115,13 @@ def filled(old: str, data: dict[str, Any]) -> list[Event]:
     events = parsed(old)
     titles, texts = iter(data["title"].split(" ")), iter(data["text"].split(" "))
     classes, pres, canvases = iter(data["cls"]), iter(data["pre"]), iter(data["canvas"])
-    chars = "".join(chr(c) for c in range(35, 127) if chr(c) != "\\")
     out: list[Event] = []
     at = 0
     for kind, i, j in slot_places(events):
         out += events[at:i]
         a = _attrs(events[i])
         if kind == "num":
-            a["class"] = data["pal"][chars.index(next(classes))]
+            a["class"] = data["pal"][CHARS.index(next(classes))]
             if "title" in a:
                 a["title"] = next(titles)
             text = next(texts)

@@ -161,17 +161,23 @@ class Drawn:
     (more distinct classes than the palette holds, or a number's text holding a space: then the view goes as HTML).
     """
 
-    __slots__ = ("_bytes", "_parts", "_slots", "key")
+    __slots__ = ("_bytes", "_key", "_parts", "_slots")
 
     def __init__(self, text: str, collected: Collection) -> None:
         first, *rest = text.split(collected.mark)  # each part after the first: a slot's index, a NUL, the text after it
         cut = [part.split("\x00", 1) for part in rest]
         self._parts = [first, *(after for _, after in cut)]
         self._slots = [collected.slots[int(i)] for i, _ in cut]
-        names = [s.skeleton() for s in self._slots]
-        whole = "\x02".join(["\x02".join(self._parts), *names])
-        self.key = hashlib.sha1(whole.encode()).hexdigest()[:16]
+        self._key: str | None = None
         self._bytes: int | None = None
+
+    @property
+    def key(self) -> str:
+        """The skeleton's name, hashed when first asked (a view only written out as HTML never needs it)."""
+        if self._key is None:
+            whole = "\x02".join(["\x02".join(self._parts), *(s.skeleton() for s in self._slots)])
+            self._key = hashlib.sha1(whole.encode()).hexdigest()[:16]
+        return self._key
 
     @property
     def approx_bytes(self) -> int:

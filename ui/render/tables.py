@@ -11,6 +11,7 @@ import html
 import math
 import re
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 from torch import Tensor
@@ -112,37 +113,10 @@ def _cells(
 Mark = tuple[int | None, int | None]  # (row, col) into the full tensor; None = the whole row/column
 
 
-def html_table(
-    t: Tensor,
-    dtype: str,
-    rows: list[str],
-    cols: list[str],
-    name: str,
-    kind: str = "signed",
-    col0: int = 0,
-    marks: dict[str, list[Mark]] | None = None,
-    title: str | None = None,
-    window: int | None = None,
-    short: bool = False,
-    bits: bool = False,
-    attrs: str = "",
-) -> str:
-    """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|; "count": as
-    signed, written as whole numbers), as a view holds it (ui/render/slots.py: its HTML, or while slots are
-    collected its placeholder).
-
-    Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
-    An (R, C) tensor larger than the window shows a window of it: the page holding the explained cell (or the
-    cells it came from), else the first rows and columns, with a note naming what is shown and, for the tables a
-    click explains, buttons that reach the other rows and columns (each explains the first number it brings in).
-    -inf is written out, never left blank.
-    ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
-    ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
-    ``col0``: the full tensor's column of ``t``'s first column (a slice of a wider tensor).
-    ``bits``: a map of 1s and 0s, whose 1.0000 and 0.0000 are written 1 and 0. ``attrs``: more attributes of the
-    table's tag, each followed by a space (``"data-kv='row' "``).
-    """
-    return slots.put(number_table(t, dtype, rows, cols, name, kind, col0, marks, title, window, short, bits, attrs))
+def html_table(*args: Any, **kwargs: Any) -> str:
+    """:func:`number_table` as a view holds it (ui/render/slots.py: its HTML, or while slots are collected its
+    placeholder); the same arguments."""
+    return slots.put(number_table(*args, **kwargs))
 
 
 def number_table(
@@ -160,7 +134,20 @@ def number_table(
     bits: bool = False,
     attrs: str = "",
 ) -> slots.Table:
-    """:func:`html_table`'s table as its parts (slots.Table): the skeleton around the cells, and the cells."""
+    """An exact-number table whose cells are coloured by value ("prob": 0..1, "signed": ±max|v|; "count": as
+    signed, written as whole numbers), as its parts (slots.Table): the skeleton around the cells, and the cells.
+
+    Every cell carries data-r/data-c (0-based, into the full tensor) so a click can ask for its explanation.
+    An (R, C) tensor larger than the window shows a window of it: the page holding the explained cell (or the
+    cells it came from), else the first rows and columns, with a note naming what is shown and, for the tables a
+    click explains, buttons that reach the other rows and columns (each explains the first number it brings in).
+    -inf is written out, never left blank.
+    ``marks``: {"pick": [...], "used": [...]} cells outlined as the explained one and the ones it came from.
+    ``title``: the caption shown above the table (default: ``name``, which is also its data-name).
+    ``col0``: the full tensor's column of ``t``'s first column (a slice of a wider tensor).
+    ``bits``: a map of 1s and 0s, whose 1.0000 and 0.0000 are written 1 and 0. ``attrs``: more attributes of the
+    table's tag, each followed by a space (``"data-kv='row' "``).
+    """
     n_r, n_c = t.shape
     win = window or WINDOW
     r0, c0 = (window_start(n, win, _targets(marks, axis, shift)) for n, axis, shift in ((n_r, 0, 0), (n_c, 1, col0)))
