@@ -75,6 +75,7 @@ def run_bench(tmp: Path) -> None:
         "P1 frame budget | bare page showing its Enter, server waits 8 ms",
         "P1 learner's pause | large",
         "P1 no look ahead | default, value set without typing",
+        "Scrub rate | bare page",
         "Scrub rate | large",
         "P3 sent per edit | large",
         "P4 cold start | playground",
