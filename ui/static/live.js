@@ -48,8 +48,10 @@ export function drawnView({ element, props, watch }, after) {
   // A live edit's value is drawn at once; gradio is told it (props.value, which it copies and compares: up to 2 ms
   // a view at T=64) once the page is idle, after the frame that shows it, and only if it is still the value drawn
   // (a queued event first tells every view at once: page.js tellAll, through liveIdle)
+  // While a scrub lasts (scrub.js: the class ap-scrub) gradio is told nothing: each telling re-renders the component
+  // (gradio compiles its template and builds a function for it, every time), a few tenths of a ms a view, taken
+  // between the scrub's frames at every answer; the scrub's end tells each view once (ap-scrub-end)
   const tell = () => { untold.delete(tell); if (props.value !== shown) props.value = shown; };
-  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
   // A live edit's cells (the view's skeleton unchanged: ui/render/slots.py) are written into the nodes shown; gradio is
   // then told a mark of its own for this view, a value no event gives, so that the next event's output is drawn
   // whatever it is (even the value gradio held before these edits)
@@ -69,9 +71,13 @@ export function drawnView({ element, props, watch }, after) {
     if ('cells' in u) { if (!cellsIn(u)) return; }
     else if ('value' in u) draw(u.value ?? '', u.key ?? null);
     else return;
-    if (!untold.has(tell)) { untold.add(tell); idle(tell, { timeout: 500 }); }
+    if (!untold.has(tell)) { untold.add(tell); if (!scrubbing()) idle(tell); }
   });
 }
+const idle = (f) => (window.requestIdleCallback || ((g) => setTimeout(g, 50)))(f, { timeout: 500 });
+const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
+// the views a scrub left untold (drawnView): told once it has ended, when the page is idle
+document.addEventListener('ap-scrub-end', () => untold.forEach((f) => idle(f)));
 
 // the skeleton key of what a drawn view shows, when a live edit's answer said it (ui/render/slots.py): sent with the next
 // edit (page.js drawnKeys), whose answer then carries only the view's cells

@@ -15,8 +15,9 @@ export function mount(ctx) {
   function updated(kept) {
     if (!drawn) { drawn = true; snap(false); return; }  // the value the page was built with: nothing to flash
     snap(true);
-    if (!kept) { rescroll(); refocus(); }
-    page.roam();  // each number table keeps one Tab stop (a11y.js)
+    // drawn anew (another shape): the scroll and the focus put back, and each number table given its one Tab stop
+    // again (a11y.js); drawn into the same nodes, each keeps its own (morph.js keeps tabindex, fill never writes it)
+    if (!kept) { rescroll(); refocus(); page.roam(); }
     // the overview re-rendered: views that follow the workbench (pin and compare) may ask for their update, and
     // the numbers are fitted to the first screen again when the pipeline's shape changed (fit.js)
     if (element.querySelector('.overview')) {
