@@ -151,6 +151,18 @@ def run_contract(_: Path) -> None:
     assert r.stdout == (ROOT / "docs" / "contract.md").read_text(encoding="utf-8"), r.stdout[:2000]
 
 
+def run_long(_: Path) -> None:
+    """The long forms' command collects them, and only them: every load benchmark's and the screenshots' smoke run
+    (LONG), and present mode's walk at 1920×1080 of every preset (running them is that command itself)."""
+    args = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "--collect-only", "-m", "long"]
+    r = run([*args, "tests/test_readme.py", "tests/test_journey_projector.py"], 120)
+    got = sorted(ln for ln in r.stdout.splitlines() if "::" in ln)
+    want = [f"tests/test_readme.py::test_readme_command_runs[{c}]" for c in one_command_a_check() if QUICK[c] in LONG]
+    want.append("tests/test_journey_projector.py::test_every_stage_of_every_preset_shows_its_cards_and_their_inputs_"
+                "whole[1080p-every]")  # fmt: skip
+    assert got == sorted(want), r.stdout[-2000:]
+
+
 def by_test(path: str, k: str) -> Callable[[Path], None]:
     """A command a test of its own runs as the page shows it (the classroom command, two replicas on Redis)."""
 
@@ -181,6 +193,7 @@ QUICK: dict[str, Callable[[Path], None]] = {
     "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7861 python3 playground.py": REPLICAS,
     "AP_ROOMS_REDIS=redis://127.0.0.1:6379/0 GRADIO_SERVER_PORT=7862 python3 playground.py": REPLICAS,
     "FUZZ_EXAMPLES=2500 python3 -m pytest -n 0 tests/test_fuzz.py --hypothesis-show-statistics": run_fuzz,
+    "python3 -m pytest -m long": run_long,
 }
 
 
@@ -291,7 +304,14 @@ def one_command_a_check() -> list[str]:
     return sorted(first.values())
 
 
-@pytest.mark.parametrize("command", one_command_a_check())
+# The load benchmarks' and the screenshots' smoke runs are long forms (pyproject.toml's marker ``long``: each starts
+# servers and browsers of its own, 45-90 s, 7 minutes of the suite in all): run on their own, `pytest -m long`
+LONG = {run_load, run_classroom, run_hostile, run_screens, run_room, run_room_replicas}
+
+
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, marks=pytest.mark.long) if QUICK[c] in LONG else c for c in one_command_a_check()]
+)
 def test_readme_command_runs(command: str, tmp_path: Path) -> None:
     QUICK[command](tmp_path)
 

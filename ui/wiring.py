@@ -35,6 +35,7 @@ from ui.assets import (
     WRITER,
     control_js,
     control_landed,
+    in_turn,
 )
 from ui.edits import page_grids
 from ui.pipeline import VIEW_KEYS, expired_got
@@ -246,9 +247,9 @@ def on(trigger: Callable[..., Any], fn: Callable[..., Any], inputs: list[Any], o
     event = trigger(handler, ([stamp] if stamp is not None else []) + shown_in, shown_out, js=js, **kw)
     if not loads:  # it has landed, or failed: the page's live edits wait for it (static/page.js eventsLanded).
         # (gradio's cancel() would run both: no event of on()'s is cancelled, as on() returns none to cancel)
-        for after in (event.then, event.failure):  # (a control's call: no longer on its way, page.js controlLanded)
-            for js_after in (landed, control_landed(name)) if echo else (landed,):
-                after(None, js=js_after, show_progress="hidden", api_visibility="private")
+        js_after = in_turn(landed, control_landed(name)) if echo else landed  # (a control's call: no longer on its
+        for after in (event.then, event.failure):  # way, page.js controlLanded)
+            after(None, js=js_after, show_progress="hidden", api_visibility="private")
 
 
 def event_js(loads: bool, reads: bool, stamped: bool, writes: bool, before: str | None) -> str | None:
