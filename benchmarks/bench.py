@@ -537,7 +537,8 @@ def main() -> None:
                  f"the floor, {speed.drag_s:.0f} s drag, {floor_moves:.0f} moves/s"))  # fmt: skip
     for case, goal in (("default", 0.9), ("large", 0.5)):  # (issue 39: 55 and 30 a second, of the 60 moves a mouse
         paints, moves = scrub[case]  # reports, where the floor repaints at each one)
-        ratio = f"{paints / floor_paints:.2f}× the bare page's, {moves:.0f} moves/s (target ≥{goal}×)"
+        times = f"{paints / floor_paints:.2f}×" if floor_paints else "(the floor painted nothing)"
+        ratio = f"{times} the bare page's, {moves:.0f} moves/s (target ≥{goal}×)"
         rows.append(("Scrub rate", case, f"{paints:.1f} repaints/s", "", ratio))
     for case in ("default", "large"):
         rows.append(("P3 sent per edit", case, f"{app[case, 'typed']['sent'] / 1000:.2f} KB", "", "target ≤2 KB"))

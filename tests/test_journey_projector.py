@@ -1,7 +1,8 @@
 """The projector, in Chromium as a lecturer uses it: present mode keeps what it shows on screen (every number cell of
 the current stage's cards and of the cards they are computed from is itself what lies at its centre, not the panel,
-not another card), at 1280×720 and 1920×1080, for every preset and stage, and after a control changes; the keys; the
-Projector setting's sizes."""
+not another card), for every preset and stage at 1280×720 and for one preset of each kind at 1920×1080 (every preset
+there is the long form: pyproject.toml's marker ``long``), and after a control changes; the keys; the Projector
+setting's sizes."""
 
 from __future__ import annotations
 

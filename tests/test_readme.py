@@ -1,4 +1,5 @@
-"""Every command and snippet in README.md and docs/*.md runs, in its smallest form, and their claims hold.
+"""Every command and snippet in README.md and docs/*.md runs, in its smallest form, and their claims hold (the
+load benchmarks' and the screenshots' smoke runs are long forms: ``LONG``, run by ``pytest -m long``).
 
 Commands are found by parsing the pages' fenced ``bash`` and ``python`` blocks; each shell command must be one this
 file knows how to run quickly, so a new command in any page cannot go untested, and a command that drifts from

@@ -29,7 +29,7 @@ export function mount() {
   }).observe(document.body, { childList: true, subtree: true });
   roam();
   nameShown(document.querySelector('#preset input'));
-  page.provide('roam', roam);  // watch.js, after a view is redrawn in place (no nodes added: no mutation above)
+  page.provide('roam', roam);  // watch.js, at once after a view is drawn anew (the observer above would a frame later)
   dropdowns();
   // (the arrows keep to the numbers of the same tensor: the notebook's KV-cache table holds two, page.nameOf)
   const cell = (td, r, c) => page.cellOf(td.closest('table'), { name: page.nameOf(td), r, c });
