@@ -14,7 +14,7 @@
 // Both take the hook's own {element, props, watch} (ui/assets.py hook).
 import { fill, morph } from './morph.js';
 import { putBack } from './putback.js';
-import { drawnKeys, stale, untold, views } from './page.js';
+import { drawnKeys, scrubbing, stale, untold, views } from './page.js';
 
 // the elem_id of the component a hook's element belongs to (the key of page.js views)
 export const viewId = (element) => element.parentElement && element.parentElement.closest('[id]')?.id;
@@ -75,7 +75,6 @@ export function drawnView({ element, props, watch }, after) {
   });
 }
 const idle = (f) => (window.requestIdleCallback || ((g) => setTimeout(g, 50)))(f, { timeout: 500 });
-const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
 // the views a scrub left untold (drawnView): told once it has ended, when the page is idle
 document.addEventListener('ap-scrub-end', () => untold.forEach((f) => idle(f)));
 

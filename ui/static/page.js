@@ -19,6 +19,10 @@ export function tellAll() {
   [...untold].forEach((f) => f());
 }
 
+// whether a number is being scrubbed (scrub.js puts the class ap-scrub on the page while one is): watch.js holds its
+// flashes, live.js its tellings, until the scrub ends (the event ap-scrub-end)
+export const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
+
 // ---- the workbench grid's live edits (grid.js provides them) ---------------------------------------------------
 let edits = null;  // {idle: () => Promise (every edit on its way answered and drawn), stale: () => void, address}
 export function provideEdits(e) {

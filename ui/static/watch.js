@@ -34,7 +34,6 @@ export function mount(ctx) {
 // that differ from the last read
 function flasher(element) {
   const last = new Map();  // table (name, shape, window) -> its numbers' texts, in order, as last shown
-  const scrubbing = () => document.documentElement.classList.contains('ap-scrub');
   // a notebook cell far below the screen is not laid out (content-visibility, app.css); the browser says when that
   // changes, so no edit has to ask (asking lays the page out at once). Gradio puts the view's class on its block and
   // on a div inside it: the outer one is the one skipped, and the inner one, never laid out while it is, told only
@@ -55,7 +54,7 @@ function flasher(element) {
   let flashes = 0;
   const flashOf = new WeakMap();  // cell -> the flash that marked it last: an earlier flash's fading leaves it alone
   function snap(flash) {
-    if (flash && scrubbing()) return;
+    if (flash && page.scrubbing()) return;
     // nothing to flash in a cell not laid out, and what it showed before is forgotten, so it never flashes a change
     // from an edit it did not show
     if (offScreen()) { last.clear(); return; }
