@@ -152,6 +152,18 @@ function chartBox() {
   const r = c.getBoundingClientRect();
   return r.width > 0 && r.height > 0 ? r : null;
 }
+// The chart (fixed above the panel, room.css) is made smaller, to half its size at most, so that it starts under the
+// room's line once the fit has scrolled that line to the top: at 1280×720 with the Projector a question's line with its
+// note of changed numbers ran 340 px down the screen and the chart's 320 px rose over its end; fits() refuses a chart
+// over the line at every size, so the stage's numbers went to 6 px and the line was scrolled off the top
+function chartUnderLine() {
+  body.style.removeProperty('--pp-chart-zoom');
+  const b = chartBox(), box = roomBox();
+  if (!b || !box) return;
+  const foot = box.getBoundingClientRect().bottom + scrollY - room().top + inset() + 4;  // (after fit's scroll)
+  const free = panelTop() - foot - 12;
+  if (free < b.height) body.style.setProperty('--pp-chart-zoom', Math.max(0.5, free / b.height).toFixed(3));
+}
 // whether the chart lies over anything the stage shows: a card's title or tables (a card's own box may run on,
 // empty, under it), the room's bar and line, the toolbar, a message (Projector at 1280×720: head 2's weights lay
 // 75% under the chart, every one of its numbers' centres)
@@ -220,6 +232,7 @@ function fit() {
   if (box && box !== P.roomBox) { P.roomBox = box; P.sized?.observe(box); }
   const bar = document.getElementById('room-bar');  // (see watchPage)
   if (bar && bar !== P.bar) { P.bar = bar; P.bars?.observe(bar, { childList: true, subtree: true, attributes: true }); }
+  chartUnderLine();
   const chart = chartBox();
   P.chartSeen = chartKey(chart);
   body.style.setProperty('--pp-chart', chart ? `${Math.ceil(innerWidth - chart.left + 20)}px` : '0px');
@@ -396,9 +409,12 @@ function watchPage() {
   // line changes as students answer, and room.js writes its head notes again on any change of the page's, so a fit
   // per change of the bar could drive the fit every frame
   P.bars = new MutationObserver(() => { if (chartKey() !== P.chartSeen) later(); });
-  const off = () => body.classList.contains('room-chart-off');
+  // (and room.js's room-asked and room-chart-stale: the chart shown only with a question, and its own figure)
+  const CHARTS = ['room-chart-off', 'room-asked', 'room-chart-stale'];
+  const says = (cls) => CHARTS.map((c) => cls.includes(c)).join();
   new MutationObserver((changes) => {
-    if (changes.some((c) => (c.oldValue || '').split(' ').includes('room-chart-off') !== off())) later();
+    const now = says(Array.from(body.classList));
+    if (changes.some((c) => says((c.oldValue || '').split(' ')) !== now)) later();
   }).observe(body, { attributes: true, attributeFilter: ['class'], attributeOldValue: true });
 }
 

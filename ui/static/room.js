@@ -256,12 +256,36 @@ function teach(R, room, fresh = true) {
   view();
 }
 
+// The answers' chart (ui/room.py chart, room.css) is shown while a question of the open room is: it stayed over the
+// projected stage after "Close the room", with its show / hide button gone, and into the next room. A new question's
+// chart waits for its own figure (the last question's "3 answers" stood over a question nobody had answered yet).
+function chartShown(qid) {
+  const cl = document.body.classList;
+  if (qid === null) cl.remove(ASKED, STALE, 'room-chart-off');  // (the next room's chart starts shown)
+  else if (!cl.contains(ASKED) || chartShown.qid !== qid) {
+    cl.add(ASKED, STALE);
+    const plot = document.getElementById('room-plot');
+    const was = plot?.querySelector('.gtitle')?.textContent ?? null, since = Date.now();
+    const fresh = new MutationObserver(() => {  // the figure gradio draws for the select event asked just now
+      const now = document.getElementById('room-plot')?.querySelector('.gtitle')?.textContent ?? null;
+      if (now !== null && (now !== was || Date.now() - since > 1500)) { cl.remove(STALE); fresh.disconnect(); }
+    });
+    fresh.observe(document.getElementById('room-bar') || document.body, { childList: true, subtree: true,
+      characterData: true });
+    chartShown.fresh?.disconnect();
+    chartShown.fresh = fresh;
+  }
+  chartShown.qid = qid;
+}
+const ASKED = 'room-asked', STALE = 'room-chart-stale';
+
 function teacherStream(R, room, hdr, box) {  // the room's count, refusals and question, as they change
   const q = (sel) => box.querySelector(sel);
   let lastQ = null;
   return listen(`${room.code}/events`, hdr, (p) => {
     if (p.gone || p.closed) {  // (closed from another of the teacher's tabs, or expired: it said "undefined students")
       hide.set('room', null);
+      chartShown(null);
       R.status(`Room ${esc(room.code)} is closed.`, 'closed');
       return;
     }
@@ -281,6 +305,7 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
     headNotes();
     // what answers it, off this (projected) page too; once revealed, the cell it asked about, outlined
     hide.set('room', !qu ? null : qu.revealed ? qu.mark : qu.hide);
+    chartShown(qu ? qu.id : null);
     const key = qu ? `${qu.id}:${qu.count}:${(qu.answers || []).join('|')}` : null;
     if (key && key !== lastQ) R.trigger('select', { code: room.code });  // its own event: answers the chart only
     lastQ = key;
@@ -345,6 +370,7 @@ function closedRoom(R, room, hdr, box, stream) {
   R.teacher = null;
   R.count = 0;
   hide.set('room', null);
+  chartShown(null);
   if (R.cardEl) { R.cardEl.remove(); R.cardEl = null; }  // (a new room draws its own card)
   R.$('.room-teach').textContent = 'Teach this';
   R.$('.room-join').hidden = false;
