@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+import torch
 
 import attention_core as ac
 
@@ -99,3 +100,28 @@ def test_odd_unknown_keys_are_named_by_their_container_and_kept_short(key: str, 
     with pytest.raises(ac.ScenarioError) as e:
         ac.compute({"x": [[1.0]], key: 1})
     assert str(e.value).startswith(where) and len(str(e.value)) < 400
+
+
+@pytest.mark.parametrize("seed", [2**53 + 1, str(2**53 + 1), 2**63 - 1, " 9007199254740993 "])
+def test_a_seed_past_2_53_is_drawn_from_exactly(seed: int | str) -> None:
+    """weights.seed as an int or a string of one is taken exactly: through a float, 2⁵³ + 1 was drawn from as 2⁵³
+    (a learner's page computed with another seed than it showed), and the core's own limit 2⁶³ − 1 was refused as
+    2⁶³. The draw is nn.Linear's after torch's generator is seeded with that very int."""
+    want = int(str(seed).strip())
+    sc = {"x": [[1.0, 2.0], [3.0, 4.0]], "weights": {"init": "linear", "seed": seed}}
+    used = ac.compute(sc)["weights_used"]
+    assert used["layout"] == "linear"
+    got = torch.tensor(used["W_q"][0])  # (head 1's, out×in as nn.Linear holds it)
+    torch.manual_seed(want)
+    torch.testing.assert_close(got, torch.nn.Linear(2, 2, bias=False).weight.detach(), rtol=0, atol=0)
+    torch.manual_seed(want - 1)
+    assert not torch.allclose(got, torch.nn.Linear(2, 2, bias=False).weight.detach(), atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [(2**63, "9223372036854775808 is out of range"), ("1" * 50, r"^weights.seed: '1{20}'… is out of")],
+)
+def test_a_seed_past_the_cores_limit_is_named_exactly(value: int | str, said: str) -> None:
+    with pytest.raises(ac.ScenarioError, match=said):
+        ac.parse({"x": [[1.0]], "weights": {"init": "linear", "seed": value}})

@@ -200,9 +200,16 @@ def test_the_seed_box_applies_to_the_init_buttons(page: Page, button: str, recip
     assert page.get_by_label("seed", exact=True).input_value() == "8"
 
 
+PAST = r"seed: a number past 9007199254740991, the largest whole number the box holds exactly"
+
+
 @pytest.mark.parametrize(
-    ("typed", "said"), [("-3", r"seed: -3 is out of range 0\.\."), ("7.5", r"seed: 7\.5 is not a whole number")]
-)
+    ("typed", "said"),
+    [("-3", r"seed: -3 is out of range 0\.\."), ("7.5", r"seed: 7\.5 is not a whole number"),
+     # (the box holds a double: 2⁵³ + 1 was drawn from as 2⁵³ under a box reading what was typed, and 2⁶³ − 1, the
+     # core's limit, was refused as "9223372036854775808 is out of range 0..9223372036854775807")
+     ("9007199254740993", PAST), ("9223372036854775807", PAST)],
+)  # fmt: skip
 def test_a_bad_seed_is_named_and_the_box_goes_back(page: Page, typed: str, said: str) -> None:
     """A seed below 0, or not whole (7.5 drew torch.manual_seed(8)'s weights under a box reading 7.5), is named and
     the box goes back; the init button then draws the seed in force's weights (42's, the preset's own), not 8's."""
@@ -219,6 +226,20 @@ def test_a_bad_seed_is_named_and_the_box_goes_back(page: Page, typed: str, said:
     got = torch.tensor(numbers(grid(page, "W_q")))
     torch.testing.assert_close(got, drawn_weights("linear", 42)[0], atol=5e-5, rtol=0)
     assert not torch.allclose(got, drawn_weights("linear", 8)[0], atol=5e-5)
+
+
+def test_the_largest_seed_the_box_holds_is_the_one_drawn_from_and_linked(page: Page) -> None:
+    """2⁵³ − 1, typed key by key: the init button draws torch.manual_seed(9007199254740991)'s weights, not its
+    neighbour's, and the address carries that very seed (the page linked 9007199254740992 for a typed ...993)."""
+    open_more(page)
+    type_in(page, "seed", "9007199254740991")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '9007199254740991'")
+    page.get_by_role("button", name="Init weights: nn.Linear (seed)").click()
+    settled(page)
+    got = torch.tensor(numbers(grid(page, "W_q")))
+    torch.testing.assert_close(got, drawn_weights("linear", 2**53 - 1)[0], atol=5e-5, rtol=0)
+    assert not torch.allclose(got, drawn_weights("linear", 2**53)[0], atol=5e-5)
+    assert page.get_by_label("seed", exact=True).input_value() == "9007199254740991"
 
 
 def test_a_seed_set_and_the_page_reloaded_keeps_the_seed_new_rows_are_drawn_from(page: Page) -> None:

@@ -24,7 +24,7 @@ from ui.live import ASKS
 from ui.pipeline import current_scenario, current_text, expired_message, load_values, scenario_values
 from ui.render import match_badge
 from ui.render import tables as vw
-from ui.values import DEFAULT_PRESET, PageValues
+from ui.values import DEFAULT_PRESET, PageValues, page_seed
 from ui.wiring import COMMON, Page, bind, on
 
 MAX_LINK = 16_000  # characters of an encoded scenario in a link (uvicorn refuses request lines past ~16 KB)
@@ -118,7 +118,7 @@ def link_values(
     seed = query.get("seed", problems.pop("seed", None))
     if seed is not None:
         try:
-            nv = dataclasses.replace(nv, seed=ac.parse_int(seed[:40], "seed", 0, ac.MAX_SEED))
+            nv = dataclasses.replace(nv, seed=page_seed(seed[:40]))  # (the box shows it: what it holds exactly)
         except ac.ScenarioError as e:
             problems["seed"] = f"{e}; the seed box keeps {nv.seed}"
     if problems:

@@ -440,23 +440,51 @@ def shown(nv: PageValues) -> list[Any]:
     return [gr.update(value=x, visible=visible[f]) if f in visible else x for f, x in zip(FIELDS, values, strict=True)]
 
 
-def parse_seed(value: Any, label: str = "seed") -> int:
-    """A seed box's value as a seed, or a ScenarioError naming the box in words (not "out of range
-    0..9223372036854775807": issue 37, sentence mode's seed −5)."""
+# The largest seed a page's seed box holds exactly. The browser keeps a number box's value as a double, whose whole
+# numbers are exact up to 2⁵³ − 1: 9007199254740993 typed was sent, drawn from and linked as 9007199254740992 while
+# the box still showed what was typed, and the core's own limit, 2⁶³ − 1, came back refused as 2⁶³. (The core and its
+# API take seeds up to 2⁶³ − 1, exactly: attention_core MAX_SEED.)
+PAGE_MAX_SEED = 2**53 - 1
+
+
+def _past_page_seed(value: Any, label: str) -> ac.ScenarioError | None:
+    """The refusal of a whole number (or an infinity) past :data:`PAGE_MAX_SEED`, in words, without the value the box
+    rounded it to (which is not what was typed); None for anything else."""
     try:
-        return parse_int(value, label, 0, MAX_SEED)
+        n = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if n > PAGE_MAX_SEED and (math.isinf(n) or n == int(n)):
+        return ac.ScenarioError(label, f"a number past {PAGE_MAX_SEED}, the largest whole number the box holds exactly")
+    return None
+
+
+def page_seed(value: Any, label: str = "seed") -> int:
+    """A page's seed as :func:`parse_int` takes it, in 0..:data:`PAGE_MAX_SEED` (:func:`_past_page_seed` past it)."""
+    try:
+        return parse_int(value, label, 0, PAGE_MAX_SEED)
+    except ac.ScenarioError as e:
+        raise (_past_page_seed(value, label) or e) from None
+
+
+def parse_seed(value: Any, label: str = "seed") -> int:
+    """A seed box's value as a seed (:func:`page_seed`), or a ScenarioError naming the box in words (not "out of
+    range 0..9223372036854775807": issue 37, sentence mode's seed −5)."""
+    try:
+        return parse_int(value, label, 0, PAGE_MAX_SEED)
     except ac.ScenarioError:
         pass
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ac.ScenarioError(label, "the box is empty; a seed is a whole number, 0 or more") from None
+    past = _past_page_seed(value, label)
+    if past:
+        raise past from None
     try:
         n = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         n = math.nan
     if math.isfinite(n) and n == int(n) and n < 0:
         raise ac.ScenarioError(label, f"{int(n)} is below 0; a seed is a whole number, 0 or more") from None
-    if math.isfinite(n) and n == int(n):
-        raise ac.ScenarioError(label, "is past 2⁶³ − 1, the largest seed torch takes") from None
     raise ac.ScenarioError(label, f"{str(value)[:20]} is not a whole number; a seed is 0 or more") from None
 
 

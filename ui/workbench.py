@@ -12,7 +12,7 @@ from typing import Any
 import gradio as gr
 
 import attention_core as ac
-from attention_core import EXPLAINABLE, MAX_HEADS, MAX_SEED, parse_int
+from attention_core import EXPLAINABLE, MAX_HEADS, parse_int
 from ui import present
 from ui.assets import DRAWER_JS, EXPLAIN_JS, FIT_JS, GRID_JS, HEAT_JS, LANDED_STORED, PLAIN_JS, WATCH_JS, drawn
 from ui.edits import edit_result, page_grids
@@ -20,7 +20,16 @@ from ui.live import live_edit
 from ui.pipeline import compute_views, load_values, parse_pick, refused, restructure_values, state_message
 from ui.render import tables as vw
 from ui.share import build_share
-from ui.values import DEFAULT_PRESET, NAMES, SCALE_MODES, VARIANT_FIELDS, PageValues, labelled, visibility
+from ui.values import (
+    DEFAULT_PRESET,
+    NAMES,
+    SCALE_MODES,
+    VARIANT_FIELDS,
+    PageValues,
+    labelled,
+    page_seed,
+    visibility,
+)
 from ui.wiring import COMMON, Page, bind, expired, on, whole_number
 
 # controls whose change also redraws the input grids (labels, the shown head's weights, exactness)
@@ -283,7 +292,7 @@ def on_seed(page: Page, value: Any, preset_id: str | None, vals: PageValues | No
         said = f"seed: the box is empty; it keeps {vals.seed}"  # it said "seed: None is not a whole number")
         return refusal(page, vals, {"message": vw.message_html([], error=said)}, "seed", value)
     try:
-        seed = parse_int(value, "seed", 0, MAX_SEED)
+        seed = page_seed(value)
     except ac.ScenarioError as e:
         return refusal(page, vals, {"message": vw.message_html([], error=str(e))}, "seed", value)
     vals = dataclasses.replace(vals, seed=seed)

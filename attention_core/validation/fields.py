@@ -138,8 +138,18 @@ def _fast_matrix(rows: list[list[Any]]) -> np.ndarray | None:
 
 
 def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
+    """``value`` as a whole number in ``lo..hi``, or a ScenarioError naming ``field``. An int, or a string of
+    one, is taken exactly (through a float, seed 9007199254740993 was drawn from as 9007199254740992); a float or a
+    string such as '3.0' or '1e3' only when it is whole."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ScenarioError(field, f"{show(value)} is not a whole number")
+    exact = value if isinstance(value, int) else _whole_text(value) if isinstance(value, str) else None
+    if isinstance(exact, str):  # (digits past 40: named by their first 20, not by the float they round to)
+        raise ScenarioError(field, f"{exact[:20]!r}… is out of range {lo}..{hi}")
+    if exact is not None:
+        if not lo <= exact <= hi:
+            raise ScenarioError(field, f"{exact} is out of range {lo}..{hi}")
+        return exact
     try:
         f = float(value)
     except (ValueError, OverflowError):
@@ -149,6 +159,15 @@ def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
     if not lo <= int(f) <= hi:
         raise ScenarioError(field, f"{int(f)} is out of range {lo}..{hi}")
     return int(f)
+
+
+def _whole_text(text: str) -> int | str | None:
+    """The whole number a text of digits (an optional sign, spaces around) writes, exactly; the text itself when it
+    has more than 40 digits (no seed or size has); else None."""
+    t = text.strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", t):
+        return None
+    return int(t) if len(t.lstrip("+-")) <= 40 else t
 
 
 def parse_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
