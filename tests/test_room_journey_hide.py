@@ -127,6 +127,36 @@ def test_the_workbench_quiz_hides_its_answer_from_tooltips_text_prints_and_hover
     pg.context.close()
 
 
+def test_the_quizs_answer_is_hidden_in_the_mask_lab_too(lesson: dict) -> None:
+    """A learner's walk (a helper's): a quiz question on a weight, then the Mask lab with "causal mask" unticked (the
+    workbench's own mask, none): the lab's "weights shown" printed the asked weight to 9 digits (0.401141100) while
+    the overview showed '?'. The asked row is hidden in each of the lab's softmax and weights tables, every fill."""
+    pg = page_in(lesson["browser"], lesson["url"])
+    pg.locator("#quiz-box").get_by_text("Quiz me").click()
+    pg.locator("#quiz-kind input").click()
+    pg.locator("li[role='option'][aria-label='an attention weight']").click()
+    pg.locator("#quiz-new").click()
+    pg.wait_for_function("() => /weights\\[\\d, \\d\\]/.test(document.querySelector('#quiz-q .quiz-q')?.innerText)")
+    i, j = (int(n) - 1 for n in re.search(r"weights\[(\d), (\d)\]", pg.inner_text("#quiz-q .quiz-q")).groups())
+    w = weights()[i][j]
+    row_hidden(pg, "#overview", "weights", i)
+    pg.get_by_role("tab", name="Mask lab").click()
+    pg.get_by_label("causal mask", exact=True).click()  # unticked: the lab's weights are the workbench's
+    pg.wait_for_function("() => !document.querySelector('#mask-causal input').checked")
+    pg.wait_for_selector("#mask-lab-out table[data-name^=lab-weights] td[data-r]")
+    pg.wait_for_timeout(1000)  # (the lab's tables redrawn for the mask unticked)
+    names = pg.evaluate("() => [...document.querySelectorAll('#mask-lab-out table[data-name]')].map((t) =>"
+                        " t.dataset.name).filter((n) => /^lab-(raw|weights)/.test(n))")  # fmt: skip
+    assert len(names) >= 2, names
+    for name in names:
+        row_hidden(pg, "#mask-lab-out", name, i)
+    other = (i + 1) % 3  # the rows not asked still show their numbers
+    shown = pg.inner_text(f"#mask-lab-out table[data-name={names[-1]}] td[data-r='{other}'][data-c='0']")
+    assert re.search(r"\d", shown), shown
+    assert leaks(pg, [f"{w:.4f}", f"{w:.6f}"[:7]]) == []
+    pg.context.close()
+
+
 def test_the_join_card_says_a_local_address_is_this_computers_only(lesson: dict) -> None:
     """Item 6: "Join at http://127.0.0.1:7931/" on a plain run, which no student's device can reach."""
     teacher, students = lesson["teacher"], lesson["students"]

@@ -95,11 +95,19 @@ function start() {
   }, true);
 }
 
+// The mask lab's tables are the workbench's scores under the lab's own mask (ui/render/mask_tables.py): with the
+// same mask its softmax and weights are the workbench's weights, its masked scores the workbench's. An asked cell is
+// hidden there too, under each of the lab's three fills (a quiz's weights[1, 2] read 0.401141100 in the lab's
+// "weights shown" while the overview showed '?')
+const LAB = { weights: ['lab-raw', 'lab-weights'], scores: ['lab-masked'], scaled: ['lab-masked'],
+  masked: ['lab-masked'] };
 function wanted() {  // node -> how to hide it
   const out = new Map();
   for (const [name, r, c] of union('cells')) {
-    const sel = `table[data-name="${CSS.escape(name)}"] td[data-r="${r}"]${c === null ? '' : `[data-c="${c}"]`}`;
-    document.querySelectorAll(VIEWS.split(', ').map((v) => `${v} ${sel}`).join(', '))
+    const at = `td[data-r="${r}"]${c === null ? '' : `[data-c="${c}"]`}`;
+    const sel = `table[data-name="${CSS.escape(name)}"] ${at}`;
+    const lab = (LAB[name] || []).map((n) => `table[data-name^="${n}"] ${at}`);
+    document.querySelectorAll([...VIEWS.split(', ').map((v) => `${v} ${sel}`), ...lab].join(', '))
       .forEach((td) => out.set(td, 'td'));
   }
   for (const [name, r, c] of union('mark')) {  // a revealed question's cell, outlined (its head's only)
