@@ -6,8 +6,10 @@ page says which head the question is about."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from browser import press, type_cell
@@ -160,3 +162,31 @@ def test_the_every_head_stage_hides_the_asked_row_of_the_questions_head(lesson) 
         assert len(other) == 3 and all(re.fullmatch(r"[0-9.]+", t.strip()) for t in other), (pg.viewport_size, other)
     teacher.screenshot(path="/tmp/room/asked-every-head-teacher.png")
     phone.screenshot(path="/tmp/room/asked-every-head-phone.png")
+
+
+def test_a_lessons_stage_of_another_preset_says_the_open_question_is_of_the_numbers_as_asked(
+    lesson: tuple[Page, Page], tmp_path: Path
+) -> None:
+    """A lecturer's walk (a helper's): "which key for t3 in head 2" asked on two heads, then a lesson's stage of one
+    head (statquest-self) opened: every page still said "the question is about head 2" with no word that the numbers
+    had changed, and Reveal gave t3 beside a row reading t2 largest. The stage's page takes the room back with its
+    own state, and the open question is then said to be of the numbers as asked, on every page."""
+    teacher, phone = lesson
+    teach(teacher, [phone])
+    teacher.locator("#room [data-ask=token]").click()
+    teacher.locator(f"{WEIGHTS} td[data-r='2'][data-c='0']").click()
+    says(phone, "#room .ra-prompt", "for the query 't3' in head 2")
+    phone.locator("#room .ra-opt").first.tap()
+    shows(teacher, "#room .room-answers", "1 answer")
+    assert teacher.locator("#room .room-moved").count() == 0  # (nothing moved yet)
+    code = teacher.locator("#room .room-code-now").inner_text().strip()
+    plan = {"title": "one head", "stages": [{"title": "self-attention", "query": {"preset": "statquest-self"}}]}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    teacher.click("#lesson-btn")
+    teacher.set_input_files("#lesson-pop .lp-load input", str(tmp_path / "plan.json"))
+    teacher.wait_for_function("() => document.querySelector('#lesson-pop .lp-note').innerText.includes('Loaded 1')")
+    with teacher.expect_navigation():
+        teacher.locator("#lesson-pop a[href*='lesson=own']").click()
+    shows(teacher, "#room .room-code-now", code)  # the room taken back by the stage's page
+    says(teacher, "#room .room-moved", "The numbers have changed since you asked")
+    says(phone, "#room .ra-moved", "The numbers have changed since this was asked")

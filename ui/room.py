@@ -180,7 +180,11 @@ def resume(page: Page, data: dict[str, Any], request: gr.Request, preset_id: str
     if key:
         TEACHING[key] = (room.code, room.secret)
     if data.get("own") is True and vals is not None:
-        ROOMS.set_state(room.code, room.secret, {"query": room_query(preset_id, vals)})
+        query = room_query(preset_id, vals)
+        ROOMS.set_state(room.code, room.secret, {"query": query})
+        # (an open question, asked on the stage before, is of another state now: said so on every page; a lesson's
+        # stage of one head left "the question is about head 2" and its right answer t3 beside a row reading t2)
+        still_asked((room.code, room.secret), query)
         return {}
     return page.answer(*room_values(json.dumps(room.state.get("query") or {}, sort_keys=True)))
 
