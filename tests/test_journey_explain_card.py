@@ -134,6 +134,28 @@ def test_the_card_leaves_the_number_its_row_column_and_inputs_in_sight_and_shows
         pg.close()
 
 
+# the page's controls (the top bar's, the toolbar's, the tabs) whose centre the browser would hit inside the card
+UNDER_CARD_JS = """() => [...document.querySelectorAll(`#topbar button, #topbar input, #toolbar input, #toolbar button,
+    #tabs [role=tab]`)].filter((e) => { const b = e.getBoundingClientRect();
+    if (!b.width || b.bottom < 0 || b.top > innerHeight) return false;
+    const hit = document.elementFromPoint((b.left + b.right) / 2, (b.top + b.bottom) / 2);
+    return hit && hit.closest('#explain'); }).map((e) => e.getAttribute('aria-label') || e.innerText.trim() || e.id)"""
+
+
+@pytest.mark.parametrize(("name", "r", "c"), [("q", 0, 0), ("k", 1, 1), ("weights", 0, 2)])
+def test_the_card_leaves_the_page_controls_free_where_the_screen_has_room(
+    page: Page, name: str, r: int, c: int
+) -> None:
+    """A learner's walk (a helper's): q[1, 1] at 1280×720 opened its card over the preset picker, the tabs and the
+    toolbar's mask, heads and scale (a click on heads: '#explain intercepts pointer events'), with the right half of
+    the screen free. Each card leaves every control of the top bar, the toolbar and the tabs where a click reaches it,
+    and its number's row and column in sight."""
+    click_number(page, name, r, c)
+    assert page.evaluate(UNDER_CARD_JS) == []
+    assert page.evaluate(COVERED_JS, [name, r, c]) == []
+    page.get_by_label("heads", exact=True).click(timeout=5_000)  # (a control is reached with the card open)
+
+
 def test_opening_and_closing_an_explanation_moves_no_card_and_leaves_no_mark(page: Page) -> None:
     """Click a number, Escape; click another, ✕: every card of the pipeline stays where it was, at its width, and
     once the card is closed the clicked number looks like its neighbours again."""

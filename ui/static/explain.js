@@ -84,6 +84,10 @@ function obstacles(cell, view) {
   add(box(own.getBoundingClientRect()), 30);
   const note = cell.closest('.nt-win')?.querySelector('.win-note');
   if (note) add(box(note.getBoundingClientRect()), 1000);
+  // the page's controls, the top bar's and the toolbar's (a card over them took every click meant for them until it
+  // was closed: q[1, 1] at 1280×720 opened over the preset picker, the tabs, mask, heads and scale, with the right
+  // half of the screen empty), as much as a number's row: the card goes over them only where nothing else is free
+  document.querySelectorAll('#topbar, #toolbar, #tabs [role=tablist]').forEach((el) => add(box(el.getBoundingClientRect()), 100));
   const tour = document.getElementById('tour-pop');
   if (tour && tour.getBoundingClientRect().width) add(box(tour.getBoundingClientRect()), 300);
   document.querySelectorAll('#bench .card').forEach((el) => { if (el !== own && !from.has(el)) add(box(el.getBoundingClientRect()), 1); });
