@@ -390,3 +390,17 @@ def test_llama_styles_q_k_v_stage_shows_one_head_at_a_time_and_h_steps_it(
             pg.screenshot(path=str(SHOTS / f"llama-style-qkv-{key}-{size[0]}x{size[1]}.png"))
     pg.keyboard.press("h")
     assert_one_head(qkv_seen(pg, 1), 1, part)
+
+
+def test_the_cache_card_names_the_mask_its_full_row_is_computed_under() -> None:
+    """A reviewer's walk (a helper's): Mistral's KV-cache card titled its comparison row "full causal attention, row
+    t" and said the cache's row "equals the full causal row 4", while that row is windowed (a key past the window of 3
+    reads 0 in it). The card names the window; a state without one says causal alone."""
+    windowed = cards_of("mistral-style", decode=True)
+    window = ac.parse(ac.scenario_of("mistral-style")).variants.window
+    assert window and f"full attention (causal, window {window}), row t" in windowed
+    says = re.findall(r"<p class='kv-say'[^>]*>(.*?)</p>", windowed)
+    assert says and all(f"(causal, window {window}; largest difference" in p for p in says), says
+    assert "full causal" not in windowed
+    plain = cards_of("llama-style", decode=True)
+    assert "full attention (causal), row t" in plain and "window" not in plain

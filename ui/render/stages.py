@@ -113,7 +113,11 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
     v_cols = [f"d{j + 1}" for j in range(p.v_kv.shape[-1])]
     full = tr.weights[h]  # (T, S) the full path's weights, causal
     held = [st.positions.tolist() for st in d.steps]
-    says = "".join(_says(s, st.t, d.weights[h][st.t], full[st.t], held[st.t]) for st in d.steps)
+    # the full path's own mask: causal, or causal under a sliding window (Mistral's: the card said "full causal
+    # attention" beside a row whose key past the window read 0)
+    window = tr.variants.window if tr.variants is not None and p.window_keep is not None else None
+    path = f"causal, window {window}" if window else "causal"
+    says = "".join(_says(s, st.t, d.weights[h][st.t], full[st.t], held[st.t], path) for st in d.steps)
     nav = (
         "<div class='st-nav'><button type='button' class='kv-prev' aria-label='previous token'>◀</button>"
         "<span class='kv-at' aria-live='polite'></span>"
@@ -129,7 +133,9 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
             "q<sub>t</sub> reads the cache: weights",
             table(d.weights[h], s.tokens, s.tokens_k, "kv_row", "prob", attrs=KV["row"]),
         )
-        + _named("full causal attention, row t", table(full, s.tokens, s.tokens_k, "kv_full", "prob", attrs=KV["row"]))
+        + _named(
+            f"full attention ({path}), row t", table(full, s.tokens, s.tokens_k, "kv_full", "prob", attrs=KV["row"])
+        )
         + f"</div></div>{says}"  # (the sentence under them all, as wide as the card: two lines, not three)
     )
     title = f"KV cache, head {h + 1} (kv head {g + 1})"
@@ -141,14 +147,16 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
 KV = {role: f"data-kv='{role}' " for role in ("cache", "row")}
 
 
-def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int]) -> str:
-    """Step t's sentence: what the cache holds, and how far its row is from the full causal row (S,)."""
+def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int], path: str = "causal") -> str:
+    """Step t's sentence: what the cache holds, and how far its row is from the full path's row (S,), whose mask
+    ``path`` names ("causal", "causal, window 3")."""
     diff = float((row - full).abs().max())
     same = "equals" if diff <= 1e-6 else "differs from"
     first, last = s.tokens[held[0]], s.tokens[held[-1]]
     return (
         f"<p class='kv-say' data-t='{t}'>The cache holds {len(held)} k, v rows ({html.escape(first)} … "
-        f"{html.escape(last)}). This row {same} the full causal row {t + 1} (largest difference {diff:.1g}).</p>"
+        f"{html.escape(last)}). This row {same} the full attention's row {t + 1} ({html.escape(path)}; largest "
+        f"difference {diff:.1g}).</p>"
     )
 
 
