@@ -190,3 +190,22 @@ def test_a_lessons_stage_of_another_preset_says_the_open_question_is_of_the_numb
     shows(teacher, "#room .room-code-now", code)  # the room taken back by the stage's page
     says(teacher, "#room .room-moved", "The numbers have changed since you asked")
     says(phone, "#room .ra-moved", "The numbers have changed since this was asked")
+
+
+def test_close_answers_says_so_on_the_lecturers_line_and_a_late_answer_is_refused(lesson: tuple[Page, Page]) -> None:
+    """A lecturer's walk (a helper's): after "Close answers" the lecturer's line only lost that button, and never said
+    the answers were closed. It says so, Reveal stays, and the phone offers no answer any more."""
+    teacher, phone = lesson
+    teach(teacher, [phone])
+    teacher.locator("#room [data-ask=quiz]").click()
+    phone.wait_for_selector("#room .ra-opt")
+    phone.locator("#room .ra-opt").first.tap()
+    shows(teacher, "#room .room-answers", "1 answer")
+    assert teacher.locator("#room .room-closed-q").count() == 0
+    press(teacher, "#room .room-end")
+    says(teacher, "#room .room-q", "answers closed")
+    assert teacher.locator("#room .room-end").is_hidden() and teacher.locator("#room .room-reveal").is_visible()
+    # the phone offers no answer any more (a change of mind, too late), and the count stays
+    phone.wait_for_function("() => [...document.querySelectorAll('#room .ra-opt')].every((b) => b.disabled"
+                            " || !b.offsetParent)")  # fmt: skip
+    shows(teacher, "#room .room-answers", "1 answer")

@@ -297,6 +297,7 @@ function teacherStream(R, room, hdr, box) {  // the room's count, refusals and q
     q('.room-reveal').hidden = !qu || qu.revealed;
     // its number is the room's (the server's question id), as in the results' CSV: a reloaded page goes on counting
     q('.room-q').innerHTML = qu ? `<span class="room-qn">Question ${qu.id + 1}:</span> <b>${esc(qu.prompt)}</b> · <span class="room-answers">${qu.count} answer${qu.count === 1 ? '' : 's'}</span>`
+      + (qu.closed && !qu.revealed ? ' · <b class="room-closed-q">answers closed</b>' : '')  // (it only lost a button)
       + (qu.revealed ? ` · right answer: <b class="room-right">${esc(qu.right)}</b>` : ' · right answer hidden until Reveal')
       + ' <button type="button" class="room-chart">chart: show / hide</button>'
       + (qu.moved ? `<p class="room-moved" role="alert">${qu.revealed ? MOVED_REVEALED
