@@ -46,9 +46,13 @@ def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, Page]]:
         pg.context.close()
 
 
+CHART_SHOWN = (
+    "() => { const c = document.getElementById('room-plot'); return !!c && c.getBoundingClientRect().width > 0; }"
+)
+
+
 def chart_shown(pg: Page) -> bool:
-    return pg.evaluate("() => { const c = document.getElementById('room-plot');"
-                       " return !!c && c.getBoundingClientRect().width > 0; }")  # fmt: skip
+    return pg.evaluate(CHART_SHOWN)
 
 
 def test_at_1280x720_every_stage_fits_beside_the_chart_under_a_tall_question_line(lesson: dict) -> None:
@@ -120,6 +124,5 @@ def test_the_chart_goes_with_the_room_and_a_new_room_starts_without_it(lesson: d
     teacher.locator("#room [data-ask=quiz]").click()
     says(teacher, "#room .room-q", "0 answers")
     # the new question's chart shows once it is its own: never the last room's "2 answers"
-    teacher.wait_for_function("() => { const c = document.getElementById('room-plot');"
-                              " return c && c.getBoundingClientRect().width > 0; }")  # fmt: skip
+    teacher.wait_for_function(CHART_SHOWN)
     assert (teacher.locator("#room-plot .gtitle").text_content() or "").startswith("0 answers")

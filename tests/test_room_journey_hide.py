@@ -102,16 +102,22 @@ def lesson(own_app: str, browser: Browser) -> Iterator[dict[str, object]]:
         pg.context.close()
 
 
-def test_the_workbench_quiz_hides_its_answer_from_tooltips_text_prints_and_hover(lesson: dict) -> None:
-    """Item 3: the greyed cell of "weights[3, 2]" had title="0.03195135" and the text "0.0320" (a tooltip and a screen
-    reader read them); the torch print and the output row derived from it showed it too."""
-    pg = page_in(lesson["browser"], lesson["url"])
+def quiz_on_a_weight(pg: Page) -> tuple[int, int]:
+    """The workbench's quiz, asked for a question on an attention weight: the asked weight's (row, col), 0-based."""
     pg.locator("#quiz-box").get_by_text("Quiz me").click()
     pg.locator("#quiz-kind input").click()
     pg.locator("li[role='option'][aria-label='an attention weight']").click()
     pg.locator("#quiz-new").click()
     pg.wait_for_function("() => /weights\\[\\d, \\d\\]/.test(document.querySelector('#quiz-q .quiz-q')?.innerText)")
     i, j = (int(n) - 1 for n in re.search(r"weights\[(\d), (\d)\]", pg.inner_text("#quiz-q .quiz-q")).groups())
+    return i, j
+
+
+def test_the_workbench_quiz_hides_its_answer_from_tooltips_text_prints_and_hover(lesson: dict) -> None:
+    """Item 3: the greyed cell of "weights[3, 2]" had title="0.03195135" and the text "0.0320" (a tooltip and a screen
+    reader read them); the torch print and the output row derived from it showed it too."""
+    pg = page_in(lesson["browser"], lesson["url"])
+    i, j = quiz_on_a_weight(pg)
     w = weights()[i][j]
     for where in ("#overview", "#html-weights"):
         row_hidden(pg, where, "weights", i)
@@ -132,12 +138,7 @@ def test_the_quizs_answer_is_hidden_in_the_mask_lab_too(lesson: dict) -> None:
     workbench's own mask, none): the lab's "weights shown" printed the asked weight to 9 digits (0.401141100) while
     the overview showed '?'. The asked row is hidden in each of the lab's softmax and weights tables, every fill."""
     pg = page_in(lesson["browser"], lesson["url"])
-    pg.locator("#quiz-box").get_by_text("Quiz me").click()
-    pg.locator("#quiz-kind input").click()
-    pg.locator("li[role='option'][aria-label='an attention weight']").click()
-    pg.locator("#quiz-new").click()
-    pg.wait_for_function("() => /weights\\[\\d, \\d\\]/.test(document.querySelector('#quiz-q .quiz-q')?.innerText)")
-    i, j = (int(n) - 1 for n in re.search(r"weights\[(\d), (\d)\]", pg.inner_text("#quiz-q .quiz-q")).groups())
+    i, j = quiz_on_a_weight(pg)
     w = weights()[i][j]
     row_hidden(pg, "#overview", "weights", i)
     pg.get_by_role("tab", name="Mask lab").click()

@@ -143,9 +143,12 @@ def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
     string such as '3.0' or '1e3' only when it is whole."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ScenarioError(field, f"{show(value)} is not a whole number")
-    exact = value if isinstance(value, int) else _whole_text(value) if isinstance(value, str) else None
-    if isinstance(exact, str):  # (digits past 40: named by their first 20, not by the float they round to)
-        raise ScenarioError(field, f"{exact[:20]!r}… is out of range {lo}..{hi}")
+    exact = value if isinstance(value, int) else None
+    digits = value.strip() if isinstance(value, str) else ""
+    if re.fullmatch(r"[+-]?[0-9]+", digits):
+        if len(digits.lstrip("+-")) > 40:  # (no seed or size has: named by its first 20, not the float it rounds to)
+            raise ScenarioError(field, f"{digits[:20]!r}… is out of range {lo}..{hi}")
+        exact = int(digits)
     if exact is not None:
         if not lo <= exact <= hi:
             raise ScenarioError(field, f"{exact} is out of range {lo}..{hi}")
@@ -159,15 +162,6 @@ def parse_int(value: Any, field: str, lo: int, hi: int) -> int:
     if not lo <= int(f) <= hi:
         raise ScenarioError(field, f"{int(f)} is out of range {lo}..{hi}")
     return int(f)
-
-
-def _whole_text(text: str) -> int | str | None:
-    """The whole number a text of digits (an optional sign, spaces around) writes, exactly; the text itself when it
-    has more than 40 digits (no seed or size has); else None."""
-    t = text.strip()
-    if not re.fullmatch(r"[+-]?[0-9]+", t):
-        return None
-    return int(t) if len(t.lstrip("+-")) <= 40 else t
 
 
 def parse_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:

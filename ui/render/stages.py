@@ -147,7 +147,7 @@ def cache_card(s: ac.Scenario, tr: ac.Trace, h: int, table: Table) -> str:
 KV = {role: f"data-kv='{role}' " for role in ("cache", "row")}
 
 
-def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int], path: str = "causal") -> str:
+def _says(s: ac.Scenario, t: int, row: Tensor, full: Tensor, held: list[int], path: str) -> str:
     """Step t's sentence: what the cache holds, and how far its row is from the full path's row (S,), whose mask
     ``path`` names ("causal", "causal, window 3")."""
     diff = float((row - full).abs().max())

@@ -156,13 +156,17 @@ function chartBox() {
 // room's line once the fit has scrolled that line to the top: at 1280×720 with the Projector a question's line with its
 // note of changed numbers ran 340 px down the screen and the chart's 320 px rose over its end; fits() refuses a chart
 // over the line at every size, so the stage's numbers went to 6 px and the line was scrolled off the top
+const ZOOM = '--pp-chart-zoom';
 function chartUnderLine() {
-  body.style.removeProperty('--pp-chart-zoom');
-  const b = chartBox(), box = roomBox();
-  if (!b || !box) return;
-  const foot = box.getBoundingClientRect().bottom + scrollY - room().top + inset() + 4;  // (after fit's scroll)
-  const free = panelTop() - foot - 12;
-  if (free < b.height) body.style.setProperty('--pp-chart-zoom', Math.max(0.5, free / b.height).toFixed(3));
+  const b = chartBox(), box = roomBox(), was = body.style.getPropertyValue(ZOOM);
+  let zoom = '';
+  if (b && box) {
+    const height = b.height / (parseFloat(was) || 1);  // (its own size: the box measured is the one zoomed now)
+    const foot = box.getBoundingClientRect().bottom + scrollY - room().top + inset() + 4;  // (after fit's scroll)
+    const free = panelTop() - foot - 12;
+    if (free < height) zoom = Math.max(0.5, free / height).toFixed(3);
+  }
+  if (zoom !== was) { if (zoom) body.style.setProperty(ZOOM, zoom); else body.style.removeProperty(ZOOM); }
 }
 // whether the chart lies over anything the stage shows: a card's title or tables (a card's own box may run on,
 // empty, under it), the room's bar and line, the toolbar, a message (Projector at 1280×720: head 2's weights lay

@@ -259,25 +259,26 @@ function teach(R, room, fresh = true) {
 // The answers' chart (ui/room.py chart, room.css) is shown while a question of the open room is: it stayed over the
 // projected stage after "Close the room", with its show / hide button gone, and into the next room. A new question's
 // chart waits for its own figure (the last question's "3 answers" stood over a question nobody had answered yet).
-function chartShown(qid) {
-  const cl = document.body.classList;
-  if (qid === null) cl.remove(ASKED, STALE, 'room-chart-off');  // (the next room's chart starts shown)
-  else if (!cl.contains(ASKED) || chartShown.qid !== qid) {
-    cl.add(ASKED, STALE);
-    const plot = document.getElementById('room-plot');
-    const was = plot?.querySelector('.gtitle')?.textContent ?? null, since = Date.now();
-    const fresh = new MutationObserver(() => {  // the figure gradio draws for the select event asked just now
-      const now = document.getElementById('room-plot')?.querySelector('.gtitle')?.textContent ?? null;
-      if (now !== null && (now !== was || Date.now() - since > 1500)) { cl.remove(STALE); fresh.disconnect(); }
-    });
-    fresh.observe(document.getElementById('room-bar') || document.body, { childList: true, subtree: true,
-      characterData: true });
-    chartShown.fresh?.disconnect();
-    chartShown.fresh = fresh;
-  }
-  chartShown.qid = qid;
-}
 const ASKED = 'room-asked', STALE = 'room-chart-stale';
+const chart = { qid: null, fresh: null };  // the question the chart is shown for, and the watch for its figure
+const chartTitle = () => document.querySelector('#room-plot .gtitle')?.textContent ?? null;
+function chartShown(qid) {
+  if (qid === chart.qid) return;
+  chart.qid = qid;
+  chart.fresh?.disconnect();
+  chart.fresh = null;
+  const cl = document.body.classList;
+  if (qid === null) { cl.remove(ASKED, STALE, 'room-chart-off'); return; }  // (the next room's chart starts shown)
+  cl.add(ASKED, STALE);
+  const was = chartTitle(), since = Date.now();
+  const fresh = new MutationObserver(() => {  // the figure gradio draws for the select event asked just now
+    const now = chartTitle();
+    if (now !== null && (now !== was || Date.now() - since > 1500)) { cl.remove(STALE); fresh.disconnect(); }
+  });
+  fresh.observe(document.getElementById('room-bar') || document.body, { childList: true, subtree: true,
+    characterData: true });
+  chart.fresh = fresh;
+}
 
 function teacherStream(R, room, hdr, box) {  // the room's count, refusals and question, as they change
   const q = (sel) => box.querySelector(sel);
